@@ -1,0 +1,1 @@
+from fae_rl.state import FaeState

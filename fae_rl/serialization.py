@@ -1,0 +1,127 @@
+"""Strict `FaeState.from_dict`: every key required, no unknown keys, types and consistency checked.
+
+Errors are ValueErrors that name the offending key, so a hand-edited or corrupted record fails
+loudly instead of producing a state the rules could never reach.
+"""
+from __future__ import annotations
+
+from fae_rl.board import NEIGHBOURS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
+from fae_rl.state import DICT_KEYS, DICT_VERSION, HISTORY_KEYS, MAX_PLAYERS, MIN_PLAYERS
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _int(d, key, lo=None, hi=None):
+    v = d[key]
+    if not _is_int(v):
+        raise ValueError(f"from_dict: key {key!r} must be a plain int; got {v!r} ({type(v).__name__})")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"from_dict: key {key!r} must be in {lo}..{hi}; got {v}")
+    return v
+
+
+def _int_list(v, key, length=None, lo=None, hi=None) -> list[int]:
+    if not isinstance(v, list):
+        raise ValueError(f"from_dict: key {key!r} must be a list; got {type(v).__name__}")
+    if length is not None and len(v) != length:
+        raise ValueError(f"from_dict: key {key!r} must have {length} entries; got {len(v)}")
+    for x in v:
+        if not _is_int(x):
+            raise ValueError(f"from_dict: key {key!r} must hold plain ints; got {x!r} ({type(x).__name__})")
+        if (lo is not None and x < lo) or (hi is not None and x > hi):
+            raise ValueError(f"from_dict: key {key!r} entries must be in {lo}..{hi}; got {x}")
+    return list(v)
+
+
+def _spaces(v, key) -> list[int]:
+    spaces = _int_list(v, key, lo=1, hi=NUM_SPACES)
+    if spaces != sorted(set(spaces)):
+        raise ValueError(f"from_dict: key {key!r} must be ascending space numbers without repeats; got {spaces}")
+    return spaces
+
+
+def state_from_dict(cls, d: dict):
+    if not isinstance(d, dict):
+        raise ValueError(f"from_dict: expected a dict; got {type(d).__name__}")
+    missing = [k for k in DICT_KEYS if k not in d]
+    if missing:
+        raise ValueError(f"from_dict: missing key(s) {missing}")
+    unknown = sorted(set(d) - set(DICT_KEYS), key=str)
+    if unknown:
+        raise ValueError(f"from_dict: unknown key(s) {unknown}")
+    if _int(d, "version") != DICT_VERSION:
+        raise ValueError(f"from_dict: key 'version' must be {DICT_VERSION}; got {d['version']}")
+    n = _int(d, "num_players", MIN_PLAYERS, MAX_PLAYERS)
+    for key in ("big_stack_merge", "terminal"):
+        if not isinstance(d[key], bool):
+            raise ValueError(f"from_dict: key {key!r} must be a bool; got {d[key]!r}")
+
+    druids = d["druids"]
+    if not isinstance(druids, list) or len(druids) != NUM_SPACES:
+        raise ValueError(f"from_dict: key 'druids' must be a list of {NUM_SPACES} rows")
+    rows = [_int_list(r, "druids", NUM_COLOURS, 0, 12) for r in druids]
+    for c in range(NUM_COLOURS):
+        if sum(r[c] for r in rows) > 12:
+            raise ValueError(f"from_dict: key 'druids' has more than 12 druids of colour {c}")
+
+    colours = _int_list(d["colours"], "colours", n, 0, NUM_COLOURS - 1)
+    if len(set(colours)) != n:
+        raise ValueError(f"from_dict: key 'colours' must be distinct; got {colours}")
+    scores = _int_list(d["scores"], "scores", NUM_COLOURS, 0)
+    cards = _int_list(d["ritual_cards"], "ritual_cards", n, 0, NUM_RITUAL_CARDS)
+    used = sum(cards)
+    if used > NUM_RITUAL_CARDS:
+        raise ValueError(f"from_dict: key 'ritual_cards' sums to {used} > {NUM_RITUAL_CARDS}")
+    pending = _spaces(d["pending_rituals"], "pending_rituals")
+    resolved = _spaces(d["resolved"], "resolved")
+    if len(resolved) != used:
+        raise ValueError(f"from_dict: key 'resolved' lists {len(resolved)} spaces but {used} ritual cards were drawn")
+    counts = [sum(r) for r in rows]
+    for s in resolved + pending:
+        if any(counts[m] for m in NEIGHBOURS[s - 1]):
+            raise ValueError(f"from_dict: key {'resolved' if s in resolved else 'pending_rituals'!r}: space {s} is not isolated")
+    for s in pending:
+        if s in resolved or counts[s - 1] == 0:
+            raise ValueError(f"from_dict: key 'pending_rituals': space {s} is resolved or empty")
+
+    terminal = d["terminal"]
+    current = _int(d, "current_player", -1, n - 1)
+    if terminal != (current == -1):
+        raise ValueError("from_dict: key 'current_player' must be -1 exactly when 'terminal' is true")
+    if terminal and pending:
+        raise ValueError("from_dict: key 'pending_rituals' must be empty once the game is over")
+    if not terminal and used >= NUM_RITUAL_CARDS:
+        raise ValueError("from_dict: key 'terminal' must be true once all 12 ritual cards are drawn")
+    if len(pending) == 1:
+        raise ValueError("from_dict: key 'pending_rituals' cannot hold a single space (it resolves at once)")
+
+    history = d["history"]
+    if not isinstance(history, list) or len(history) != n:
+        raise ValueError(f"from_dict: key 'history' must be a list of {n} dicts")
+    for h in history:
+        if not isinstance(h, dict) or set(h) != set(HISTORY_KEYS):
+            raise ValueError(f"from_dict: key 'history' entries must be dicts with keys {list(HISTORY_KEYS)}")
+        _int_list(h["moved"], "history.moved", NUM_COLOURS, 0)
+        _int_list(h["points"], "history.points", NUM_COLOURS, 0)
+        _int(h, "last_action", -1, NUM_MOVE_ACTIONS - 1)
+    for c in range(NUM_COLOURS):
+        if sum(h["points"][c] for h in history) != scores[c]:
+            raise ValueError(f"from_dict: key 'history' points of colour {c} do not sum to scores[{c}]")
+
+    s = cls._from_parts(n, d["big_stack_merge"], [x for r in rows for x in r], colours)
+    s._scores = scores
+    s._ritual_cards = cards
+    s._cards_used = used
+    s._current = current if current >= 0 else 0
+    s._pending = [x - 1 for x in pending]
+    for x in resolved:
+        s._resolved[x - 1] = True
+    s._terminal = terminal
+    s._hist_moved = [list(h["moved"]) for h in history]
+    s._hist_points = [list(h["points"]) for h in history]
+    s._hist_last = [h["last_action"] for h in history]
+    if not terminal and not pending and 1 not in s._move_ok:
+        raise ValueError("from_dict: key 'terminal' must be true: the player to move has no legal move (F-T5)")
+    return s
