@@ -117,7 +117,7 @@ def state_from_dict(cls, d: dict):
     s._current = current if current >= 0 else 0
     s._pending = [x - 1 for x in pending]
     for x in resolved:
-        s._resolved[x - 1] = True
+        s._resolved[x - 1] = 1
     s._terminal = terminal
     s._hist_moved = [list(h["moved"]) for h in history]
     s._hist_points = [list(h["points"]) for h in history]

@@ -3,8 +3,8 @@
 Every rule of `shared/rules/fae.md` is implemented here; comments name the rule ids (F-x).
 
 Representation (chosen for speed: a random-legal step is a handful of Python list operations):
-- `_druids[5*i + c]`: flat list, druids of colour c on space i+1 (one list: clone is one copy);
-  `_count[i]` their sum.
+- `_druids[5*i + c]`: bytearray, druids of colour c on space i+1; `_count[i]` their sum (at most
+  60, so bytes suffice). Bytearrays make clone a memcpy and observation encoding a frombuffer.
 - `_move_ok`: bytearray(270), 1 where the move action is legal ignoring pending rituals. Only the
   edges touching the two spaces whose counts changed are recomputed after a move.
 - Ritual resolution only ever changes spaces that are isolated, whose edges are already illegal,
@@ -97,20 +97,20 @@ class FaeState:
         s = cls.__new__(cls)
         s.num_players = num_players
         s.big_stack_merge = big_stack_merge
-        s._druids = list(flat_druids)
-        s._count = [sum(s._druids[i:i + 5]) for i in range(0, 5 * NUM_SPACES, 5)]
+        s._druids = bytearray(flat_druids)
+        s._count = bytearray(sum(s._druids[i:i + 5]) for i in range(0, 5 * NUM_SPACES, 5))
         s.colours = list(colours)
         s._scores = [0] * NUM_COLOURS  # F-S3
         s._ritual_cards = [0] * num_players
         s._cards_used = 0
         s._current = 0  # F-S4
         s._pending = []
-        s._resolved = [False] * NUM_SPACES
+        s._resolved = bytearray(NUM_SPACES)
         s._terminal = False
         s._hist_moved = [[0] * NUM_COLOURS for _ in range(num_players)]
         s._hist_points = [[0] * NUM_COLOURS for _ in range(num_players)]
         s._hist_last = [-1] * num_players
-        cnt = np.asarray(s._count)
+        cnt = np.frombuffer(s._count, dtype=np.uint8).astype(np.int64)
         n_src, n_dst = cnt[MOVE_SRC_ARRAY], cnt[MOVE_DST_ARRAY]
         ok = (n_src > 0) & (n_dst > 0) & (  # F-T1, F-T3, F-T4 for every move at once
             (n_src <= MAX_STACK_TO_MOVE) | (big_stack_merge & (n_dst >= n_src)))
@@ -122,15 +122,15 @@ class FaeState:
         s = FaeState.__new__(FaeState)
         s.num_players = self.num_players
         s.big_stack_merge = self.big_stack_merge
-        s._druids = self._druids[:]
-        s._count = self._count[:]
+        s._druids = bytearray(self._druids)
+        s._count = bytearray(self._count)
         s.colours = self.colours[:]
         s._scores = self._scores[:]
         s._ritual_cards = self._ritual_cards[:]
         s._cards_used = self._cards_used
         s._current = self._current
         s._pending = self._pending[:]
-        s._resolved = self._resolved[:]
+        s._resolved = bytearray(self._resolved)
         s._terminal = self._terminal
         s._hist_moved = [r[:] for r in self._hist_moved]
         s._hist_points = [r[:] for r in self._hist_points]
@@ -160,10 +160,10 @@ class FaeState:
 
     def druids(self) -> np.ndarray:
         """(60, 5) int array: druids of each colour on each space (row i = space i+1)."""
-        return np.asarray(self._druids, dtype=np.int64).reshape(NUM_SPACES, NUM_COLOURS)
+        return np.frombuffer(self._druids, dtype=np.uint8).astype(np.int64).reshape(NUM_SPACES, NUM_COLOURS)
 
     def counts(self) -> np.ndarray:
-        return np.asarray(self._count, dtype=np.int64)
+        return np.frombuffer(self._count, dtype=np.uint8).astype(np.int64)
 
     def scores(self) -> np.ndarray:
         """The 5 colour scores from rituals (without the end-of-game card bonus)."""
@@ -173,7 +173,7 @@ class FaeState:
         return np.asarray(self._ritual_cards, dtype=np.int64)
 
     def resolved(self) -> np.ndarray:
-        return np.asarray(self._resolved, dtype=bool)
+        return np.frombuffer(self._resolved, dtype=np.uint8).astype(bool)
 
     def legal_actions(self) -> np.ndarray:
         """Ascending int64 array of legal action ids; empty when terminal. Read-only (cached)."""
@@ -184,7 +184,7 @@ class FaeState:
             elif self._pending:
                 cache = np.asarray(sorted(RESOLVE_OFFSET + 1 + i for i in self._pending), dtype=np.int64)
             else:
-                cache = np.flatnonzero(np.frombuffer(self._move_ok, dtype=np.uint8))
+                cache = np.frombuffer(self._move_ok, dtype=np.uint8).nonzero()[0]
             cache.flags.writeable = False  # shared with clones: callers must not mutate it
             self._legal_cache = cache
         return cache
@@ -202,6 +202,8 @@ class FaeState:
         return mask
 
     def is_legal(self, action) -> bool:
+        if type(action) in _INT_TYPES and 0 <= action < NUM_MOVE_ACTIONS and not self._pending and not self._terminal:
+            return bool(self._move_ok[action])
         try:
             self._check_action(action)
         except ValueError:
@@ -334,7 +336,7 @@ class FaeState:
         self._cards_used += 1
         p = self._current
         self._ritual_cards[p] += 1  # F-R7: the mover keeps the card whatever happens
-        self._resolved[space] = True  # F-R8
+        self._resolved[space] = 1  # F-R8
         druids, i = self._druids, 5 * space
         terrain = TERRAIN[space]
         if cursed is not None and terrain == cursed:  # F-R4
@@ -362,6 +364,29 @@ class FaeState:
         if 1 not in self._move_ok:  # F-T5: no legal move for the next player ends the game
             self._terminal = True
 
+    # ------------------------------------------------------------------ information sets
+    def information_state(self, seat: int) -> dict:
+        """What `seat` knows (F-I1): `to_dict()` with every other seat's colour replaced by -1."""
+        d = self.to_dict()
+        d["colours"] = [c if p == seat else -1 for p, c in enumerate(self.colours)]
+        return d
+
+    def sample_consistent(self, seat: int, rng: np.random.Generator) -> "FaeState":
+        """A full state drawn uniformly from those `seat` cannot tell apart from this one.
+
+        In Fae the only hidden information is the other seats' colours, and no public event
+        constrains them (moves and rituals are open to every player), so they are drawn uniformly
+        among the colours `seat` does not hold. Reads nothing hidden from `seat`.
+        """
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be in 0..{self.num_players - 1}; got {seat}")
+        s = self.clone()
+        own = self.colours[seat]
+        others = [c for c in range(NUM_COLOURS) if c != own]
+        drawn = rng.permutation(others)[: self.num_players - 1].tolist()
+        s.colours = [own if p == seat else drawn.pop(0) for p in range(self.num_players)]
+        return s
+
     # ------------------------------------------------------------------ (de)serialisation
     def to_dict(self) -> dict:
         """Plain-python snapshot with exactly DICT_KEYS; `from_dict(to_dict())` round-trips."""
@@ -369,7 +394,7 @@ class FaeState:
             "version": DICT_VERSION,
             "num_players": self.num_players,
             "big_stack_merge": self.big_stack_merge,
-            "druids": [self._druids[5 * i:5 * i + 5] for i in range(NUM_SPACES)],
+            "druids": [list(self._druids[5 * i:5 * i + 5]) for i in range(NUM_SPACES)],
             "colours": self.colours[:],
             "scores": self._scores[:],
             "ritual_cards": self._ritual_cards[:],

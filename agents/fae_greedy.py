@@ -1,0 +1,64 @@
+"""The greedy Fae bot: one-move lookahead on its own colour's margin.
+
+value(a) = change in own colour score + change in own ritual cards
+           - max over the other 4 colours of their change in score.
+A move that leaves rituals pending is valued at its best resolution order (every order is
+searched); while rituals are pending, each resolve action is valued the same way. Ties are broken
+uniformly with the agent's generator. Reads only its own colour and the public board from the
+rules state.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import register_agent
+from fae_rl.board import NUM_COLOURS
+
+
+def _margin(state, seat: int, base_scores, base_cards: int) -> float:
+    own = state.colours[seat]
+    scores = state._scores
+    others = max(scores[c] - base_scores[c] for c in range(NUM_COLOURS) if c != own)
+    return (scores[own] - base_scores[own]) + (state._ritual_cards[seat] - base_cards) - others
+
+
+def _best_after(state, seat: int, base_scores, base_cards: int) -> float:
+    """Margin after `state`, resolving any pending rituals of `seat` in the best order."""
+    if state.is_terminal() or not state._pending:
+        return _margin(state, seat, base_scores, base_cards)
+    best = -np.inf
+    for a in state.legal_actions():
+        child = state.clone()
+        child.apply(int(a))
+        best = max(best, _best_after(child, seat, base_scores, base_cards))
+    return best
+
+
+def greedy_values(state, seat: int) -> dict[int, float]:
+    """value(a) for every legal action of `seat` (the player to move)."""
+    base_scores, base_cards = list(state._scores), state._ritual_cards[seat]
+    values = {}
+    for a in state.legal_actions():
+        child = state.clone()
+        child.apply(int(a))
+        values[int(a)] = _best_after(child, seat, base_scores, base_cards)
+    return values
+
+
+class FaeGreedyAgent(Agent):
+    """Greedy margin bot for Fae (see module docstring). Needs the rules state and its seat."""
+
+    name = "greedy"
+    uses_state = True
+
+    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+        if state is None or seat is None:
+            raise ValueError("FaeGreedyAgent.act needs state= and seat= (it searches the rules state)")
+        values = greedy_values(state, seat)
+        best = max(values.values())
+        ties = [a for a, v in values.items() if v == best]
+        return ties[self.rng.integers(len(ties))] if len(ties) > 1 else ties[0]
+
+
+register_agent("fae", "greedy", FaeGreedyAgent)

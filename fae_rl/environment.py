@@ -1,0 +1,264 @@
+"""
+# Fae
+
+| Import | `from fae_rl import env` (or `pettingzoo.make("aec", "fae_v0")`, `envs.make("fae_v0")`) |
+|---|---|
+| Actions | Discrete(330) |
+| Parallel API | No (turn-based) |
+| Agents | `agents = ['player_0', ..., 'player_{N-1}']`, N = 2..4 |
+| Observation shape | Dict: `observation` Box(float32, (1583,)) with history="summary", (743,) with "none"; `action_mask` Box(int8, (330,)) |
+| Observation values | [0, 1] for most features; see `fae_rl.observation_layout()` and `observation_high()` |
+
+Fae (Leo Colovini, Z-Man Games, 2018; a re-theme of *Clans*) is a hidden-identity abstract game for
+2-4 players. Sixty druids of five colours stand on a board of 60 spaces. Each player secretly holds
+one colour; the other colours are neutral but score too. On your turn you move ALL druids of one
+space onto an adjacent occupied space. A stack that ends up with no occupied neighbour is
+isolated: a ritual scores it (with curse, strife and blessing from the next ritual card) for every
+colour present there. After 12 rituals (or when the player to move cannot move) spirits are
+revealed; each ritual card a player took is +1 for its colour, and the highest player colour wins.
+The skill is to score your colour without showing which one it is, and to infer the others'.
+Rules: `shared/rules/fae.md` (ids F-x). The board is the published Clans board, which reviews
+report identical to Fae's.
+
+### Arguments
+
+``` python
+fae_rl.env(num_players=2, big_stack_merge=False, history="summary", reward="win_loss",
+           render_mode=None)
+```
+
+- `num_players`: 2, 3 or 4.
+- `big_stack_merge`: F-T4 (Clans rule; off in Fae's text): a stack of 7+ may move onto an adjacent
+  stack at least as big.
+- `history`: `"summary"` adds, for each other seat, the druids of each colour it has moved, the
+  points each colour gained from rituals it triggered and its last move (the evidence from which
+  a memoryless policy can infer colours); `"none"` leaves them out.
+- `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; all 0
+  if all win) or `"score_diff"` (dense and potential-based: phi = own colour score + own ritual
+  cards - best other colour's score; rewards are phi differences, so they sum to the final
+  margin; phi uses only what the agent may know).
+- `render_mode`: `"ansi"` (text board), `"rgb_array"` (image), `"human"` (prints the text board).
+
+### Observation space
+
+A dict with `observation` (seat-relative, padded to 4 seats; blocks named by
+`observation_layout(history)`): druids per colour per space (/12), occupied / resolved / pending
+flags, terrain one-hot, ritual cards left per value, the 5 colour scores (/100), ritual cards held
+per seat, which seats exist, the agent's own colour one-hot; with `history="summary"` then per
+other seat: moved druids per colour, points per colour from its rituals, last move one-hot (270).
+Nothing reveals another player's colour. `action_mask` is the int8 legal-action mask; it is all
+zeros for agents not to move.
+
+### Action space
+
+| id | meaning |
+|---|---|
+| `2k` (k = 0..134) | move all druids from `a` to `b` along the k-th edge `(a, b)`, a < b, of the spec's edge list |
+| `2k + 1` | move from `b` to `a` along that edge |
+| `269 + s` (s = 1..60) | resolve the pending ritual on space `s` (only while rituals are pending: F-R2) |
+
+`fae_rl.board.action_to_string(a)` names an action; `move_action(src, dst)`, `resolve_action(s)` build them.
+
+### Rewards
+
+See `reward` above. `infos[agent]` at the end hold `colours` (agent -> colour id), `raw_scores`
+(ritual points per colour), `final_scores` (with the ritual-card bonus) and `winners`.
+
+### Protections
+
+`env()` enforces call order (reset before step/observe/render/state), checks bounds, and turns an
+illegal move into the end of the game with reward -1 for the offender (PettingZoo's
+`TerminateIllegalWrapper` behaviour), natively rather than through PettingZoo's wrapper chain,
+which would cost more than the game itself. `raw_env()` does none of this and raises a
+`ValueError` naming the action and why it is illegal; the state is then unchanged.
+
+### Version history
+
+- v0: initial release.
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+from fae_rl.board import NUM_ACTIONS, NUM_COLOURS
+from fae_rl.observation import HISTORY_OPTIONS, action_mask, observation_high, observation_size, observe
+from fae_rl.render import render_rgb, render_text
+from fae_rl.state import MAX_PLAYERS, FaeState, _check_num_players
+
+REWARD_OPTIONS = ("win_loss", "score_diff")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+ENV_ID = "fae_v0"
+
+
+def env(**kwargs) -> "raw_env":
+    """The Fae AEC env with PettingZoo's usual protections (native, see the docstring)."""
+    return raw_env(_protected=True, **kwargs)
+
+
+class raw_env(AECEnv):
+    __doc__ = __doc__
+    metadata = {"render_modes": list(RENDER_MODES), "name": ENV_ID, "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, big_stack_merge: bool = False, history: str = "summary",
+                 reward: str = "win_loss", render_mode: str | None = None, _protected: bool = False):
+        super().__init__()
+        self.num_players = _check_num_players(num_players)
+        if not isinstance(big_stack_merge, (bool, np.bool_)):
+            raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
+        if history not in HISTORY_OPTIONS:
+            raise ValueError(f"history must be one of {HISTORY_OPTIONS}; got {history!r}")
+        if reward not in REWARD_OPTIONS:
+            raise ValueError(f"reward must be one of {REWARD_OPTIONS}; got {reward!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None; got {render_mode!r}")
+        self.big_stack_merge = bool(big_stack_merge)
+        self.history = history
+        self.reward_type = reward
+        self.render_mode = render_mode
+        self._protected = _protected
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        n_obs = observation_size(history)
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, observation_high(history), shape=(n_obs,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        })
+        self._act_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        n_state = n_obs + MAX_PLAYERS * NUM_COLOURS + MAX_PLAYERS
+        self.state_space = spaces.Box(0.0, np.inf, shape=(n_state,), dtype=np.float32)
+        self.game: FaeState | None = None
+        self._illegal_ended = False
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.game = FaeState.new(self.num_players, seed=seed, big_stack_merge=self.big_stack_merge)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._skip_agent_selection = None
+        self._illegal_ended = False
+        self._phi = [0.0] * self.num_players
+
+    def observe(self, agent):
+        if self.game is None:
+            EnvLogger.error_observe_before_reset()
+        seat = self._agent_seat[agent]
+        return {"observation": observe(self.game, seat, self.history), "action_mask": action_mask(self.game, seat)}
+
+    def step(self, action) -> None:
+        if self._protected:
+            if self.game is None:
+                EnvLogger.error_step_before_reset()
+            if not self.agents:
+                EnvLogger.warn_step_after_terminated_truncated()
+                return
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        if self._protected and not game.is_legal(action):
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                    or not 0 <= action < NUM_ACTIONS:  # bounds check, as AssertOutOfBoundsWrapper
+                raise ValueError(f"action {action!r} is outside the action space Discrete({NUM_ACTIONS})")
+            self._end_by_illegal_move(agent)
+            return
+        game.apply(action)  # raw env: raises ValueError naming the action and why
+        self._cumulative_rewards[agent] = 0.0
+        self._set_rewards()
+        if game.is_terminal():
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _set_rewards(self) -> None:
+        game, rewards = self.game, self.rewards
+        if self.reward_type == "win_loss":
+            if game.is_terminal():
+                for a, r in zip(self.possible_agents, game.returns()):
+                    rewards[a] = float(r)
+            else:
+                for a in rewards:
+                    rewards[a] = 0.0
+            return
+        # score_diff: potential-based shaping from what each seat may know.
+        scores, cards = game._scores, game._ritual_cards
+        for seat, a in enumerate(self.possible_agents):
+            own = game.colours[seat]
+            phi = scores[own] + cards[seat] - max(scores[c] for c in range(NUM_COLOURS) if c != own)
+            rewards[a] = float(phi - self._phi[seat])
+            self._phi[seat] = phi
+
+    def _finish(self) -> None:
+        game = self.game
+        info = {
+            "colours": {a: game.colours[i] for i, a in enumerate(self.possible_agents)},
+            "raw_scores": game.scores().tolist(),
+            "final_scores": game.final_colour_scores().tolist(),
+            "winners": [self.possible_agents[p] for p in game.winners()],
+        }
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = dict(info)
+
+    def _end_by_illegal_move(self, agent) -> None:
+        EnvLogger.warn_on_illegal_move()
+        self._illegal_ended = True
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+            self.terminations[a] = True
+            self.truncations[a] = True
+            self.infos[a] = {"illegal_move_by": agent}
+        self.rewards[agent] = -1.0
+        self._accumulate_rewards()
+
+    # ------------------------------------------------------------------ extras
+    def state(self) -> np.ndarray:
+        """Full state for centralised critics: seat 0's observation, every seat's colour one-hot
+        (4 x 5, absolute seats) and the seat to move one-hot (4)."""
+        if self.game is None:
+            raise AssertionError("reset() needs to be called before state().")
+        game = self.game
+        colours = np.zeros((MAX_PLAYERS, NUM_COLOURS), dtype=np.float32)
+        colours[np.arange(game.num_players), game.colours] = 1.0
+        to_move = np.zeros(MAX_PLAYERS, dtype=np.float32)
+        if game.current_player >= 0:
+            to_move[game.current_player] = 1.0
+        return np.concatenate([observe(game, 0, self.history), colours.ravel(), to_move])
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render without specifying any render mode.")
+            return None
+        if self.game is None:
+            EnvLogger.error_render_before_reset()
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game)
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,17 @@
+"""Fae's entry in the suite registry (`envs.get_game("fae")`)."""
+from envs.registry import GameSpec, register_game
+from fae_rl import ENV_ID, FaeState, action_mask, env, observe, raw_env
+
+GAME_SPEC = GameSpec(
+    name="fae",
+    env_id=ENV_ID,
+    env=env,
+    raw_env=raw_env,
+    new_state=FaeState.new,
+    observe=observe,
+    action_mask=action_mask,
+    rule_options=("big_stack_merge",),
+    observation_options=("history",),
+    gym_id="fae_rl/Fae-v0",
+)
+register_game(GAME_SPEC)
