@@ -21,7 +21,8 @@ def _register() -> None:
         import pettingzoo
     except ImportError:  # the rules core works without PettingZoo
         return
-    if ENV_ID not in getattr(pettingzoo, "aec_registry", {ENV_ID: None}):
+    # PettingZoo's registry normalises the id ("fae_v0" is stored as "fae-v0"); make() takes either.
+    if not {ENV_ID, ENV_ID.replace("_v", "-v")} & set(pettingzoo.aec_registry):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             pettingzoo.register("aec", ENV_ID, entry_point="fae_rl.environment:env")

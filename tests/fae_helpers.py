@@ -1,0 +1,34 @@
+"""Helpers for building Fae scenario positions through the public `FaeState.from_dict`."""
+from __future__ import annotations
+
+from fae_rl import FaeState
+from fae_rl.board import NEIGHBOURS, NUM_SPACES
+
+GOLDEN_PATH = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "rules" / "fae_golden.jsonl"
+
+
+def scenario(stacks: dict[int, dict[int, int]], num_players: int = 2, colours=None, cards_used: int = 0,
+             ritual_cards=None, current_player: int = 0, big_stack_merge: bool = False, scores=None) -> FaeState:
+    """A position with only `stacks` ({space: {colour: druids}}) on the board.
+
+    `cards_used` rituals are recorded as already resolved on empty spaces far from any stack
+    (from_dict requires one resolved space per drawn card). `ritual_cards` splits them among seats
+    (default: all to seat 0). `scores` are credited to seat 0's history.
+    """
+    druids = [[0] * 5 for _ in range(NUM_SPACES)]
+    for space, cols in stacks.items():
+        for colour, n in cols.items():
+            druids[space - 1][colour] = n
+    occupied = {s - 1 for s in stacks}
+    far = [i for i in range(NUM_SPACES) if i not in occupied and not any(m in occupied for m in NEIGHBOURS[i])]
+    resolved = sorted(i + 1 for i in far[:cards_used])
+    assert len(resolved) == cards_used, "not enough free spaces to record the drawn cards"
+    scores = list(scores or [0] * 5)
+    cards = list(ritual_cards) if ritual_cards is not None else [cards_used] + [0] * (num_players - 1)
+    history = [{"moved": [0] * 5, "points": scores if p == 0 else [0] * 5, "last_action": -1} for p in range(num_players)]
+    return FaeState.from_dict({
+        "version": 1, "num_players": num_players, "big_stack_merge": big_stack_merge, "druids": druids,
+        "colours": list(colours) if colours is not None else list(range(num_players)),
+        "scores": scores, "ritual_cards": cards, "current_player": current_player, "pending_rituals": [],
+        "resolved": resolved, "terminal": False, "history": history,
+    })

@@ -1,0 +1,195 @@
+"""Rules-core API: to_dict/from_dict, clone, determinism, bad input, random-play invariants."""
+import copy
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fae_rl import FaeState
+from fae_rl.state import DICT_KEYS
+
+
+def random_state(seed: int, steps: int, num_players: int = 2, big: bool = False) -> FaeState:
+    rng = np.random.default_rng(seed)
+    s = FaeState.new(num_players, seed=seed, big_stack_merge=big)
+    for _ in range(steps):
+        if s.is_terminal():
+            break
+        legal = s.legal_actions()
+        s.apply(int(legal[rng.integers(legal.size)]))
+    return s
+
+
+# ------------------------------------------------------------------ to_dict / from_dict
+def test_to_dict_has_exactly_the_documented_keys_and_plain_types():
+    d = random_state(3, 20, 3).to_dict()
+    assert tuple(d) == DICT_KEYS
+    assert json.loads(json.dumps(d)) == d
+
+    def plain(x):
+        if isinstance(x, dict):
+            return all(plain(v) for v in x.values())
+        if isinstance(x, list):
+            return all(plain(v) for v in x)
+        return type(x) in (int, bool)
+    assert plain(d)
+    assert len(d["druids"]) == 60 and all(len(r) == 5 for r in d["druids"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), steps=st.integers(0, 80), n=st.integers(2, 4), big=st.booleans())
+def test_from_dict_round_trip_at_random_points(seed, steps, n, big):
+    s = random_state(seed, steps, n, big)
+    d = s.to_dict()
+    t = FaeState.from_dict(copy.deepcopy(d))
+    assert t.to_dict() == d
+    # The rebuilt state plays on identically.
+    assert t.legal_actions().tolist() == s.legal_actions().tolist()
+    if not s.is_terminal():
+        a = int(s.legal_actions()[0])
+        s.apply(a)
+        t.apply(a)
+        assert t.to_dict() == s.to_dict()
+
+
+@pytest.mark.parametrize("mutate, key", [
+    (lambda d: d.pop("scores"), "scores"),
+    (lambda d: d.update(extra=1), "extra"),
+    (lambda d: d.update(version=2), "version"),
+    (lambda d: d.update(num_players=5), "num_players"),
+    (lambda d: d.update(num_players=True), "num_players"),
+    (lambda d: d.update(big_stack_merge=1), "big_stack_merge"),
+    (lambda d: d["druids"].pop(), "druids"),
+    (lambda d: d["druids"][0].__setitem__(0, 1.5), "druids"),
+    (lambda d: d["druids"][0].__setitem__(0, 13), "druids"),
+    (lambda d: d.update(colours=[1, 1]), "colours"),
+    (lambda d: d.update(scores=[0, 0, 0, 0]), "scores"),
+    (lambda d: d.update(ritual_cards=[1, 0]), "resolved"),
+    (lambda d: d.update(current_player=-1), "current_player"),
+    (lambda d: d.update(current_player=np.int64(0)), "current_player"),
+    (lambda d: d.update(pending_rituals=[5]), "pending_rituals"),
+    (lambda d: d.update(resolved=[3, 2]), "resolved"),
+    (lambda d: d.update(terminal="no"), "terminal"),
+    (lambda d: d.update(history=[]), "history"),
+    (lambda d: d["history"][0].update(points=[1, 0, 0, 0, 0]), "history"),
+    (lambda d: d["history"][0].update(last_action=400), "last_action"),
+])
+def test_from_dict_rejects_bad_data_naming_the_key(mutate, key):
+    d = FaeState.new(2, seed=0).to_dict()
+    mutate(d)
+    with pytest.raises(ValueError, match=key):
+        FaeState.from_dict(d)
+
+
+def test_from_dict_rejects_unreachable_positions():
+    d = FaeState.new(2, seed=0).to_dict()
+    d["druids"] = [[0] * 5 for _ in range(60)]
+    d["druids"][0][0] = 1  # one lonely stack: nobody can move, so the game must be over
+    with pytest.raises(ValueError, match="terminal"):
+        FaeState.from_dict(d)
+
+
+# ------------------------------------------------------------------ clone and equality
+def test_clone_is_independent():
+    s = random_state(1, 10)
+    c = s.clone()
+    assert c == s
+    c.apply(int(c.legal_actions()[0]))
+    assert c != s
+    assert s.to_dict() == random_state(1, 10).to_dict()
+
+
+# ------------------------------------------------------------------ determinism (>= 50 seeds)
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_same_seed_same_game_different_seeds_different_deals(n):
+    deals = set()
+    for seed in range(60):
+        a, b = random_state(seed, 200, n), random_state(seed, 200, n)
+        assert a.to_dict() == b.to_dict()
+        start = FaeState.new(n, seed=seed)
+        deals.add((tuple(map(tuple, start.druids().tolist())), tuple(start.colours)))
+    assert len(deals) == 60
+
+
+def test_seed_accepts_generator_and_none():
+    a = FaeState.new(2, seed=np.random.default_rng(7))
+    b = FaeState.new(2, seed=np.random.default_rng(7))
+    assert a == b
+    assert FaeState.new(2, seed=None).druids().sum() == 60
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("action, match", [
+    (330, "out of range"), (-1, "out of range"), (1.0, "must be an int"), ("3", "must be an int"),
+    (True, "must be an int"), (None, "must be an int"), (270, "no ritual is pending"),
+])
+def test_bad_actions_raise_and_leave_state_unchanged(action, match):
+    s = random_state(2, 5)
+    before = s.to_dict()
+    with pytest.raises(ValueError, match=match):
+        s.apply(action)
+    assert s.to_dict() == before
+
+
+def test_illegal_move_names_action_and_reason():
+    s = random_state(4, 30)
+    illegal = sorted(set(range(270)) - set(s.legal_actions().tolist()))[0]
+    before = s.to_dict()
+    with pytest.raises(ValueError, match=rf"action {illegal} \(move \d+->\d+\) is illegal: "):
+        s.apply(illegal)
+    assert s.to_dict() == before
+
+
+def test_terminal_state_rejects_actions():
+    s = random_state(5, 500)
+    assert s.is_terminal()
+    with pytest.raises(ValueError, match="game is over"):
+        s.apply(0)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(num_players=1), "num_players"), (dict(num_players=5), "num_players"),
+    (dict(num_players="2"), "num_players"), (dict(big_stack_merge="yes"), "big_stack_merge"),
+])
+def test_bad_options(kw, match):
+    with pytest.raises(ValueError, match=match):
+        FaeState.new(**kw)
+
+
+# ------------------------------------------------------------------ random-play fuzzing
+def test_two_thousand_random_games_keep_the_invariants():
+    rng = np.random.default_rng(2024)
+    for game in range(2000):
+        n = 2 + game % 3
+        s = FaeState.new(n, seed=game, big_stack_merge=game % 5 == 0)
+        prev_scores = s.scores()
+        moves = steps = 0
+        frozen = {}
+        while not s.is_terminal():
+            legal = s.legal_actions()
+            assert legal.size > 0 and (np.diff(legal) > 0).all()
+            a = int(legal[rng.integers(legal.size)])
+            moves += a < 270
+            steps += 1
+            cards_before = s.cards_used
+            total_before = s.counts().sum()
+            s.apply(a)
+            total = s.counts().sum()
+            # druids on board + returned = 60: they only leave the board through a ritual
+            assert total <= total_before and (total == total_before or s.cards_used > cards_before)
+            scores = s.scores()
+            assert (scores >= prev_scores).all()
+            prev_scores = scores
+            assert s.cards_used <= 12 and s.ritual_cards().sum() == s.cards_used
+            d = s.druids()
+            for i in np.flatnonzero(s.resolved()):
+                if i in frozen:
+                    assert (d[i] == frozen[i]).all()
+                else:
+                    frozen[i] = d[i].copy()
+        assert moves <= 59 and steps <= 71
+        assert len(frozen) == s.cards_used
+        w = s.winners()
+        assert w and w == sorted(w)
+        assert abs(s.returns().sum()) < 1e-9
