@@ -105,6 +105,11 @@ def render_rgb(state) -> np.ndarray:
     held = "  ".join(f"player_{p}: {n} cards" for p, n in enumerate(state.ritual_cards()))
     draw.text((10, y + 25), f"ritual cards drawn {state.cards_used}/12 ({held}); next: {_card_text(state.cards_used)}",
               fill=(0, 0, 0))
+    legend_x = 700  # terrain legend, right of the status line
+    for t, name in enumerate(TERRAIN_NAMES):
+        draw.ellipse((legend_x, y + 50, legend_x + 12, y + 62), fill=_TERRAIN_RGB[t], outline=(60, 60, 60))
+        draw.text((legend_x + 16, y + 50), name, fill=(0, 0, 0))
+        legend_x += 75
     if state.is_terminal():
         spirits = "  ".join(f"player_{p}={COLOUR_NAMES[c]}" for p, c in enumerate(state.colours))
         draw.text((10, y + 50), f"game over; spirits: {spirits}; winners: {state.winners()}", fill=(0, 0, 0))
