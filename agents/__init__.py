@@ -4,13 +4,13 @@
     bot = make_agent("fae", "greedy", seed=0)
     action = bot.act(observation, action_mask, state=state, seat=seat)
 
-Bots: `random` (every game), `greedy` (per game). See `agents.base.Agent` for the interface.
+Bots: `random` and `mcts` (every game), `greedy` (per game). See `agents.base.Agent` for the interface.
 """
 from agents.base import Agent, RandomAgent
 from agents.registry import agent_names, make_agent, register_agent
 
 # Game bots register themselves on import.
-from agents import fae_greedy  # noqa: E402,F401
+from agents import fae_greedy, mcts  # noqa: E402,F401
 
 try:  # the Fantastiqa bot arrives with its rules core
     from agents import fantastiqa_greedy  # noqa: F401

@@ -1,6 +1,11 @@
-"""Play one game between bots on any registered game, straight on the rules core (no env overhead)."""
+"""Play one game between bots on any registered game, straight on the rules core (no env overhead).
+
+    result = play_game(get_game("fae"), [bot0, bot1], seed=3, agent_seeds=[10, 11])
+    record = result.to_record(get_game("fae"), agents=["greedy", "random"])   # see agents.records
+"""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,28 +22,64 @@ class GameResult:
     winners: list[int]  # seats
     actions: list[int] = field(default_factory=list)
     steps: int = 0
+    scores: list[float] | None = None  # per seat, see agents.records.seat_scores
+    move_times: list[list[float]] | None = None  # per seat, seconds per act() call (timing=True)
+    rule_options: dict = field(default_factory=dict)
+    final_state: object = field(default=None, repr=False, compare=False)
+
+    def to_record(self, spec: GameSpec, agents: list[str] | None = None, **extra) -> dict:
+        """A JSONL game record of this game (see `agents.records`)."""
+        from agents.records import make_record
+
+        return make_record(spec, num_players=self.num_players, seed=self.seed, rule_options=self.rule_options,
+                           actions=self.actions, final_state=self.final_state, agents=agents, **extra)
 
 
 def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agent_seeds=None,
               rule_options: dict | None = None, observation_options: dict | None = None,
-              max_steps: int = 1_000_000) -> GameResult:
-    """Seat i is played by agents[i]. Each agent is reset with agent_seeds[i] when given."""
+              max_steps: int = 1_000_000, timing: bool = False, on_action=None) -> GameResult:
+    """Seat i is played by agents[i]. Each agent is reset with agent_seeds[i] when given.
+
+    Bots with `uses_state` get the rules state and their seat; the others get only the seat's
+    observation and action mask. An illegal choice raises RuntimeError naming the bot and action.
+    `on_action(state, seat, action)` is called after each action (e.g. to show it to a human).
+    `timing=True` records the seconds each act() call took (for reports only: never for results).
+    """
     n = len(agents)
-    state = spec.new_state(num_players=n, seed=seed, **(rule_options or {}))
+    if agent_seeds is not None and len(agent_seeds) != n:
+        raise ValueError(f"agent_seeds has {len(agent_seeds)} entries for {n} agents")
+    rule_options = dict(rule_options or {})
+    state = spec.new_state(num_players=n, seed=seed, **rule_options)
     for i, agent in enumerate(agents):
         agent.reset(None if agent_seeds is None else agent_seeds[i])
     obs_opts = observation_options or {}
     actions = []
+    times = [[] for _ in range(n)] if timing else None
+    clock = time.perf_counter
     while not state.is_terminal() and len(actions) < max_steps:
         seat = state.current_player
         agent = agents[seat]
         mask = spec.action_mask(state, seat)
         obs = spec.observe(state, seat, **obs_opts)
-        action = int(agent.act(obs, mask, state=state if agent.uses_state else None,
-                               seat=seat if agent.uses_state else None))
-        if not mask[action]:
+        if timing:
+            t0 = clock()
+        action = agent.act(obs, mask, state=state if agent.uses_state else None,
+                           seat=seat if agent.uses_state else None)
+        if timing:
+            times[seat].append(clock() - t0)
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            raise RuntimeError(f"{agent!r} at seat {seat} returned {action!r}, not an action id") from None
+        if not 0 <= action < mask.shape[0] or not mask[action]:
             raise RuntimeError(f"{agent!r} chose illegal action {action} at seat {seat}")
         state.apply(action)
         actions.append(action)
+        if on_action is not None:
+            on_action(state, seat, action)
+    from agents.records import seat_scores
+
     returns = [float(r) for r in np.asarray(state.returns())]
-    return GameResult(seed, n, returns, list(state.winners()), actions, len(actions))
+    return GameResult(seed, n, returns, list(state.winners()), actions, len(actions),
+                      scores=seat_scores(state) if state.is_terminal() else None, move_times=times,
+                      rule_options=rule_options, final_state=state)

@@ -1,10 +1,16 @@
-"""Play bots against each other and print win rates per bot and per seat.
+"""Play bots against each other (or against yourself) and print win rates per bot and per seat.
 
     python -m agents.play fae --agents greedy random --games 100 --players 2
+    python -m agents.play fae --agents greedy random --games 10 --record games.jsonl
+    python -m agents.play fae --human 0 --agents mcts            # you are seat 0, MCTS seat 1
+    python -m agents.play fae --human 1 --agents greedy random   # 3 players, you are seat 1
 
 Bots rotate through the seats (game g seats bot j at seat (j + g) mod N), so every bot plays every
 seat equally often when N divides the number of games. A shared win counts 1/k to each of the k
-winners. Game g uses seed `--seed + g`.
+winners. Game g uses seed `--seed + g`. With `--human S` you keep seat S in every game (no
+rotation) and the bots fill the other seats in order; you see the board as `str(state)` and
+choose actions by index, `#id` or text (see `agents.human`). For tournaments with ratings and
+confidence intervals use `python -m agents.arena`.
 """
 from __future__ import annotations
 
@@ -17,15 +23,53 @@ from agents.match import play_game
 from envs.registry import get_game
 
 
-def run(game: str, agent_names: list[str], games: int, players: int, seed: int = 0, options=None, progress=True):
+def _ensure_bots() -> None:
+    import agents.mcts  # noqa: F401  (registers "mcts")
+
+
+def parse_options(pairs) -> dict:
+    """['big_stack_merge=true', 'history=none'] -> {'big_stack_merge': True, 'history': 'none'}."""
+    import ast
+
+    out = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise ValueError(f"option {pair!r} must look like name=value")
+        key, value = pair.split("=", 1)
+        low = value.strip().lower()
+        if low in ("true", "false"):
+            out[key] = low == "true"
+            continue
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value
+    return out
+
+
+def check_options(spec, options: dict) -> tuple[dict, dict]:
+    unknown = sorted(set(options) - set(spec.rule_options) - set(spec.observation_options))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for {spec.name}; rule options: {list(spec.rule_options)}, "
+                         f"observation options: {list(spec.observation_options)}")
+    return spec.split_options(options)
+
+
+def run(game: str, agent_names: list[str], games: int, players: int, seed: int = 0, options=None, progress=True,
+        record_path=None):
+    """Returns ({'bot#j': win share}, [win share per seat]); optionally writes JSONL records."""
+    _ensure_bots()
     spec = get_game(game)
     if len(agent_names) != players:
         raise ValueError(f"--agents lists {len(agent_names)} bots for --players {players}; give one bot per seat")
+    if games < 1:
+        raise ValueError(f"--games must be >= 1; got {games}")
     bots = [make_agent(spec.name, name, seed=seed + 1000 * j) for j, name in enumerate(agent_names)]
-    rule_opts, obs_opts = spec.split_options(options or {})
+    rule_opts, obs_opts = check_options(spec, options or {})
     wins_by_bot = defaultdict(float)
     games_by_bot = defaultdict(int)
     wins_by_seat = [0.0] * players
+    records = []
     for g in range(games):
         order = [(j + g) % players for j in range(players)]  # seat of bot j
         seated = [None] * players
@@ -33,6 +77,11 @@ def run(game: str, agent_names: list[str], games: int, players: int, seed: int =
             seated[seat] = bots[j]
         result = play_game(spec, seated, seed=seed + g, agent_seeds=[seed + 7919 * g + s for s in range(players)],
                            rule_options=rule_opts, observation_options=obs_opts)
+        if record_path is not None:
+            names = [None] * players
+            for j, seat in enumerate(order):
+                names[seat] = agent_names[j]
+            records.append(result.to_record(spec, agents=names))
         share = 1.0 / len(result.winners) if result.winners else 0.0
         for j, seat in enumerate(order):
             key = f"{agent_names[j]}#{j}"
@@ -43,20 +92,85 @@ def run(game: str, agent_names: list[str], games: int, players: int, seed: int =
             wins_by_seat[seat] += share
         if progress and (g + 1) % max(1, games // 10) == 0:
             print(f"  {g + 1}/{games} games", file=sys.stderr)
+    if record_path is not None:
+        from agents.records import write_records
+
+        write_records(record_path, records)
     return {k: wins_by_bot[k] / games_by_bot[k] for k in games_by_bot}, [w / games for w in wins_by_seat]
+
+
+def play_human(game: str, human_seat: int, agent_names: list[str], games: int = 1, seed: int = 0, options=None,
+               record_path=None, input_fn=None, output=None) -> list:
+    """A person (seat `human_seat`) against `agent_names` in the other seats. Returns the GameResults."""
+    from agents.human import HumanAgent, QuitGame, action_text
+
+    _ensure_bots()
+    spec = get_game(game)
+    players = len(agent_names) + 1
+    if not spec.min_players <= players <= spec.max_players:
+        raise ValueError(f"{spec.name} takes {spec.min_players}..{spec.max_players} players; --human plus "
+                         f"{len(agent_names)} bots make {players}")
+    if not 0 <= human_seat < players:
+        raise ValueError(f"--human seat must be in 0..{players - 1}; got {human_seat}")
+    rule_opts, obs_opts = check_options(spec, options or {})
+    out = output or sys.stdout
+    human = HumanAgent(input_fn=input_fn, output=output)
+    bots = [make_agent(spec.name, name, seed=seed + 1000 * j) for j, name in enumerate(agent_names)]
+    seated = bots[:human_seat] + [human] + bots[human_seat:]
+    names = agent_names[:human_seat] + ["human"] + agent_names[human_seat:]
+
+    def show(state, seat, action):
+        who = "you play" if seat == human_seat else f"player_{seat} ({names[seat]}) plays"
+        print(f"{who} {action_text(state, action)}", file=out)
+
+    results = []
+    for g in range(games):
+        try:
+            result = play_game(spec, seated, seed=seed + g, agent_seeds=[seed + 7919 * g + s for s in range(players)],
+                               rule_options=rule_opts, observation_options=obs_opts, on_action=show)
+        except QuitGame:
+            print("quit.", file=out)
+            break
+        print(str(result.final_state), file=out)
+        verdict = "you win" if human_seat in result.winners else "you lose"
+        if human_seat in result.winners and len(result.winners) > 1:
+            verdict = f"you share the win with {len(result.winners) - 1} other(s)"
+        print(f"game {g + 1}: winners {result.winners} ({verdict}); returns {result.returns}", file=out)
+        results.append(result)
+        if record_path is not None:
+            from agents.records import append_record
+
+            append_record(record_path, result.to_record(spec, agents=names))
+    return results
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", help="game name, e.g. fae")
-    parser.add_argument("--agents", nargs="+", required=True, help="one bot name per seat, e.g. greedy random")
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--players", type=int, default=None, help="defaults to the number of --agents")
+    parser.add_argument("--agents", nargs="+", required=True,
+                        help="one bot name per seat, e.g. greedy random (with --human: the other seats)")
+    parser.add_argument("--games", type=int, default=None, help="default 100 (1 with --human)")
+    parser.add_argument("--players", type=int, default=None, help="defaults to the number of --agents (+1 with --human)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="rule/observation option, e.g. big_stack_merge=true (repeatable)")
+    parser.add_argument("--record", default=None, metavar="PATH", help="write a JSONL game record per game")
+    parser.add_argument("--human", type=int, default=None, metavar="SEAT", help="play seat SEAT yourself")
     args = parser.parse_args(argv)
+    # Bad input raises ValueError naming the problem (as this CLI always has).
+    options = parse_options(args.option)
+    if args.human is not None:
+        players = len(args.agents) + 1
+        if args.players is not None and args.players != players:
+            raise ValueError(f"--players {args.players} but --human plus {len(args.agents)} bots make {players}")
+        play_human(args.game, args.human, args.agents, games=args.games or 1, seed=args.seed, options=options,
+                   record_path=args.record)
+        return 0
     players = args.players or len(args.agents)
-    by_bot, by_seat = run(args.game, args.agents, args.games, players, args.seed)
-    print(f"{args.games} games of {args.game}, {players} players (shared wins count 1/k)")
+    games = 100 if args.games is None else args.games
+    by_bot, by_seat = run(args.game, args.agents, games, players, args.seed, options=options,
+                          record_path=args.record)
+    print(f"{games} games of {args.game}, {players} players (shared wins count 1/k)")
     print(f"{'bot':20s} win rate")
     for k, v in by_bot.items():
         print(f"{k:20s} {v:.3f}")

@@ -1,0 +1,484 @@
+"""The arena: tournaments between bots on any registered game, with numbers a reviewer can trust.
+
+    python -m agents.arena --game fae --players 4 --agents greedy mcts random random --games 400
+    python -m agents.arena --game fae --players 2 --agents mcts:iterations=100 greedy --games 200 --name mcts100
+
+Design:
+- **Seat rotation.** With P players, the games come in blocks of P: in rotation r (0..P-1), bot j
+  (the j-th of `--agents`) sits at seat (j + r) mod P, so every bot plays every seat equally
+  often. `--games` is rounded up to a multiple of P.
+- **Duplicate deals** (default `--deals duplicate`): the P games of a block share one seed, so
+  they are the same deal (in Fae the board and colours; in games with chance, every chance
+  source has its own generator spawned from that seed, so the cards come out the same whatever
+  the choices) played with the seats permuted; luck of the deal cancels. `--deals independent`
+  gives every game its own seed (rotation is kept).
+- **Seeds.** Deal seeds and bot seeds are derived from `--seed` with `numpy.random.SeedSequence`;
+  same seed, same games, same results, however many worker processes (results are collected by
+  game index). Timings are reported separately and are not part of the results.
+- **Statistics.** Win share (a shared win counts 1/k to each of the k winners) with a Wilson 95%
+  interval over games. Games on the same deal are correlated (same board for every bot), so the
+  Wilson interval, which assumes independent games, is only approximate; the deal-clustered
+  interval (normal interval on the per-deal mean share) accounts for it. Mean return (the
+  game's returns) and mean score (the seat's final game score when the game defines one).
+  OpenSkill (Plackett-Luce) rating per bot, updated game by game in game order: winners rank
+  first, the others by score, so it works at 3-4 player tables.
+- **Outputs** in `--out` (default `runs/arena/<--name or timestamp>`): `results.json` (config,
+  per-bot and per-seat results, timing), `summary.csv` (the table), `games.csv` (one row per
+  game), `records.jsonl` (one replayable game record per game, see `agents.records`) and
+  `ratings.png` (ratings with +-2 sigma, and win shares with their intervals).
+
+A bot is `name` or `name:key=value,key=value` (keyword arguments for `make_agent`, e.g.
+`mcts:iterations=200,c=0.5`); any bot registered with `agents.register_agent` works, and
+`--import mypackage.bots` imports a module that registers your own.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import importlib
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+Z95 = 1.959963984540054
+
+__all__ = ["ArenaConfig", "parse_agent", "schedule", "wilson_interval", "run_arena", "summarize", "main"]
+
+
+# ------------------------------------------------------------------------------- configuration
+def parse_agent(spec: str) -> tuple[str, dict]:
+    """'mcts:iterations=200,c=0.5' -> ('mcts', {'iterations': 200, 'c': 0.5})."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent must be a non-empty name; got {spec!r}")
+    name, _, rest = spec.partition(":")
+    kwargs = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        if "=" not in part:
+            raise ValueError(f"agent {spec!r}: {part!r} must look like key=value")
+        key, value = part.split("=", 1)
+        low = value.strip().lower()
+        if low in ("true", "false", "none"):
+            kwargs[key.strip()] = {"true": True, "false": False, "none": None}[low]
+            continue
+        try:
+            kwargs[key.strip()] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            kwargs[key.strip()] = value
+    return name.strip(), kwargs
+
+
+@dataclass
+class ArenaConfig:
+    game: str
+    agents: list[str]  # one bot spec per seat of the table, e.g. ["greedy", "mcts:iterations=200"]
+    games: int
+    players: int | None = None
+    seed: int = 0
+    deals: str = "duplicate"  # or "independent"
+    workers: int | None = None  # None: os.cpu_count(); 1: in this process
+    options: dict = field(default_factory=dict)  # rule and observation options
+    imports: list[str] = field(default_factory=list)  # modules that register extra bots
+    records: bool = True
+
+    def validate(self):
+        """Check everything a run needs; returns the GameSpec. Errors name the problem."""
+        from envs.registry import get_game
+
+        spec = get_game(self.game)
+        if self.players is None:
+            self.players = len(self.agents)
+        if isinstance(self.players, bool) or not isinstance(self.players, int):
+            raise ValueError(f"--players must be an int; got {self.players!r}")
+        if not spec.min_players <= self.players <= spec.max_players:
+            raise ValueError(f"{spec.name} takes {spec.min_players}..{spec.max_players} players; got --players {self.players}")
+        if len(self.agents) != self.players:
+            raise ValueError(f"--agents lists {len(self.agents)} bots for --players {self.players}; give one bot per seat")
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
+            raise ValueError(f"--games must be an int >= 1; got {self.games!r}")
+        if self.deals not in ("duplicate", "independent"):
+            raise ValueError(f"--deals must be 'duplicate' or 'independent'; got {self.deals!r}")
+        if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 1):
+            raise ValueError(f"--workers must be an int >= 1; got {self.workers!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"--seed must be an int >= 0; got {self.seed!r}")
+        unknown = sorted(set(self.options) - set(spec.rule_options) - set(spec.observation_options))
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown} for {spec.name}; rule options: {list(spec.rule_options)}, "
+                             f"observation options: {list(spec.observation_options)}")
+        _import_bots(self.imports)
+        from agents.registry import make_agent
+
+        for a in self.agents:  # fail here, not in a worker
+            name, kwargs = parse_agent(a)
+            make_agent(spec.name, name, seed=0, **kwargs)
+        spec.new_state(num_players=self.players, seed=0, **spec.split_options(self.options)[0])
+        return spec
+
+    def labels(self) -> list[str]:
+        """Entrant labels: the bot spec, with '#j' added where the same spec appears twice."""
+        return [a if self.agents.count(a) == 1 else f"{a}#{j}" for j, a in enumerate(self.agents)]
+
+
+def _import_bots(modules) -> None:
+    import agents  # noqa: F401  (registers the built-in bots)
+    import agents.mcts  # noqa: F401
+
+    for m in modules or []:
+        importlib.import_module(m)
+
+
+# ------------------------------------------------------------------------------- schedule
+def _seed_words(root: int, key: tuple, n: int) -> list[int]:
+    return [int(x) for x in np.random.SeedSequence(root, spawn_key=key).generate_state(n, dtype=np.uint32)]
+
+
+def schedule(players: int, games: int, seed: int = 0, deals: str = "duplicate") -> list[dict]:
+    """The games to play: rounded up to a multiple of `players`, in blocks of `players` rotations.
+
+    Each game is {index, deal, rotation, seed, seats, agent_seeds}: `seats[s]` is the entrant
+    (index into --agents) at seat s; with duplicate deals the games of a block share `seed`.
+    """
+    if deals not in ("duplicate", "independent"):
+        raise ValueError(f"deals must be 'duplicate' or 'independent'; got {deals!r}")
+    n_games = -(-games // players) * players
+    blocks = n_games // players
+    deal_seeds = _seed_words(seed, (0,), n_games if deals == "independent" else blocks)
+    out = []
+    for g in range(n_games):
+        block, r = divmod(g, players)
+        seats = [0] * players
+        for j in range(players):
+            seats[(j + r) % players] = j
+        out.append({
+            "index": g,
+            "deal": block if deals == "duplicate" else g,
+            "rotation": r,
+            "seed": deal_seeds[block] if deals == "duplicate" else deal_seeds[g],
+            "seats": seats,
+            "agent_seeds": _seed_words(seed, (1, g), players),  # per seat
+        })
+    return out
+
+
+# ------------------------------------------------------------------------------- playing
+_W: dict = {}
+
+
+def _init_worker(game: str, agents: list[str], options: dict, imports: list[str], seed: int, records: bool) -> None:
+    from agents.registry import make_agent
+    from envs.registry import get_game
+
+    _import_bots(imports)
+    spec = get_game(game)
+    bots = []
+    for j, a in enumerate(agents):
+        name, kwargs = parse_agent(a)
+        bots.append(make_agent(spec.name, name, seed=_seed_words(seed, (2, j), 1)[0], **kwargs))
+    _W.update(spec=spec, bots=bots, agents=agents, rule=spec.split_options(options)[0],
+              obs=spec.split_options(options)[1], records=records)
+
+
+def _play(task: dict) -> dict:
+    from agents.match import play_game
+
+    spec, bots = _W["spec"], _W["bots"]
+    seated = [bots[j] for j in task["seats"]]
+    res = play_game(spec, seated, seed=task["seed"], agent_seeds=task["agent_seeds"], rule_options=_W["rule"],
+                    observation_options=_W["obs"], timing=True)
+    row = dict(task)
+    row.update(returns=res.returns, winners=res.winners, scores=res.scores, steps=res.steps,
+               move_times=res.move_times)
+    if _W["records"]:
+        row["record"] = res.to_record(spec, agents=[_W["agents"][j] for j in task["seats"]],
+                                      meta={"arena_game": task["index"], "deal": task["deal"],
+                                            "rotation": task["rotation"]})
+    return row
+
+
+def _progress(total: int, desc: str, quiet: bool):
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm(total=total, desc=desc, unit="game", file=sys.stderr, disable=quiet, smoothing=0.05)
+
+
+def play_all(config: ArenaConfig, tasks: list[dict], quiet: bool = False) -> list[dict]:
+    """Play the scheduled games (in parallel processes unless workers == 1); rows in game order."""
+    workers = config.workers or os.cpu_count() or 1
+    workers = max(1, min(workers, len(tasks)))
+    init_args = (config.game, config.agents, config.options, config.imports, config.seed, config.records)
+    rows = []
+    if workers == 1:
+        _init_worker(*init_args)
+        bar = _progress(len(tasks), f"arena {config.game}", quiet)
+        for t in tasks:
+            rows.append(_play(t))
+            if bar is not None:
+                bar.update(1)
+    else:
+        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        chunk = 1 if len(tasks) < 2000 else 4  # 1: the progress bar moves game by game
+        # The pool is started before the progress bar, so no bar thread exists when it forks.
+        with mp.get_context(method).Pool(workers, initializer=_init_worker, initargs=init_args) as pool:
+            bar = _progress(len(tasks), f"arena {config.game}", quiet)
+            for row in pool.imap_unordered(_play, tasks, chunksize=chunk):
+                rows.append(row)
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    rows.sort(key=lambda r: r["index"])
+    return rows
+
+
+# ------------------------------------------------------------------------------- statistics
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion; `successes` may be fractional (shared wins)."""
+    if n <= 0:
+        raise ValueError(f"n must be >= 1; got {n}")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be in 0..n={n}; got {successes}")
+    p = successes / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _ranks(row: dict) -> list[int]:
+    """Finishing ranks per seat (0 = best): winners first, then the others by score."""
+    winners = set(row["winners"])
+    n = len(row["returns"])
+    scores = row.get("scores")
+    losers = [s for s in range(n) if s not in winners]
+    if scores is None:
+        return [0 if s in winners else 1 for s in range(n)]
+    distinct = sorted({scores[s] for s in losers}, reverse=True)
+    return [0 if s in winners else 1 + distinct.index(scores[s]) for s in range(n)]
+
+
+def summarize(rows: list[dict], labels: list[str], players: int) -> dict:
+    """Per-bot and per-seat results from the played rows (deterministic given the rows)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=lab) for lab in labels]
+    n_entrants = len(labels)
+    share = [[] for _ in range(n_entrants)]
+    rets = [[] for _ in range(n_entrants)]
+    scores = [[] for _ in range(n_entrants)]
+    per_deal = [dict() for _ in range(n_entrants)]
+    seat_share = [0.0] * players
+    for row in rows:
+        winners = row["winners"]
+        k = len(winners)
+        teams = [[ratings[row["seats"][s]]] for s in range(players)]
+        new = model.rate(teams, ranks=_ranks(row)) if winners else teams
+        for s in range(players):
+            ratings[row["seats"][s]] = new[s][0]
+        for s in range(players):
+            j = row["seats"][s]
+            w = (1.0 / k) if s in winners else 0.0
+            share[j].append(w)
+            rets[j].append(row["returns"][s])
+            if row.get("scores") is not None:
+                scores[j].append(row["scores"][s])
+            per_deal[j].setdefault(row["deal"], []).append(w)
+            seat_share[s] += w
+    bots = []
+    for j, lab in enumerate(labels):
+        n = len(share[j])
+        wins = float(sum(share[j]))
+        lo, hi = wilson_interval(wins, n)
+        deal_means = [float(np.mean(v)) for v in per_deal[j].values()]
+        if len(deal_means) > 1:
+            se = float(np.std(deal_means, ddof=1) / math.sqrt(len(deal_means)))
+            c_lo, c_hi = max(0.0, wins / n - Z95 * se), min(1.0, wins / n + Z95 * se)
+        else:
+            c_lo, c_hi = 0.0, 1.0
+        r = ratings[j]
+        bots.append({
+            "bot": lab, "games": n, "wins": round(wins, 6), "win_share": wins / n,
+            "wilson95": [lo, hi], "deal_clustered95": [c_lo, c_hi],
+            "mean_return": float(np.mean(rets[j])),
+            "mean_score": float(np.mean(scores[j])) if scores[j] else None,
+            "openskill_mu": float(r.mu), "openskill_sigma": float(r.sigma), "openskill_ordinal": float(r.ordinal()),
+        })
+    n_games = len(rows)
+    return {
+        "games": n_games,
+        "deals": len({r["deal"] for r in rows}),
+        "bots": bots,
+        "seats": [{"seat": s, "win_share": seat_share[s] / n_games if n_games else 0.0} for s in range(players)],
+        "draws_all_win": sum(1 for r in rows if len(r["winners"]) == players),
+    }
+
+
+def timing_summary(rows: list[dict], labels: list[str]) -> list[dict]:
+    times = [[] for _ in labels]
+    for row in rows:
+        for s, ts in enumerate(row.get("move_times") or []):
+            times[row["seats"][s]].extend(ts)
+    return [{"bot": lab, "moves": len(t),
+             "median_move_s": float(np.median(t)) if t else None,
+             "p90_move_s": float(np.percentile(t, 90)) if t else None,
+             "max_move_s": float(np.max(t)) if t else None} for lab, t in zip(labels, times)]
+
+
+# ------------------------------------------------------------------------------- outputs
+def format_table(config: ArenaConfig, summary: dict, timing: list[dict]) -> str:
+    lines = [
+        f"{summary['games']} games of {config.game}, {config.players} players, {summary['deals']} "
+        f"{'duplicate deals (each played in all ' + str(config.players) + ' seat rotations)' if config.deals == 'duplicate' else 'independent deals, seats rotated'}; seed {config.seed}",
+        "win share: a shared win counts 1/k. Wilson 95% treats games as independent; games on one deal",
+        "are correlated, so also see the deal-clustered 95% interval.",
+        f"{'bot':28s} {'games':>5s} {'win share':>9s} {'Wilson 95%':>15s} {'deal-clust 95%':>15s} "
+        f"{'mean ret':>8s} {'mean score':>10s} {'OpenSkill mu+-sigma':>20s} {'median move':>11s}",
+    ]
+    for b, t in zip(summary["bots"], timing):
+        ms = "-" if b["mean_score"] is None else f"{b['mean_score']:.2f}"
+        mt = "-" if t["median_move_s"] is None else f"{t['median_move_s'] * 1000:.2f} ms"
+        lines.append(
+            f"{b['bot'][:28]:28s} {b['games']:5d} {b['win_share']:9.3f} "
+            f"{'[%.3f, %.3f]' % tuple(b['wilson95']):>15s} {'[%.3f, %.3f]' % tuple(b['deal_clustered95']):>15s} "
+            f"{b['mean_return']:8.3f} {ms:>10s} {'%.2f +- %.2f' % (b['openskill_mu'], b['openskill_sigma']):>20s} {mt:>11s}")
+    lines.append("seat win share: " + "  ".join(f"seat {s['seat']} {s['win_share']:.3f}" for s in summary["seats"]))
+    return "\n".join(lines)
+
+
+def save_plot(path: str, summary: dict, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bots = summary["bots"]
+    labels = [b["bot"] for b in bots]
+    y = np.arange(len(bots))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 1.5 + 0.6 * len(bots)), sharey=True)
+    mu = np.array([b["openskill_mu"] for b in bots])
+    sig = np.array([b["openskill_sigma"] for b in bots])
+    ax1.errorbar(mu, y, xerr=2 * sig, fmt="o", capsize=4)
+    ax1.set_yticks(y, labels)
+    ax1.set_xlabel("OpenSkill (Plackett-Luce) mu, bars = +-2 sigma")
+    ax1.grid(axis="x", alpha=0.3)
+    ws = np.array([b["win_share"] for b in bots])
+    lo = np.array([b["wilson95"][0] for b in bots])
+    hi = np.array([b["wilson95"][1] for b in bots])
+    ax2.errorbar(ws, y, xerr=[np.maximum(ws - lo, 0), np.maximum(hi - ws, 0)], fmt="s", capsize=4, color="C1")
+    ax2.axvline(1.0 / len(summary["seats"]), color="grey", ls="--", lw=1)
+    ax2.set_xlabel("win share, bars = Wilson 95%; dashed = 1 / players")
+    ax2.set_xlim(0, 1)
+    ax2.set_ylim(-0.6, len(bots) - 0.4)
+    ax1.set_ylim(-0.6, len(bots) - 0.4)
+    ax2.grid(axis="x", alpha=0.3)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _write_outputs(out: str, config: ArenaConfig, labels, summary, timing, rows, plot: bool) -> dict:
+    os.makedirs(out, exist_ok=True)
+    paths = {"json": os.path.join(out, "results.json"), "summary_csv": os.path.join(out, "summary.csv"),
+             "games_csv": os.path.join(out, "games.csv")}
+    cfg = asdict(config)
+    with open(paths["json"], "w", encoding="utf-8") as f:
+        json.dump({"config": cfg, "labels": labels, "results": summary, "timing": timing}, f, indent=1)
+    with open(paths["summary_csv"], "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["bot", "games", "wins", "win_share", "wilson95_lo", "wilson95_hi", "deal_clustered95_lo",
+                    "deal_clustered95_hi", "mean_return", "mean_score", "openskill_mu", "openskill_sigma",
+                    "openskill_ordinal", "median_move_s"])
+        for b, t in zip(summary["bots"], timing):
+            w.writerow([b["bot"], b["games"], b["wins"], b["win_share"], *b["wilson95"], *b["deal_clustered95"],
+                        b["mean_return"], b["mean_score"], b["openskill_mu"], b["openskill_sigma"],
+                        b["openskill_ordinal"], t["median_move_s"]])
+    with open(paths["games_csv"], "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        n = config.players
+        w.writerow(["game", "deal", "rotation", "seed", "steps", "winners"]
+                   + [f"seat{s}_bot" for s in range(n)] + [f"seat{s}_return" for s in range(n)]
+                   + [f"seat{s}_score" for s in range(n)])
+        for r in rows:
+            sc = r["scores"] if r.get("scores") is not None else [""] * n
+            w.writerow([r["index"], r["deal"], r["rotation"], r["seed"], r["steps"], " ".join(map(str, r["winners"]))]
+                       + [labels[j] for j in r["seats"]] + list(r["returns"]) + list(sc))
+    if config.records:
+        from agents.records import write_records
+
+        paths["records"] = os.path.join(out, "records.jsonl")
+        write_records(paths["records"], (r["record"] for r in rows))
+    if plot:
+        paths["plot"] = os.path.join(out, "ratings.png")
+        save_plot(paths["plot"], summary, f"{config.game}, {config.players} players, {summary['games']} games, seed {config.seed}")
+    return paths
+
+
+def default_out_dir(name: str | None = None) -> str:
+    return os.path.join("runs", "arena", name or time.strftime("%Y%m%d-%H%M%S"))
+
+
+def run_arena(config: ArenaConfig, out: str | None = None, plot: bool = True, quiet: bool = False,
+              write: bool = True) -> dict:
+    """Validate, schedule, play, summarize and (with `write`) save. Returns a dict with
+    `summary`, `timing`, `rows`, `labels`, `paths`, `table`, `wall_s`."""
+    t0 = time.perf_counter()
+    config.validate()
+    labels = config.labels()
+    tasks = schedule(config.players, config.games, config.seed, config.deals)
+    rows = play_all(config, tasks, quiet=quiet)
+    summary = summarize(rows, labels, config.players)
+    timing = timing_summary(rows, labels)
+    paths = _write_outputs(out or default_out_dir(), config, labels, summary, timing, rows, plot) if write else {}
+    return {"summary": summary, "timing": timing, "rows": rows, "labels": labels, "paths": paths,
+            "table": format_table(config, summary, timing), "wall_s": time.perf_counter() - t0}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents.arena", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", required=True, help="game name or env id, e.g. fae")
+    parser.add_argument("--agents", nargs="+", required=True, metavar="BOT",
+                        help="one bot per seat: name or name:key=value,... (e.g. greedy mcts:iterations=200 random)")
+    parser.add_argument("--games", type=int, required=True, help="number of games (rounded up to a multiple of --players)")
+    parser.add_argument("--players", type=int, default=None, help="defaults to the number of --agents")
+    parser.add_argument("--seed", type=int, default=0, help="root seed of deals and bots (default 0)")
+    parser.add_argument("--deals", choices=("duplicate", "independent"), default="duplicate")
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: CPU count; 1 = no pool)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="rule or observation option of the game, e.g. big_stack_merge=true (repeatable)")
+    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first (it registers your own bots with agents.register_agent)")
+    parser.add_argument("--out", default=None, help="output folder (default runs/arena/<--name or timestamp>)")
+    parser.add_argument("--name", default=None, help="run name for the default output folder")
+    parser.add_argument("--no-records", action="store_true", help="do not write records.jsonl")
+    parser.add_argument("--no-plot", action="store_true", help="do not draw ratings.png")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        from agents.play import parse_options
+
+        config = ArenaConfig(game=args.game, agents=args.agents, games=args.games, players=args.players,
+                             seed=args.seed, deals=args.deals, workers=args.workers,
+                             options=parse_options(args.option), imports=args.imports, records=not args.no_records)
+        result = run_arena(config, out=args.out or default_out_dir(args.name), plot=not args.no_plot,
+                           quiet=args.quiet)
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(result["table"])
+    print(f"saved: {', '.join(result['paths'].values())}  ({result['wall_s']:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
