@@ -10,11 +10,6 @@ from agents.base import Agent, RandomAgent
 from agents.registry import agent_names, make_agent, register_agent
 
 # Game bots register themselves on import.
-from agents import fae_greedy, mcts  # noqa: E402,F401
-
-try:  # the Fantastiqa bot arrives with its rules core
-    from agents import fantastiqa_greedy  # noqa: F401
-except ImportError:
-    pass
+from agents import fae_greedy, fantastiqa_greedy, mcts  # noqa: E402,F401
 
 __all__ = ["Agent", "RandomAgent", "agent_names", "make_agent", "register_agent"]

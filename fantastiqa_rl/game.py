@@ -1,0 +1,84 @@
+"""Static per-game tables: card instances for a card set and player count (shared by states)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from fantastiqa_rl.actions import ActionLayout
+from fantastiqa_rl.board import P_DRAGON, P_PEACEFUL
+from fantastiqa_rl.cards import CardSet, load_card_set
+from fantastiqa_rl.payment import profile
+
+
+class Game:
+    """Card instances are numbered 0..M-1 in card-file order (per-player cards seat by seat, then
+    a kind's supply copies). Tables are tuples indexed by instance or by kind; never mutated."""
+
+    def __init__(self, cs: CardSet, num_players: int):
+        self.cs, self.n = cs, num_players
+        self.layout = ActionLayout(cs.num_card_kinds, cs.num_quest_kinds)
+        hk_of = {ki: j for j, ki in enumerate(cs.holdable)}
+        qk_of = {ki: j for j, ki in enumerate(cs.quest_kinds)}
+        kind, owner = [], []
+        self.start_cards = [[] for _ in range(num_players)]
+        self.dragon_supply, self.box = [], []
+        self.sections = {}            # section -> creature/raven instances used at this count
+        self.beasts, self.artifacts, self.start_artifacts = [], [], []
+        self.quests, self.start_quests, self.abbey = [], [], []
+        for ki, k in enumerate(cs.kinds):
+            def new():
+                kind.append(ki)
+                return len(kind) - 1
+            if k.type in ("adventurer", "starter"):
+                for seat in range(num_players):
+                    for _ in range(k.per_player):
+                        self.start_cards[seat].append(new())
+                for _ in range(k.supply):
+                    (self.dragon_supply if k.power == P_PEACEFUL else self.box).append(new())
+                continue
+            for _ in range(k.copies):
+                i = new()
+                if k.type in ("creature", "raven"):
+                    if num_players in k.players:
+                        self.sections.setdefault(k.section, []).append(i)
+                    else:
+                        self.box.append(i)
+                else:
+                    {"beast": self.beasts, "artifact": self.artifacts,
+                     "start_artifact": self.start_artifacts, "quest": self.quests,
+                     "start_quest": self.start_quests, "abbey": self.abbey}[k.type].append(i)
+        self.num_instances = len(kind)
+        self.I_KIND = tuple(kind)
+        self.I_HK = tuple(hk_of.get(ki, -1) for ki in kind)
+        self.I_QK = tuple(qk_of.get(ki, -1) for ki in kind)
+        kinds = cs.kinds
+        # Per holdable kind (action index k).
+        H = [kinds[ki] for ki in cs.holdable]
+        self.K_NAME = tuple(k.name for k in H)
+        self.K_SYMS = tuple(k.symbols for k in H)
+        self.K_POWER = tuple(k.power for k in H)
+        self.K_COST = tuple(k.cost for k in H)
+        self.K_EFFECTS = tuple(k.effects for k in H)
+        self.K_PROF = tuple(profile(k.symbols) for k in H)
+        self.K_PROF2 = tuple(profile(k.symbols, True) for k in H)
+        self.K_IS_CREATURE = tuple(k.type == "creature" for k in H)
+        self.K_VULN = tuple(k.vulnerability for k in H)
+        self.K_STRENGTH = tuple(k.strength for k in H)
+        self.K_GEM = tuple(k.gem for k in H)
+        # Per quest kind (action index q).
+        Qs = [kinds[ki] for ki in cs.quest_kinds]
+        self.Q_NAME = tuple(k.name for k in Qs)
+        self.Q_REGION = tuple(k.region for k in Qs)
+        self.Q_NEEDS = tuple(k.needs for k in Qs)
+        self.Q_NEED_SYMS = tuple(frozenset(s for s, _ in k.needs) for k in Qs)
+        self.Q_POINTS = tuple(k.points for k in Qs)
+        self.Q_REWARD = tuple(k.reward for k in Qs)
+        self.I_IS_RAVEN = tuple(kinds[ki].type == "raven" for ki in kind)
+        self.has_dragon_power = any(k.power == P_DRAGON for k in H)
+
+    def card_name(self, i: int) -> str:
+        return self.cs.kinds[self.I_KIND[i]].name
+
+
+@lru_cache(maxsize=32)
+def get_game(card_set_path: str | None, num_players: int) -> Game:
+    return Game(load_card_set(card_set_path), num_players)
