@@ -94,8 +94,6 @@ def state_from_dict(cls, d: dict):
         raise ValueError("from_dict: key 'pending_rituals' must be empty once the game is over")
     if not terminal and used >= NUM_RITUAL_CARDS:
         raise ValueError("from_dict: key 'terminal' must be true once all 12 ritual cards are drawn")
-    if len(pending) == 1:
-        raise ValueError("from_dict: key 'pending_rituals' cannot hold a single space (it resolves at once)")
 
     history = d["history"]
     if not isinstance(history, list) or len(history) != n:

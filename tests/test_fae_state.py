@@ -193,3 +193,10 @@ def test_two_thousand_random_games_keep_the_invariants():
         w = s.winners()
         assert w and w == sorted(w)
         assert abs(s.returns().sum()) < 1e-9
+
+
+def test_round_trip_with_one_ritual_left_pending():
+    # Regression: after one of two pending rituals is resolved, the last one waits for its own action.
+    s = random_state(2, 31, 2)
+    assert len(s.pending) == 1
+    assert FaeState.from_dict(s.to_dict()).to_dict() == s.to_dict()
