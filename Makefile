@@ -29,3 +29,35 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
+
+# ---------------------------------------------------------------- RLlib (Ray cluster training)
+# ray[rllib] pins its own gymnasium version, so RLlib gets its own environment, .venv-rllib.
+# `make test-rllib` also runs the Fae suite there (env, PettingZoo API), so it keeps working with that gymnasium.
+VENV_RLLIB := .venv-rllib
+RPY := $(VENV_RLLIB)/bin/python
+RSTAMP := $(VENV_RLLIB)/.installed-stamp
+# e.g. make train-rllib RLLIB_ARGS="--address auto --num-env-runners 8"
+RLLIB_ARGS ?=
+
+.PHONY: venv-rllib train-rllib test-rllib clean-rllib
+
+$(RPY):
+	$(PY) -m venv $(VENV_RLLIB)
+	$(RPY) -m pip install -q --upgrade pip
+
+# torch first, pinned to the CPU wheel, so no later resolver step can pull a CUDA build.
+$(RSTAMP): $(RPY) pyproject.toml
+	$(RPY) -m pip install -q "torch==2.13.0"
+	$(RPY) -m pip install -q -e ".[rllib,dev]" --config-settings editable_mode=compat
+	touch $(RSTAMP)
+
+venv-rllib: $(RSTAMP)
+
+test-rllib: $(RSTAMP)
+	$(RPY) -m pytest -q --durations=10 tests/test_rllib.py $(wildcard tests/test_fae_*.py)
+
+train-rllib: $(RSTAMP)
+	$(RPY) -m envs.rllib_backend $(RLLIB_ARGS)
+
+clean-rllib:
+	rm -rf $(VENV_RLLIB)

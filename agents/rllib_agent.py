@@ -1,0 +1,148 @@
+"""A bot that plays a policy trained with the RLlib backend (`envs.rllib_backend`).
+
+    from agents.rllib_agent import RLlibAgent
+    bot = RLlibAgent(path="runs/rllib/fae_2p_seed0/policy.npz")      # numpy only
+    bot = RLlibAgent(path="runs/rllib/fae_2p_seed0/checkpoint")      # an RLlib checkpoint (needs ray, torch)
+    action = bot.act(observation, action_mask)
+
+    python -m agents.arena --game fae --players 2 --import agents.rllib_agent \\
+        --agents rllib:path=runs/rllib/fae_2p_seed0/policy.npz greedy --games 200
+
+Registered as "rllib" for every game when this module is imported (`--import agents.rllib_agent`
+in the arena). Two sources:
+- `policy.npz` (what the backend exports): the actor MLP and action head as numpy arrays, in the
+  file format of `agents.ppo_agent.PolicyWeights` (arrays W0, b0, ... and a JSON header), so
+  playing needs neither Ray nor torch and works in the main environment.
+- an RLlib checkpoint directory (`<run-dir>/checkpoint`, the Algorithm's, or a module's own):
+  the `main` RLModule is loaded with Ray/torch, imported only then, and exported to numpy.
+
+`deterministic=True` (default) plays the most probable legal action; `False` samples from the
+masked policy with the agent's seeded generator.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import register_agent
+
+_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+
+
+class MLPPolicy:
+    """logits = W_k act(... act(x W_0 + b_0) ...) + b_k, numpy float32 (W of shape (in, out))."""
+
+    def __init__(self, weights, activation: str = "tanh", meta: dict | None = None):
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}; got {activation!r}")
+        if not weights:
+            raise ValueError("an MLPPolicy needs at least one layer")
+        self.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
+        for i in range(1, len(self.weights)):
+            if self.weights[i][0].shape[0] != self.weights[i - 1][0].shape[1]:
+                raise ValueError(f"layer {i} takes {self.weights[i][0].shape[0]} inputs but layer {i - 1} "
+                                 f"gives {self.weights[i - 1][0].shape[1]}")
+        self.activation = activation
+        self.meta = dict(meta or {})
+
+    @property
+    def obs_size(self) -> int:
+        return self.weights[0][0].shape[0]
+
+    @property
+    def num_actions(self) -> int:
+        return self.weights[-1][0].shape[1]
+
+    def logits(self, obs) -> np.ndarray:
+        act = _ACTIVATIONS[self.activation]
+        x = np.asarray(obs, dtype=np.float32)
+        for w, b in self.weights[:-1]:
+            x = act(x @ w + b)
+        w, b = self.weights[-1]
+        return x @ w + b
+
+    def save(self, path) -> None:
+        arrays = {}
+        for i, (w, b) in enumerate(self.weights):
+            arrays[f"W{i}"], arrays[f"b{i}"] = w, b
+        header = {"activation": self.activation, "layers": len(self.weights), "meta": self.meta}
+        tmp = f"{path}.tmp"
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path) -> "MLPPolicy":
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no policy file {path} (train with `python -m envs.rllib_backend`, which "
+                                    f"writes <run-dir>/policy.npz)")
+        with np.load(path) as z:
+            if "header" not in z:
+                raise ValueError(f"{path} is not a policy file (no header array)")
+            header = json.loads(bytes(z["header"]).decode())
+            weights = [(z[f"W{i}"], z[f"b{i}"]) for i in range(header["layers"])]
+        return cls(weights, header["activation"], header.get("meta", {}))
+
+
+def load_checkpoint_policy(path, module_id: str = "main") -> MLPPolicy:
+    """The policy of an RLlib checkpoint: an Algorithm checkpoint (`<run-dir>/checkpoint`) or an
+    RLModule's own. Needs ray[rllib] and torch (imported here)."""
+    try:
+        from ray.rllib.core.rl_module.rl_module import RLModule
+    except ImportError as exc:
+        raise ImportError(f"loading an RLlib checkpoint needs ray[rllib] and torch ({exc}); export a policy.npz "
+                          f"with the backend or use .venv-rllib") from exc
+    from envs.rllib_backend import export_policy
+
+    path = Path(path).resolve()
+    # An Algorithm checkpoint, a MultiRLModule's (holding module_id/), or the module's own.
+    candidates = [path / "learner_group" / "learner" / "rl_module" / module_id, path / module_id]
+    if not (path / "learner_group").exists() and not (path / module_id).exists() and path.name == module_id:
+        candidates.append(path)
+    for c in candidates:
+        if (c / "module_state.pkl").exists() or (c / "module_state.pt").exists():
+            return export_policy(RLModule.from_checkpoint(str(c)), {"checkpoint": str(path)})
+    raise FileNotFoundError(f"no RLModule {module_id!r} in checkpoint {path} (looked in {[str(c) for c in candidates]})")
+
+
+class RLlibAgent(Agent):
+    """Plays an RLlib-trained policy from its observation and action mask (no rules state)."""
+
+    name = "rllib"
+
+    def __init__(self, seed: int | None = None, path=None, policy: MLPPolicy | None = None,
+                 deterministic: bool = True, module_id: str = "main"):
+        super().__init__(seed)
+        if policy is None:
+            if path is None:
+                raise ValueError("RLlibAgent needs path=<run-dir>/policy.npz (or an RLlib checkpoint directory) "
+                                 "or policy=MLPPolicy")
+            path = Path(path)
+            policy = load_checkpoint_policy(path, module_id) if path.is_dir() else MLPPolicy.load(path)
+        self.policy = policy
+        self.deterministic = bool(deterministic)
+
+    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+        obs = observation["observation"] if isinstance(observation, dict) else observation
+        obs = np.asarray(obs, dtype=np.float32)
+        mask = np.asarray(action_mask).astype(bool)
+        if obs.shape[-1] != self.policy.obs_size or mask.size != self.policy.num_actions:
+            raise ValueError(f"this policy takes observations of size {self.policy.obs_size} and "
+                             f"{self.policy.num_actions} actions; got {obs.shape[-1]} and {mask.size} (trained on "
+                             f"{self.policy.meta.get('game')} with options {self.policy.meta.get('options')})")
+        if not mask.any():
+            raise ValueError("RLlibAgent.act: the action mask has no legal action")
+        logits = np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf)
+        if self.deterministic:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        return int(self.rng.choice(p.size, p=p))
+
+
+register_agent("*", "rllib", RLlibAgent)
