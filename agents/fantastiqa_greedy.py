@@ -12,6 +12,21 @@ Policy, by decision:
   commits cards its personal quests still need.
 - Payments: the card least useful for its target quest first; CONFIRM as soon as legal.
 - End of turn: discard Peaceful Dragons and cards without symbols it cannot use.
+
+The Abbey (abbey=True):
+- MAIN: when it cannot complete a quest, it explores whenever EXPLORE is legal and its side
+  holds fewer Abbey cards than the largest count any goal line asks for (5 in the STAND-IN set):
+  beyond that, Abbey cards no longer bring a goal line closer.
+- ABBEY_MATCH: discards the matching kind it values least.
+- ABBEY_CHOICE, the documented stop threshold: it STOPs when claiming now meets a goal line, when
+  held + set aside reaches the largest goal-line count, or when CONTINUE is illegal; otherwise it
+  CONTINUEs iff P(match) > n / (n + 1), where n = Abbey cards set aside now and P(match) = the
+  share of the cards that can be flipped next (the face-down deck, or the returned cards when it
+  is empty: a composition every player can track, never its order) whose symbol some hand card
+  shows. That is risk-neutral on Abbey cards: continuing wins one more with probability P and
+  loses the n set aside otherwise (n = 1 needs P > 1/2, n = 2 needs P > 2/3, ...).
+Teams (teams=True): the rules already restrict targets to opponents, and it targets the
+opponent with the most points; it plays for its own seat otherwise (the team sums decide).
 """
 from __future__ import annotations
 
@@ -151,7 +166,7 @@ class FantastiqaGreedyAgent(Agent):
         val = lambda k: self._card_value(s, p, k, need)  # noqa: E731
         hand_kinds = [a - L.hand for a in legal if L.hand <= a < L.commit]
         picks = [a - L.pick for a in legal if L.pick <= a < L.quest]
-        quests = [a - L.quest for a in legal if a >= L.quest]
+        quests = [a - L.quest for a in legal if L.quest <= a < L.quest + L.Q]
         regions = [a - A.REGION for a in legal if A.REGION <= a < A.SPACE]
         seats = [a - A.SEAT for a in legal if A.SEAT <= a < A.HAND]
 
@@ -215,6 +230,12 @@ class FantastiqaGreedyAgent(Agent):
             return min((a for a in legal), key=lambda a: (val((a - L.hand) % L.K), a))
         if ph == A.WARDROBE:
             return legal[0]
+        if ph == A.ABBEY_MATCH:
+            if hand_kinds:
+                return L.hand + min(hand_kinds, key=lambda k: (val(k), k))
+            return legal[0]
+        if ph == A.ABBEY_CHOICE:
+            return L.abbey_continue if self._abbey_continue(s, p, legal) else L.abbey_stop
         if ph == A.END_DISCARD:
             # cycle the deck: keep only cards its quests need (and useful powers)
             keep = self._keep_for_target(s, p)
@@ -226,9 +247,35 @@ class FantastiqaGreedyAgent(Agent):
         return legal[0]
 
     # ------------------------------------------------------------------ decisions
+    @staticmethod
+    def _abbey_want(s):
+        """The largest Abbey-card count a goal line asks for (0 without the Abbey)."""
+        return max(b for _, b in s.goal_lines)
+
+    def _abbey_continue(self, s, p, legal):
+        """The stop threshold of the module docstring: True to continue exploring."""
+        L = s.layout
+        if L.abbey_continue not in legal:
+            return False
+        aside = len(s.abaside)
+        held = s.abbey_held(p)
+        pts = s.side_score(p)
+        if any(pts >= a and held + aside >= b for a, b in s.goal_lines):
+            return False                                # claiming now wins
+        if held + aside >= self._abbey_want(s):
+            return False
+        pool = s.abdeck if s.abdeck else s.abret        # what the next flip comes from
+        if not pool:
+            return False
+        have = set()
+        for i in s.hand[p]:
+            have.update(s.g.K_SYMS[s.g.I_HK[i]])
+        p_match = sum(1 for c in pool if s.g.I_AB_SYM[c] in have) / len(pool)
+        return p_match > aside / (aside + 1)
+
     def _main(self, s, p, legal, hand_kinds, need, val):
         L, g = s.layout, s.g
-        quests = [a - L.quest for a in legal if a >= L.quest]
+        quests = [a - L.quest for a in legal if L.quest <= a < L.quest + L.Q]
         if quests:                                      # complete a quest when it can
             return L.quest + max(quests, key=lambda q: (g.Q_POINTS[q], -q))
         for k in hand_kinds:                            # cheap, always-good powers
@@ -242,6 +289,8 @@ class FantastiqaGreedyAgent(Agent):
         if A.RESHUFFLE in legal and len(s.discard[p]) >= 2 * len(s.deck[p]) + 6:
             return A.RESHUFFLE                          # bring bought and subdued cards back
         if not s.action_used:
+            if L.abbey and L.explore in legal and s.abbey_held(p) < self._abbey_want(s):
+                return L.explore                        # the Abbey (module docstring)
             dragons = self._dragons_owned(s, p)
             if dragons >= 2 and s.gems[p] >= 2 and A.VISIT_STATUE in legal:
                 self._plan = "release"

@@ -9,6 +9,18 @@ the same process, median of 3 interleaved runs each.
 Completion: seeds 0..199, players 2, 3, 4 cycled (seed % 3): uniform-random play for every seat
 (setup included) capped at 50,000 steps, and greedy vs greedy capped at 100 turns per player;
 share ending by the rules, mean and p95 steps and turns per player, and how games ended.
+
+The Abbey and teams (issue 7), `--abbey` (or `--only-abbey` to skip the base-game tables):
+- uniform random with abbey=True, seeds 0..199, 2-4 players cycled, cap 50,000 steps (target:
+  >= 90% end by the rules), and with teams=True (4 players; abbey off and on);
+- greedy vs greedy with abbey=True (2-4 players), with how the winners won: an Abbey goal line
+  (a line asking for Abbey cards, met without reaching the plain quest goal), quest points alone
+  (the line with 0 Abbey cards), or the creature deck running out;
+- `--arena N`: greedy vs random, 2 players, abbey=True, N duplicate games (each deal played in
+  both seat orders; the arena's `schedule`, seed 0) straight on the core with the semantics of
+  `agents.match.play_game`: the greedy bot's win share with its Wilson 95% interval and the share
+  of its wins by an Abbey line vs by quest points. (`python -m agents.arena --game fantastiqa
+  --option abbey=true` measures the same through the env once the env registers the option.)
 """
 from __future__ import annotations
 
@@ -78,9 +90,9 @@ def speed_table(seconds: float) -> None:
     print(f"runs: core {[round(x) for x in core]}, connect_four {[round(x) for x in c4]}")
 
 
-def play_random(seed: int, cap: int):
-    n = 2 + seed % 3
-    s = FantastiqaState.new(n, seed=seed)
+def play_random(seed: int, cap: int, **opts):
+    n = 4 if opts.get("teams") else 2 + seed % 3
+    s = FantastiqaState.new(n, seed=seed, **opts)
     rng = np.random.default_rng(seed)
     steps = 0
     while not s.is_terminal() and steps < cap:
@@ -90,9 +102,9 @@ def play_random(seed: int, cap: int):
     return s, steps
 
 
-def play_greedy(seed: int, turn_cap: int):
-    n = 2 + seed % 3
-    s = FantastiqaState.new(n, seed=seed)
+def play_greedy(seed: int, turn_cap: int, **opts):
+    n = 4 if opts.get("teams") else 2 + seed % 3
+    s = FantastiqaState.new(n, seed=seed, **opts)
     agents = [FantastiqaGreedyAgent(seed * 10 + i) for i in range(n)]
     mask = np.zeros(s.num_actions, dtype=bool)
     steps = 0
@@ -105,15 +117,26 @@ def play_greedy(seed: int, turn_cap: int):
     return s, steps
 
 
-def completion(name: str, games: int, play, cap) -> None:
+def how_won(s) -> str:
+    """'abbey line', 'quest points' or 'creature deck' (or 'cap' when unfinished)."""
+    if not s.is_terminal():
+        return "cap"
+    if s.end_reason != "goal":
+        return "creature deck"
+    lines = s.goal_lines_met(s.winners()[0])
+    return "quest points" if any(s.goal_lines[j][1] == 0 for j in lines) else "abbey line"
+
+
+def completion(name: str, games: int, play, cap, **opts) -> None:
     steps, turns, ends = [], [], Counter()
-    seat0 = Counter()
+    seat0, won = Counter(), Counter()
     t0 = time.perf_counter()
     for seed in range(games):
-        s, k = play(seed, cap)
+        s, k = play(seed, cap, **opts)
         steps.append(k)
         turns.append(s.turns / s.n)
         ends[s.end_reason or "cap"] += 1
+        won[how_won(s)] += 1
         if s.n == 2 and s.is_terminal():
             seat0["games"] += 1
             seat0["wins"] += 0 in s.winners()
@@ -123,8 +146,57 @@ def completion(name: str, games: int, play, cap) -> None:
     print(f"  steps: mean {np.mean(steps):,.0f}  p95 {np.percentile(steps, 95):,.0f}")
     print(f"  turns per player: mean {np.mean(turns):.1f}  p95 {np.percentile(turns, 95):.1f}")
     print(f"  endings: {dict(ends)}")
+    if opts.get("abbey"):
+        print(f"  how the game was won: {dict(won)}")
     if seat0["games"]:
         print(f"  2-player games: seat 0 won {seat0['wins']}/{seat0['games']}")
+
+
+class _CoreSpec:
+    """The part of a GameSpec that agents.match.play_game uses, straight on the core."""
+    name = "fantastiqa"
+
+    @staticmethod
+    def new_state(num_players, seed=None, **opts):
+        return FantastiqaState.new(num_players, seed=seed, **opts)
+
+    @staticmethod
+    def action_mask(state, seat):
+        m = np.zeros(state.num_actions, dtype=np.int8)
+        m[state.legal_actions()] = 1
+        return m
+
+    @staticmethod
+    def observe(state, seat):
+        return None
+
+
+def arena_abbey(games: int) -> None:
+    from agents.arena import schedule, wilson_interval
+    from agents.base import RandomAgent
+    from agents.match import play_game
+    t0 = time.perf_counter()
+    wins, won, steps = 0.0, Counter(), []
+    for task in schedule(2, games, seed=0, deals="duplicate"):
+        bots = [FantastiqaGreedyAgent() if j == 0 else RandomAgent() for j in task["seats"]]
+        res = play_game(_CoreSpec, bots, seed=task["seed"], agent_seeds=task["agent_seeds"],
+                        rule_options={"abbey": True}, max_steps=200_000)
+        s = res.final_state
+        g_seat = task["seats"].index(0)
+        steps.append(res.steps)
+        if g_seat in res.winners:
+            wins += 1 / len(res.winners)
+            won[how_won(s)] += 1
+        elif not res.winners:
+            won["unfinished"] += 1
+    n = len(steps)
+    lo, hi = wilson_interval(wins, n)
+    print(f"\narena (core loop, play_game semantics): greedy vs random, 2 players, abbey=True, "
+          f"{n} duplicate games ({time.perf_counter() - t0:.0f} s)")
+    print(f"  greedy win share {wins / n:.3f}, Wilson 95% [{lo:.3f}, {hi:.3f}]")
+    tot = sum(v for k, v in won.items() if k != "unfinished") or 1
+    print(f"  greedy wins by: " + ", ".join(f"{k} {v} ({100 * v / tot:.0f}%)" for k, v in sorted(won.items())))
+    print(f"  steps per game: mean {np.mean(steps):,.0f}  p95 {np.percentile(steps, 95):,.0f}")
 
 
 def main():
@@ -132,12 +204,29 @@ def main():
     ap.add_argument("--quick", action="store_true", help="1 s speed runs, 30 games")
     ap.add_argument("--games", type=int, default=None)
     ap.add_argument("--seconds", type=float, default=None)
+    ap.add_argument("--abbey", action="store_true", help="also the Abbey / teams tables")
+    ap.add_argument("--only-abbey", action="store_true", help="only the Abbey / teams tables")
+    ap.add_argument("--arena", type=int, default=0, metavar="N",
+                    help="greedy vs random with the Abbey, N duplicate games (400 for the target)")
     args = ap.parse_args()
     games = args.games or (30 if args.quick else 200)
     seconds = args.seconds or (1.0 if args.quick else 5.0)
-    speed_table(seconds)
-    completion("uniform random, cap 50,000 steps", games, play_random, 50_000)
-    completion("greedy vs greedy, cap 100 turns per player", games, play_greedy, 100)
+    if not args.only_abbey:
+        speed_table(seconds)
+        completion("uniform random, cap 50,000 steps", games, play_random, 50_000)
+        completion("greedy vs greedy, cap 100 turns per player", games, play_greedy, 100)
+    if args.abbey or args.only_abbey:
+        completion("abbey=True, uniform random, cap 50,000 steps", games, play_random, 50_000, abbey=True)
+        completion("abbey=True, greedy vs greedy, cap 100 turns per player", games, play_greedy, 100,
+                   abbey=True)
+        completion("teams=True (4 players), uniform random, cap 50,000 steps", games, play_random,
+                   50_000, teams=True)
+        completion("teams=True, abbey=True, uniform random, cap 50,000 steps", games, play_random,
+                   50_000, teams=True, abbey=True)
+        completion("teams=True, abbey=True, greedy, cap 100 turns per player", games, play_greedy, 100,
+                   teams=True, abbey=True)
+    if args.arena:
+        arena_abbey(args.arena)
 
 
 if __name__ == "__main__":

@@ -40,11 +40,20 @@ kinds (indices into CardSet.quest_kinds, Q of them), so the table size is 30 + 3
     30 + 3K + q (Q)     QUEST q           quest kind q: SETUP_QUEST (starting quest); MAIN
                                           (complete it, turn action C); CHEST (keep it);
                                           COMMIT_TARGET / WITHDRAW_FROM (the quest)
+  Only with the Abbey (option abbey=True; the table is then 3 longer: 408 for the STAND-IN set):
+    30 + 3K + Q         EXPLORE           MAIN: explore the Abbey (the turn action C, Q-B2); then
+                                          ABBEY_MATCH: HAND k discards a hand card of kind k that
+                                          matches the face-up Abbey card (Q-B3); CANCEL before
+                                          the first match
+    30 + 3K + Q + 1     ABBEY_STOP        ABBEY_CHOICE: stop, claiming what is set aside (Q-B4)
+    30 + 3K + Q + 2     ABBEY_CONTINUE    ABBEY_CHOICE: flip the next Abbey card (Q-B4); with no
+                                          matching hand card the exploration fails at once
 
 Free actions sit one level down (MAIN -> FREE_ACTION -> the free action), so that MAIN lists
 only END, the turn actions and FREE_ACTION: a uniform-random player then reaches its turn action
 far more often, and random games end by the rules (see benchmarks/bench_fantastiqa_core.py).
-Later issues append their actions after the QUEST range (the Abbey), so ids above stay stable.
+The Abbey's actions come after the QUEST range, so every id above is the same with and without
+the Abbey (and `abbey=False` keeps the 405-action table). The team variant adds no actions.
 """
 from __future__ import annotations
 
@@ -60,24 +69,34 @@ FIXED_NAMES = ("DONE", "CONFIRM", "CANCEL", "ADVENTURE", "VISIT_STATUE", "FREE_A
 PHASES = ("SETUP_QUEST", "SETUP_ARTIFACT", "SETUP_PLACE", "MAIN", "FREE_MENU", "ADV_MOVE", "ADV_PAY", "BUY",
           "CHEST", "RELEASE", "QUEST_PAY", "MOVE_DEST", "TARGET_SEAT", "STATUE_OPTION",
           "COMMIT_TARGET", "WITHDRAW_FROM", "GLASS", "BELL", "BREW_CARD", "WARDROBE",
-          "END_DISCARD", "TERMINAL")
+          "END_DISCARD", "TERMINAL", "ABBEY_MATCH", "ABBEY_CHOICE")
+# The Abbey's decisions (abbey=True only) are appended after TERMINAL so the other indices stay.
+ABBEY_PHASES = ("ABBEY_MATCH", "ABBEY_CHOICE")
 (SETUP_QUEST, SETUP_ARTIFACT, SETUP_PLACE, MAIN, FREE_MENU, ADV_MOVE, ADV_PAY, BUY, CHEST, RELEASE,
  QUEST_PAY, MOVE_DEST, TARGET_SEAT, STATUE_OPTION, COMMIT_TARGET, WITHDRAW_FROM, GLASS, BELL,
- BREW_CARD, WARDROBE, END_DISCARD, TERMINAL) = range(len(PHASES))
+ BREW_CARD, WARDROBE, END_DISCARD, TERMINAL, ABBEY_MATCH, ABBEY_CHOICE) = range(len(PHASES))
+ABBEY_NAMES = ("EXPLORE", "ABBEY_STOP", "ABBEY_CONTINUE")
 
 
 class ActionLayout:
-    """Offsets of the card-dependent ranges for a card set with K card kinds and Q quest kinds."""
+    """Offsets of the card-dependent ranges for a card set with K card kinds and Q quest kinds;
+    with `abbey=True` the three Abbey actions follow the QUEST range (`explore`, `abbey_stop`,
+    `abbey_continue` are set either way, but count in `n` only with the Abbey)."""
 
-    __slots__ = ("K", "Q", "hand", "commit", "pick", "quest", "n")
+    __slots__ = ("K", "Q", "hand", "commit", "pick", "quest", "n", "abbey", "explore",
+                 "abbey_stop", "abbey_continue")
 
-    def __init__(self, num_card_kinds: int, num_quest_kinds: int):
+    def __init__(self, num_card_kinds: int, num_quest_kinds: int, abbey: bool = False):
         self.K, self.Q = num_card_kinds, num_quest_kinds
         self.hand = HAND
         self.commit = HAND + self.K
         self.pick = HAND + 2 * self.K
         self.quest = HAND + 3 * self.K
-        self.n = self.quest + self.Q
+        self.abbey = bool(abbey)
+        self.explore = self.quest + self.Q
+        self.abbey_stop = self.explore + 1
+        self.abbey_continue = self.explore + 2
+        self.n = self.quest + self.Q + (3 if self.abbey else 0)
 
     def ranges(self) -> dict:
         """name -> (first id, count), for documentation and env code."""
@@ -89,7 +108,9 @@ class ActionLayout:
                 "CARPET": (CARPET, 1), "RESHUFFLE": (RESHUFFLE, 1), "MARK": (MARK, 2),
                 "REGION": (REGION, 6), "SPACE": (SPACE, 7), "SEAT": (SEAT, 4),
                 "HAND": (self.hand, self.K), "COMMIT": (self.commit, self.K),
-                "PICK": (self.pick, self.K), "QUEST": (self.quest, self.Q)}
+                "PICK": (self.pick, self.K), "QUEST": (self.quest, self.Q),
+                **({"EXPLORE": (self.explore, 1), "ABBEY_STOP": (self.abbey_stop, 1),
+                    "ABBEY_CONTINUE": (self.abbey_continue, 1)} if self.abbey else {})}
 
     def decode(self, a: int) -> tuple[str, int]:
         """(range name, index within the range); ('INVALID', a) when out of range."""
@@ -103,4 +124,4 @@ class ActionLayout:
                                 ("QUEST", (self.quest, self.Q))):
             if a < lo + cnt:
                 return name, a - lo
-        return "INVALID", a  # unreachable
+        return ABBEY_NAMES[a - self.explore], 0

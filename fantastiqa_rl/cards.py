@@ -7,7 +7,8 @@ A card file (TOML, or JSON with the same structure) holds:
     [goals]                           # Q-S1: quest points to win, per length and player count
     short = { 2 = 9, 3 = 8, 4 = 7 }
     long  = { 2 = 11, 3 = 10, 4 = 9 }
-    [abbey_goals.short]               # Q-B1 (next issue): lines of [quest points, Abbey cards]
+    [abbey_goals.short]               # Q-B1 (abbey=True): lines of [quest points, Abbey cards];
+                                      # meeting any one line wins (and [abbey_goals.long])
     2 = [[9, 0], [8, 3], [7, 5]]
     [supply]                          # general supply at setup (players' start tokens come from it)
     gems = 80; carpets = 24; reshuffles = 24; bonus_tokens = 12
@@ -25,7 +26,8 @@ Card types and their fields (`copies` defaults to 1):
 - artifact / start_artifact: `cost`, `effects` (list of effect strings, vocabulary below).
 - quest / start_quest: `region` (region name), `needs` (table symbol -> count), `points`,
   `reward` (table with any of gems, carpets, reshuffles).
-- abbey: `symbol`, `reward`, `draw` (next issue).
+- abbey: `symbol` (to match, Q-B3), `reward` (table like a quest's), `draw` (cards the explorer
+  draws); the Abbey deck of the option abbey=True (Q-B1). Without the option they stay boxed.
 
 `symbols` is a list: one symbol, two equal symbols (a "double" card) or two different symbols
 (a Curious Companion: gives one of them, payer's choice). Powers: FLY, KEY, PLUS_STATUE, GEM,

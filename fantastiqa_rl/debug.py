@@ -15,6 +15,7 @@ def zones(s: FantastiqaState) -> dict:
         "offer_quests": s.offer_q, "offer_artifacts": s.offer_a, "adventure": s.adv,
         "pay": s.pay, "revealed": s.revealed, "in_play": s.in_play,
         "release_from_discard": s.sel_discard,
+        "abbey_deck": s.abdeck, "abbey_returned": s.abret, "abbey_aside": s.abaside,
     }
     for p in range(s.n):
         for f in ("deck", "hand", "discard", "quests", "completed", "abbey"):
@@ -34,15 +35,27 @@ def check_conservation(s: FantastiqaState) -> None:
     extra = [i for i in seen if not 0 <= i < s.g.num_instances]
     assert not dup and not missing and not extra, f"cards: dup {dup} missing {missing} extra {extra}"
     sup = s.g.cs.supply
-    assert s.sup_gems + sum(s.gems) + sum(s.board_gems) == sup["gems"], "gems not conserved"
-    assert s.sup_carpets + sum(s.carpets) == sup["carpets"], "carpets not conserved"
-    assert s.sup_reshuffles + sum(s.reshuffles) == sup["reshuffles"], "reshuffle tokens not conserved"
+    r = s.abreward                                  # rewards set aside in an Abbey exploration
+    assert s.sup_gems + sum(s.gems) + sum(s.board_gems) + r[0] == sup["gems"], "gems not conserved"
+    assert s.sup_carpets + sum(s.carpets) + r[1] == sup["carpets"], "carpets not conserved"
+    assert s.sup_reshuffles + sum(s.reshuffles) + r[2] == sup["reshuffles"], "reshuffle tokens not conserved"
     assert s.sup_bonus + sum(s.open_bonus) + sum(s.bonus) == sup["bonus_tokens"], "bonus tokens"
     assert min([s.sup_gems, s.sup_carpets, s.sup_reshuffles, s.sup_bonus] + s.gems + s.carpets
                + s.reshuffles) >= 0, "negative counter"
+    assert min(r) >= 0, "negative Abbey reward"
     for p in range(s.n):
         for q in s.committed[p]:
             assert q in s.quests[p] or q == s.token[p], f"seat {p} commits to {q} it cannot hold"
+    if s.opts["abbey"]:                             # Q-B5 cap; set-aside cards only while exploring
+        from fantastiqa_rl import actions as A
+        from fantastiqa_rl.state import ABBEY_CAP
+        for p in range(s.n):
+            assert s.abbey_held(p) <= ABBEY_CAP, f"seat {p}'s side holds more than {ABBEY_CAP} Abbey cards"
+        if s.phase not in (A.ABBEY_MATCH, A.ABBEY_CHOICE):
+            assert not s.abaside and not any(r), "Abbey cards or rewards set aside outside an exploration"
+            assert s.abdeck or not s.abret, "returned Abbey cards left under an empty deck (Q-B5)"
+        if s.phase in (A.ABBEY_MATCH, A.ABBEY_CHOICE):
+            assert s.abbey_held(s.cur) + len(s.abaside) <= ABBEY_CAP, "held + set aside above the cap"
 
 
 def instances_of(s: FantastiqaState, name: str) -> list:
@@ -71,6 +84,18 @@ def move_card(s: FantastiqaState, name: str, dest: list, exclude=()) -> int:
                 s._legal = None
                 return i
     raise KeyError(f"no movable instance of {name!r}")
+
+
+def set_abbey_deck(s: FantastiqaState, names: list, returned: list = ()) -> None:
+    """Arrange the Abbey: `names` become the face-down deck (names[-1] on top, face up), `returned`
+    the face-up returned cards under it; every other Abbey card goes to the box."""
+    s.box += s.abdeck + s.abret
+    s.abdeck, s.abret = [], []
+    for nm in names:
+        move_card(s, nm, s.abdeck)
+    for nm in returned:
+        move_card(s, nm, s.abret)
+    s._legal = None
 
 
 def set_hand(s: FantastiqaState, p: int, names: list) -> None:

@@ -13,9 +13,9 @@ class Game:
     """Card instances are numbered 0..M-1 in card-file order (per-player cards seat by seat, then
     a kind's supply copies). Tables are tuples indexed by instance or by kind; never mutated."""
 
-    def __init__(self, cs: CardSet, num_players: int):
+    def __init__(self, cs: CardSet, num_players: int, abbey: bool = False):
         self.cs, self.n = cs, num_players
-        self.layout = ActionLayout(cs.num_card_kinds, cs.num_quest_kinds)
+        self.layout = ActionLayout(cs.num_card_kinds, cs.num_quest_kinds, abbey)
         hk_of = {ki: j for j, ki in enumerate(cs.holdable)}
         qk_of = {ki: j for j, ki in enumerate(cs.quest_kinds)}
         kind, owner = [], []
@@ -73,6 +73,10 @@ class Game:
         self.Q_POINTS = tuple(k.points for k in Qs)
         self.Q_REWARD = tuple(k.reward for k in Qs)
         self.I_IS_RAVEN = tuple(kinds[ki].type == "raven" for ki in kind)
+        # Per instance, Abbey cards only (-1 / None elsewhere): symbol to match, reward, draw.
+        self.I_AB_SYM = tuple(kinds[ki].symbol if kinds[ki].type == "abbey" else -1 for ki in kind)
+        self.I_AB_REWARD = tuple(kinds[ki].reward if kinds[ki].type == "abbey" else None for ki in kind)
+        self.I_AB_DRAW = tuple(kinds[ki].draw if kinds[ki].type == "abbey" else 0 for ki in kind)
         self.has_dragon_power = any(k.power == P_DRAGON for k in H)
 
     def card_name(self, i: int) -> str:
@@ -80,5 +84,6 @@ class Game:
 
 
 @lru_cache(maxsize=32)
-def get_game(card_set_path: str | None, num_players: int) -> Game:
-    return Game(load_card_set(card_set_path), num_players)
+def get_game(card_set_path: str | None, num_players: int, abbey: bool = False) -> Game:
+    """The shared tables; `abbey=True` only changes the action layout (3 Abbey actions)."""
+    return Game(load_card_set(card_set_path), num_players, bool(abbey))

@@ -1,9 +1,11 @@
 """FantastiqaState: the rules core of Fantastiqa (base game), pure Python + numpy.
 
-Implements ../shared/rules/fantastiqa.md except the Abbey (Q-B) and team (Q-TM) rules.
+Implements ../shared/rules/fantastiqa.md: the base game, the Abandoned Abbey expansion (Q-B,
+option `abbey=True`) and the team variant (Q-TM, option `teams=True`).
 Every choice is one step of the deciding player in one flat action space (see
 `fantastiqa_rl.actions` for the action table: ids, ranges and what they mean per decision;
-its size is `FantastiqaState.num_actions_for(card_set)`, 405 for the STAND-IN set). The
+its size is `FantastiqaState.num_actions_for(card_set, abbey)`, 405 for the STAND-IN set, 408
+with the Abbey). The
 decision in progress is `state.phase` / `state.phase_name` (one of `actions.PHASES`).
 
 Layers: `cards.py` (card file format, loader, validation) -> `game.py` (static per-game card
@@ -25,12 +27,14 @@ Options (keyword arguments of `new`; a bad value raises ValueError naming the al
     card_use         "symbol_or_power" (default, ASSUMED) | "both": a card played for its
                      power stays in hand for its symbols and is discarded at end of turn  Q-F1
     draw_rule        "up_to_5" (default, ASSUMED) | "draw_5"                              Q-T1
-    abbey, teams     False only (issue 7); True raises NotImplementedError
+    abbey            False (default) | True: the Abandoned Abbey expansion (Q-B1..Q-B5)
+    teams            False (default) | True: the team variant, 4 players only (Q-TM1..Q-TM4)
 
 Chance sources. `np.random.SeedSequence(seed).spawn(10)` gives, in this order:
     0 setup (board deal: regions and statues to positions; starting-quest shuffle, Q-S5)
     1 creature deck (section shuffles, Raven insertion)   2..5 personal deck of seat 0..3
-    6 Artifact Tower deck   7 Beast Bazaar deck   8 quest deck (Quest Chest)   9 Abbey (reserved)
+    6 Artifact Tower deck   7 Beast Bazaar deck   8 quest deck (Quest Chest)
+    9 Abbey deck (setup shuffle and every reshuffle of returned cards; never drawn without abbey)
 Each source only ever draws from its own generator, so a deal does not depend on the choices.
 
 ASSUMED rules and engine readings (besides the options above):
@@ -57,6 +61,41 @@ ASSUMED rules and engine readings (besides the options above):
 - Returns: k winners of N get +1/k, losers -1/(N-k); if everyone wins, all get 0.
 - Q-E2 tie-break (Q-E4): final score, then completed quests, then gems, then a shared win.
 
+The Abandoned Abbey (abbey=True), engine readings (ASSUMED where the spec is silent):
+- `goal_lines` (from the card file's abbey_goals, for the player count, or the 2-player lines with
+  teams) replace the goal: a player (team) wins at once when its quest points and Abbey cards
+  meet any line (Q-B1, Q-E1); checked after every quest and every claim. `goal` stays the plain
+  quest goal of the card file. Without the Abbey, `goal_lines` is ((goal, 0),).
+- Exploring (EXPLORE, the turn action C, Q-B2) is offered only at board positions 5, 2, 3, 4,
+  with the action unused, fewer than 7 Abbey cards held (by the team with teams), and a hand card
+  matching the face-up top card (so it cannot fail before the first match). ABBEY_MATCH: choose
+  the hand kind to discard (CANCEL is legal before the first match only; afterwards the action
+  is spent). The matched card goes to the discard pile, the Abbey card to the set-aside zone, its
+  reward from the supply into the set-aside reward (Q-X1: what the supply has), then the
+  explorer draws the card's `draw` into hand (Q-X1 reshuffles apply) (Q-B3).
+- ABBEY_CHOICE (Q-B4) is decided with the next Abbey card FACE DOWN (ASSUMED: "flip the next
+  card" means it is unseen until you continue). ABBEY_STOP claims; ABBEY_CONTINUE (legal while
+  held + set aside < 7 and a card is left to flip) flips it, and with no matching hand card the
+  exploration fails at once, automatically: rewards back to the supply, the set-aside Abbey
+  cards face up under the deck (`abbey_returned`, in set-aside order).
+- Q-B5: the deck is `abbey_deck` (face down, top LAST; its top is face up except while the
+  explorer decides ABBEY_CHOICE) above `abbey_returned` (face up). Whenever the face-down part is
+  empty and a card must be flipped (continuing, or after an exploration), all returned cards are
+  shuffled (chance source 9) into a new face-down deck. With no Abbey card left there, EXPLORE is
+  not offered.
+- Abbey cards do not count in final scores (Q-E2/Q-E3) nor in the tie-break.
+
+Team variant (teams=True, num_players=4 only):
+- Seats 0+2 play 1+3 (Q-TM1); turns keep seat order. The goal (or the goal lines) is the
+  2-player one; scores and Abbey cards are summed per team for the goal and the 7-card cap; a
+  team whose sum reaches the goal wins at once (both seats are winners) (Q-TM2).
+- On a creature-deck end the team keys (summed final scores, then summed completed quests, then
+  summed gems) decide; a tie of the teams is a shared win (Q-TM2, Q-E4).
+- DRAGON, the Peaceful Dragon card, Bitter Brew and Rogue's Purse target opponents only (Q-TM3).
+- Both seats of the winning team are winners, so `returns()` gives partners identical values:
+  +1/2 each winner, -1/2 each loser (Q-TM4). `partner(p)`, `team_of(p)` and `team(p)` give the
+  structure; a partner's hand is never shown to the other partner (observation).
+
 State dict (`to_dict`, JSON-safe, exact round trip). Cards are instance ids; `card_name(i)`.
     version, card_set, num_players, options, goal, phase, current, turns, winners, end_reason,
     region_at[6], statue_at[6], board[7] (-1 empty), board_gems[7], creature_deck, artifact_deck,
@@ -68,6 +107,9 @@ State dict (`to_dict`, JSON-safe, exact round trip). Cards are instance ids; `ca
     prev, adventure, pay (cards chosen to pay, or to release from hand), target, revealed,
     count, key, effects, in_play, release_from_discard, reason, ret},
     rng[10] (bit_generator.state of each chance source)
+  and only with abbey=True: abbey_deck (top LAST), abbey_returned, and in `turn`: abbey_aside
+  (Abbey cards set aside in the current exploration), abbey_reward [gems, carpets, reshuffles]
+  set aside with them. (Without the Abbey these keys are absent and the dict is unchanged.)
 """
 from __future__ import annotations
 
@@ -77,9 +119,9 @@ import numpy as np
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.board import (BAZAAR, CHEST, NEIGHBOURS, NUM_POSITIONS, P_DRAGON, P_EFFECT,
-                                 P_FLY, P_GEM, P_KEY, P_NONE, P_PEACEFUL, P_PLUS, REGIONS,
-                                 STATUES, SYMBOLS, TOWER)
+from fantastiqa_rl.board import (BAZAAR, CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, P_DRAGON,
+                                 P_EFFECT, P_FLY, P_GEM, P_KEY, P_NONE, P_PEACEFUL, P_PLUS,
+                                 REGIONS, STATUES, SYMBOLS, TOWER)
 from fantastiqa_rl.game import get_game
 from fantastiqa_rl.payment import can_meet, offered_kinds
 
@@ -89,14 +131,15 @@ OPTIONS = {
     "bought_to": ("discard", "hand"),
     "card_use": ("symbol_or_power", "both"),
     "draw_rule": ("up_to_5", "draw_5"),
-    "abbey": (False,),
-    "teams": (False,),
+    "abbey": (False, True),
+    "teams": (False, True),
 }
 DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
 NUM_CHANCE_SOURCES = 10
 RNG_SETUP, RNG_CREATURE, RNG_SEAT0, RNG_TOWER, RNG_BAZAAR, RNG_QUEST, RNG_ABBEY = 0, 1, 2, 6, 7, 8, 9
 STATUE_RNG = {TOWER: RNG_TOWER, BAZAAR: RNG_BAZAAR, CHEST: RNG_QUEST}
 HAND_SIZE = 5
+ABBEY_CAP = 7                    # Q-B5: Abbey cards per player (or team)
 # TARGET_SEAT reasons
 R_PEACEFUL, R_DRAGON, R_BREW = 0, 1, 2
 
@@ -107,7 +150,7 @@ _SCALARS = ("phase", "cur", "turns", "action_used", "plus", "visited", "prev", "
 _LISTS = ("board", "board_gems", "cdeck", "adeck", "bdeck", "qdeck", "open_q", "open_bonus",
           "dragons", "box", "scores", "bonus", "gems", "carpets", "reshuffles", "position",
           "token", "offer_q", "offer_a", "boosted", "powered", "adv", "pay", "revealed",
-          "effects", "in_play", "sel_discard")
+          "effects", "in_play", "sel_discard", "abdeck", "abret", "abaside", "abreward")
 _NESTED = ("deck", "hand", "discard", "quests", "completed", "abbey")
 
 
@@ -116,8 +159,6 @@ def _check_options(opts: dict) -> dict:
     for k, v in opts.items():
         if k not in OPTIONS:
             raise ValueError(f"unknown rule option {k!r}; allowed options: {sorted(OPTIONS)}")
-        if k in ("abbey", "teams") and v is True:
-            raise NotImplementedError(f"option {k}=True is not implemented yet (issue 7)")
         if v not in OPTIONS[k] or type(v) is not type(OPTIONS[k][0]):
             raise ValueError(f"bad value {v!r} for option {k!r}; allowed values: {list(OPTIONS[k])}")
         out[k] = v
@@ -129,9 +170,10 @@ class FantastiqaState:
 
     # ------------------------------------------------------------------ construction
     @staticmethod
-    def num_actions_for(card_set: str | None = None) -> int:
-        """Size of the flat action space for a card file (None: the STAND-IN set)."""
-        return get_game(card_set, 2).layout.n
+    def num_actions_for(card_set: str | None = None, abbey: bool = False) -> int:
+        """Size of the flat action space for a card file (None: the STAND-IN set); the Abbey
+        adds 3 actions after the QUEST range."""
+        return get_game(card_set, 2, bool(abbey)).layout.n
 
     @classmethod
     def new(cls, num_players: int = 2, seed=None, goal: str = "short", card_set: str | None = None,
@@ -143,13 +185,20 @@ class FantastiqaState:
         if card_set is not None and not isinstance(card_set, str):
             raise ValueError(f"bad card_set {card_set!r}; allowed values: None or a file path")
         opts = _check_options(rule_options)
+        if opts["teams"] and num_players != 4:
+            raise ValueError(f"bad num_players {num_players!r} for teams=True; allowed values: [4]")
         if card_set is not None:
             card_set = os.path.abspath(card_set)     # to_dict stays valid from any directory
-        g = get_game(card_set, num_players)
+        g = get_game(card_set, num_players, opts["abbey"])
+        if opts["abbey"] and not g.abbey:
+            raise ValueError(f"abbey=True needs Abbey cards (type 'abbey'); card file {g.cs.path} has none")
         s = cls.__new__(cls)
         s.g, s.n, s.opts = g, num_players, opts
         s.card_set = card_set
-        s.goal = g.cs.goals[goal][num_players]
+        gp = 2 if opts["teams"] else num_players    # Q-TM2: the 2-player goal
+        s.goal = g.cs.goals[goal][gp]
+        s.goal_lines = tuple(tuple(x) for x in g.cs.abbey_goals[goal][gp]) if opts["abbey"] \
+            else ((s.goal, 0),)
         s.goal_name = goal
         s._rngs = [np.random.Generator(np.random.PCG64(ss))
                    for ss in np.random.SeedSequence(seed).spawn(NUM_CHANCE_SOURCES)]
@@ -179,7 +228,13 @@ class FantastiqaState:
         self.sup_gems, self.sup_carpets = sup["gems"], sup["carpets"]
         self.sup_reshuffles, self.sup_bonus = sup["reshuffles"], sup["bonus_tokens"]
         self.dragons = list(g.dragon_supply)
-        self.box = list(g.box) + list(g.abbey)      # abbey=False: the Abbey cards stay boxed
+        self.abdeck, self.abret, self.abaside, self.abreward = [], [], [], [0, 0, 0]
+        if self.opts["abbey"]:                      # Q-B1: the Abbey deck, top card face up
+            self.box = list(g.box)
+            self.abdeck = list(g.abbey)
+            self._rng(RNG_ABBEY).shuffle(self.abdeck)
+        else:
+            self.box = list(g.box) + list(g.abbey)  # abbey=False: the Abbey cards stay boxed
         self.deck = [[] for _ in range(n)]
         self.hand = [list(g.start_cards[p]) for p in range(n)]   # held aside until Q-S6
         self.discard = [[] for _ in range(n)]
@@ -263,6 +318,47 @@ class FantastiqaState:
             r[:] = -1.0 / (self.n - len(w))
             r[list(w)] = 1.0 / len(w)
         return r
+
+    # ------------------------------------------------------------------ teams, Abbey, goal
+    @property
+    def teams(self) -> bool:
+        return self.opts["teams"]
+
+    def team_of(self, p: int) -> int:
+        """Team index of seat p (0: seats 0+2, 1: seats 1+3); without teams, p itself."""
+        return p % 2 if self.opts["teams"] else p
+
+    def team(self, p: int) -> list:
+        """Seats on p's side (Q-TM1): [p] without teams."""
+        return [p % 2, p % 2 + 2] if self.opts["teams"] else [p]
+
+    def partner(self, p: int) -> int:
+        """p's partner seat, or -1 without teams."""
+        return (p + 2) % 4 if self.opts["teams"] else -1
+
+    def is_opponent(self, p: int, o: int) -> bool:
+        """Q-TM3: o may be targeted by p (never p itself, never p's partner)."""
+        return o != p and not (self.opts["teams"] and (o - p) % 2 == 0)
+
+    def abbey_held(self, p: int) -> int:
+        """Abbey cards held by p's side (summed per team, Q-TM2), toward the goal and the cap."""
+        return sum(len(self.abbey[q]) for q in self.team(p))
+
+    def side_score(self, p: int) -> int:
+        """Quest points of p's side (summed per team)."""
+        return sum(self.scores[q] for q in self.team(p))
+
+    def goal_lines_met(self, p: int) -> list:
+        """Indices of the goal lines (points, Abbey cards) p's side meets now."""
+        pts, ab = self.side_score(p), self.abbey_held(p)
+        return [j for j, (a, b) in enumerate(self.goal_lines) if pts >= a and ab >= b]
+
+    def abbey_top(self) -> int:
+        """The face-up Abbey card (instance id), or -1: none left, or the top is face down
+        while the explorer decides ABBEY_CHOICE."""
+        if not self.abdeck or self.phase == A.ABBEY_CHOICE:
+            return -1
+        return self.abdeck[-1]
 
     def final_scores(self) -> list:
         """Q-E3: score minus the points of personal quests not completed."""
@@ -392,7 +488,7 @@ class FantastiqaState:
 
     def _opponents_here(self, p):
         pos = self.position[p]
-        return [o for o in range(self.n) if o != p and self.position[o] == pos]
+        return [o for o in range(self.n) if self.is_opponent(p, o) and self.position[o] == pos]
 
     def _statue_options(self, p):
         """Statue options (Q-V1..Q-V3) available at p's region."""
@@ -459,6 +555,72 @@ class FantastiqaState:
             return bool(self._opponents_here(p))
         return True   # PLUS_STATUE, GEM, EFFECT
 
+    def _abbey_matches(self, p) -> list:
+        """Hand kinds showing the face-up Abbey card's symbol (Q-B3: no wilds; a double or a
+        Curious Companion matches if one of its symbols does)."""
+        if not self.abdeck:
+            return []
+        sym = self.g.I_AB_SYM[self.abdeck[-1]]
+        syms = self.g.K_SYMS
+        return [k for k in self._kinds(self.hand[p]) if sym in syms[k]]
+
+    def _why_no_explore(self, p) -> str:
+        """Why p may not start exploring now ('' when it may; Q-B2, Q-B5)."""
+        if not self.opts["abbey"]:
+            return "the Abbey is not in play (option abbey=False)"
+        if self.action_used:
+            return "the turn action is already used (exploring is the Complete-a-Quest action)"
+        if self.position[p] not in LOWER_FRAME:
+            return (f"seat {p} stands at position {self.position[p]}; exploring needs one of the "
+                    f"positions {list(LOWER_FRAME)} framing the Abbey")
+        if self.abbey_held(p) >= ABBEY_CAP:
+            return f"{'the team' if self.teams else f'seat {p}'} already holds {ABBEY_CAP} Abbey cards"
+        if not self.abdeck:
+            return "no Abbey card is left to explore"
+        if not self._abbey_matches(p):
+            sym = SYMBOLS[self.g.I_AB_SYM[self.abdeck[-1]]]
+            return f"no hand card shows {sym}, the symbol of the face-up Abbey card"
+        return ""
+
+    def _can_continue(self, p) -> bool:
+        """Q-B4/Q-B5: a card left to flip and held + set aside below the cap."""
+        return (self.abbey_held(p) + len(self.abaside) < ABBEY_CAP
+                and bool(self.abdeck or self.abret))
+
+    def _abbey_refill(self):
+        """Q-B5: with no face-down card left, shuffle the returned cards into a new deck."""
+        if not self.abdeck and self.abret:
+            self.abdeck, self.abret = self.abret, []
+            self._rng(RNG_ABBEY).shuffle(self.abdeck)
+
+    def _abbey_end(self, p, claim: bool):
+        """Stop (claim, Q-B4) or fail (return rewards and cards, Q-B4); the action is spent."""
+        r = self.abreward
+        if claim:
+            self.abbey[p] += self.abaside
+            self.gems[p] += r[0]
+            self.carpets[p] += r[1]
+            self.reshuffles[p] += r[2]
+        else:
+            self.abret += self.abaside
+            self.sup_gems += r[0]
+            self.sup_carpets += r[1]
+            self.sup_reshuffles += r[2]
+        self.abaside, self.abreward = [], [0, 0, 0]
+        self.action_used = True
+        self.phase = A.MAIN
+        self._abbey_refill()
+        if claim and self._goal_reached(p):         # Q-B1, Q-E1
+            self._end(self.team(p), "goal")
+
+    def _goal_reached(self, p) -> bool:
+        """Q-E1 / Q-B1 / Q-TM2: p's side meets a goal line."""
+        pts, lines = self.side_score(p), self.goal_lines
+        if len(lines) == 1 and lines[0][1] == 0:
+            return pts >= lines[0][0]
+        ab = self.abbey_held(p)
+        return any(pts >= a and ab >= b for a, b in lines)
+
     # ------------------------------------------------------------------ legal actions
     def _legal_list(self) -> list:
         ph, p, L, g = self.phase, self.cur, self.g.layout, self.g
@@ -518,7 +680,8 @@ class FantastiqaState:
         if ph == A.MOVE_DEST:
             return [A.REGION + d for _, d in self._moves(p, self.ret == A.ADV_MOVE)]
         if ph == A.TARGET_SEAT:
-            opp = self._opponents_here(p) if self.reason != R_BREW else [o for o in range(self.n) if o != p]
+            opp = self._opponents_here(p) if self.reason != R_BREW else [o for o in range(self.n)
+                                                                        if self.is_opponent(p, o)]
             return [A.SEAT + o for o in opp]
         if ph == A.STATUE_OPTION:
             return self._statue_options(p) + ([] if self.key else [A.CANCEL])
@@ -537,6 +700,10 @@ class FantastiqaState:
                     + [L.pick + k for k in self._kinds(self.discard[p])])
         if ph == A.WARDROBE:
             return [A.SPACE + c for c in range(7) if self.board[c] >= 0 and c != self.target]
+        if ph == A.ABBEY_MATCH:
+            return [L.hand + k for k in self._abbey_matches(p)] + ([] if self.abaside else [A.CANCEL])
+        if ph == A.ABBEY_CHOICE:
+            return [L.abbey_stop] + ([L.abbey_continue] if self._can_continue(p) else [])
         raise AssertionError(f"unknown phase {ph}")
 
     def _legal_main(self, p) -> list:
@@ -548,6 +715,8 @@ class FantastiqaState:
             if self._statue_options(p):
                 out.append(A.VISIT_STATUE)
             out += list({L.quest + g.I_QK[q] for q in self._completable(p)})
+            if self.opts["abbey"] and not self._why_no_explore(p):
+                out.append(L.explore)
         if self._has_free(p):
             out.append(A.FREE_ACTION)
         return out
@@ -757,6 +926,29 @@ class FantastiqaState:
             src.remove(i)
             self.in_play.append(i)
             self.phase, self.reason = A.TARGET_SEAT, R_BREW
+        elif ph == A.ABBEY_MATCH:
+            if a == A.CANCEL:
+                self.phase = A.MAIN
+            else:                                   # Q-B3
+                i = self._find(self.hand[p], a - L.hand)
+                self.hand[p].remove(i)
+                self.discard[p].append(i)
+                c = self.abdeck.pop()
+                self.abaside.append(c)
+                gems, carpets, resh = g.I_AB_REWARD[c]
+                self.abreward[0] += self._take("sup_gems", gems)
+                self.abreward[1] += self._take("sup_carpets", carpets)
+                self.abreward[2] += self._take("sup_reshuffles", resh)
+                self._draw(p, g.I_AB_DRAW[c], self.hand[p])
+                self.phase = A.ABBEY_CHOICE
+        elif ph == A.ABBEY_CHOICE:
+            if a == L.abbey_stop:
+                self._abbey_end(p, claim=True)
+            else:                                   # flip the next card (Q-B4, Q-B5)
+                self._abbey_refill()
+                self.phase = A.ABBEY_MATCH
+                if not self._abbey_matches(p):
+                    self._abbey_end(p, claim=False)
         elif ph == A.WARDROBE:
             c = a - A.SPACE
             if self.target < 0:
@@ -775,6 +967,10 @@ class FantastiqaState:
         L, g = self.g.layout, self.g
         if a == A.DONE:
             return self._end_turn(p)
+        if a == L.explore:                          # Q-B2 (legal only with the Abbey)
+            self.abaside, self.abreward = [], [0, 0, 0]
+            self.phase = A.ABBEY_MATCH
+            return
         if a == A.ADVENTURE:
             self.visited, self.prev, self.count = 1 << self.position[p], -1, 0
             self.adv = []
@@ -874,7 +1070,7 @@ class FantastiqaState:
             elif op == "steal_richer":
                 mine = self.gems[p]
                 for o in range(self.n):
-                    if o != p and self.gems[o] > mine:
+                    if self.is_opponent(p, o) and self.gems[o] > mine:
                         self.gems[o] -= 1
                         self.gems[p] += 1
             elif op == "double_symbols":
@@ -960,8 +1156,8 @@ class FantastiqaState:
         self.scores[p] += pts
         self.action_used = True
         self.phase = A.MAIN
-        if self.scores[p] >= self.goal:             # Q-E1
-            self._end([p], "goal")
+        if self._goal_reached(p):                   # Q-E1 (Q-B1 lines, Q-TM2 team sums)
+            self._end(self.team(p), "goal")
 
     def _draw(self, p, n, dest):
         """Draw n from p's deck into dest; reshuffle the discard when empty (Q-X1)."""
@@ -1060,7 +1256,8 @@ class FantastiqaState:
     def _end_by_deck(self):
         """Q-E2..Q-E4: highest final score; then completed quests, then gems; else shared."""
         fs = self.final_scores()
-        keys = [(fs[p], len(self.completed[p]), self.gems[p]) for p in range(self.n)]
+        keys = [tuple(sum(x) for x in zip(*((fs[q], len(self.completed[q]), self.gems[q])
+                                             for q in self.team(p)))) for p in range(self.n)]
         best = max(keys)
         self._end([p for p in range(self.n) if keys[p] == best], "creature deck empty")
 
@@ -1087,7 +1284,7 @@ class FantastiqaState:
                            "quest_token": self.token[p]},
                 "position": self.position[p],
             })
-        return {
+        d = {
             "version": 1,
             "card_set": self.card_set, "num_players": n, "options": dict(self.opts),
             "goal": self.goal_name, "phase": PHASES[self.phase], "current": self.cur,
@@ -1115,6 +1312,10 @@ class FantastiqaState:
                      "reason": self.reason, "ret": PHASES[self.ret]},
             "rng": [_rng_state_to_json(r.bit_generator.state) for r in self._rngs],
         }
+        if self.opts["abbey"]:
+            d["abbey_deck"], d["abbey_returned"] = list(self.abdeck), list(self.abret)
+            d["turn"]["abbey_aside"], d["turn"]["abbey_reward"] = list(self.abaside), list(self.abreward)
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "FantastiqaState":
@@ -1161,6 +1362,9 @@ class FantastiqaState:
             s.effects = [tuple(e) for e in t["effects"]]
             s.in_play, s.reason, s.ret = list(t["in_play"]), t["reason"], PHASES.index(t["ret"])
             s.sel_discard = list(t["release_from_discard"])
+            if s.opts["abbey"]:
+                s.abdeck, s.abret = list(d["abbey_deck"]), list(d["abbey_returned"])
+                s.abaside, s.abreward = list(t["abbey_aside"]), list(t["abbey_reward"])
             for r, st in zip(s._rngs, d["rng"]):
                 r.bit_generator.state = _rng_state_from_json(st)
         except (KeyError, TypeError, IndexError) as e:
@@ -1176,6 +1380,13 @@ class FantastiqaState:
         ph = self.phase
         if name == "INVALID":
             return f"INVALID({a!r})"
+        if name == "EXPLORE":
+            top = self.abdeck[-1] if self.abdeck else -1
+            return "EXPLORE the Abbey" + (f" (face up: {self.card_name(top)}, "
+                                          f"{SYMBOLS[g.I_AB_SYM[top]]})" if top >= 0 else "")
+        if name in A.ABBEY_NAMES:
+            return {"ABBEY_STOP": f"STOP exploring, claim {len(self.abaside)} Abbey card(s)",
+                    "ABBEY_CONTINUE": "CONTINUE exploring (flip the next Abbey card)"}[name]
         if name in A.FIXED_NAMES:
             if a == A.DONE:
                 return {A.MAIN: "END_TURN", A.ADV_MOVE: "STOP_ADVENTURE",
@@ -1203,7 +1414,7 @@ class FantastiqaState:
         if name == "HAND":
             verb = {A.MAIN: "PLAY", A.ADV_PAY: "PAY", A.QUEST_PAY: "PAY", A.END_DISCARD: "DISCARD",
                     A.RELEASE: "RELEASE from hand", A.GLASS: "DOUBLE", A.BREW_CARD: "GIVE from hand",
-                    A.ADV_MOVE: "FLY with"}.get(ph, "HAND")
+                    A.ADV_MOVE: "FLY with", A.ABBEY_MATCH: "MATCH the Abbey card with"}.get(ph, "HAND")
             return f"{verb} {card}"
         if name == "COMMIT":
             return f"COMMIT {card}"
@@ -1226,6 +1437,17 @@ class FantastiqaState:
                 return f"seat {self.cur} holds no such card in hand (decision {PHASES[self.phase]})"
         if self.phase in (A.ADV_PAY, A.QUEST_PAY) and name == "HAND":
             return "the card cannot help complete this payment (it would be surplus or unusable)"
+        if name == "EXPLORE" and self.phase == A.MAIN and self._why_no_explore(self.cur):
+            return self._why_no_explore(self.cur)
+        if self.phase == A.ABBEY_MATCH and name == "HAND":
+            return (f"the card does not show {SYMBOLS[self.g.I_AB_SYM[self.abdeck[-1]]]}, the symbol "
+                    "of the face-up Abbey card (no wilds)")
+        if self.phase == A.ABBEY_CHOICE and name == "ABBEY_CONTINUE":
+            return (f"cannot continue: {'the team' if self.teams else f'seat {self.cur}'} holds "
+                    f"{self.abbey_held(self.cur)} Abbey card(s) + {len(self.abaside)} set aside "
+                    f"(cap {ABBEY_CAP}), or no Abbey card is left to flip")
+        if self.phase == A.ABBEY_MATCH and a == A.CANCEL:
+            return "cannot cancel after the first match (the exploration has begun)"
         return (f"not legal in decision {PHASES[self.phase]} of seat {self.cur}; legal: "
                 + ", ".join(self.action_to_string(int(x)) for x in self.legal_actions()[:12])
                 + (" ..." if len(self.legal_actions()) > 12 else ""))
@@ -1254,6 +1476,15 @@ class FantastiqaState:
                          f" reshuffles {self.reshuffles[p]} deck {len(self.deck[p])} discard {len(self.discard[p])}"
                          f" quests {[nm(q) for q in self.quests[p]]}")
             lines.append(f"          hand {sorted(nm(i) for i in self.hand[p])}")
+        if self.opts["abbey"]:
+            top = self.abbey_top()
+            lines.append(f"  Abbey: face up {nm(top) + ' (' + SYMBOLS[g.I_AB_SYM[top]] + ')' if top >= 0 else '-'};"
+                         f" face down {len(self.abdeck) - (top >= 0)}; returned {[nm(i) for i in self.abret]};"
+                         f" set aside {[nm(i) for i in self.abaside]}; held {[len(x) for x in self.abbey]};"
+                         f" goal lines {list(self.goal_lines)}")
+        if self.opts["teams"]:
+            lines.append("  teams: seats 0+2 vs 1+3 (scores summed: "
+                         f"{self.side_score(0)} vs {self.side_score(1)})")
         if self.winners_ is not None:
             lines.append(f"  winners {self.winners_} ({self.end_reason})")
         return "\n".join(lines)

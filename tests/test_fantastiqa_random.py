@@ -42,7 +42,9 @@ def test_card_conservation_every_step_many_games():
     # every decision type is reached by random play (WITHDRAW_FROM needs one kind committed to
     # two quests and is covered by test_Q_F2_withdraw_asks_which_quest)
     missing = {PHASES[p] for p in range(len(PHASES))} - {PHASES[p] for p in phases}
-    assert missing <= {"WITHDRAW_FROM", "TERMINAL"}, f"decision types never reached: {missing}"
+    # (the Abbey's decisions need abbey=True: covered in tests/test_fantastiqa_abbey.py)
+    assert missing <= {"WITHDRAW_FROM", "TERMINAL", "ABBEY_MATCH", "ABBEY_CHOICE"}, \
+        f"decision types never reached: {missing}"
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -165,9 +167,10 @@ def test_bad_options_name_allowed_values():
         FantastiqaState.new(2, fly_in_adventure="yes")
     with pytest.raises(ValueError, match="unknown rule option 'colour'"):
         FantastiqaState.new(2, colour="red")
-    for opt in ("abbey", "teams"):
-        with pytest.raises(NotImplementedError):
-            FantastiqaState.new(4, **{opt: True})
+    with pytest.raises(ValueError, match=r"teams=True; allowed values: \[4\]"):
+        FantastiqaState.new(2, teams=True)        # the Abbey and teams: tests/test_fantastiqa_{abbey,teams}.py
+    with pytest.raises(ValueError, match=r"allowed values: \[False, True\]"):
+        FantastiqaState.new(2, abbey="yes")
     with pytest.raises(ValueError, match="malformed"):
         FantastiqaState.from_dict({"num_players": 2})
 

@@ -118,7 +118,7 @@ def build() -> str:
         card(name=f"Quest {i:02d}", type="quest", region=REG[i // 6],
              needs=f"{{ {SYM[a]} = {na}, {SYM[b]} = {nb} }}", points=pts, reward=REWARDS[i % 4])
 
-    out.append("# --- Abandoned Abbey (used by the abbey option, next issue)")
+    out.append("# --- Abandoned Abbey (STAND-IN; used by the option abbey=True)")
     for j in range(18):
         card(name=f"Abbey {j:02d}", type="abbey", symbol=SYM[j // 2], reward=REWARDS[j % 4],
              draw=2 if j % 3 == 2 else 1)
