@@ -6,7 +6,7 @@
 | Actions | Discrete(330) |
 | Parallel API | No (turn-based) |
 | Agents | `agents = ['player_0', ..., 'player_{N-1}']`, N = 2..4 |
-| Observation shape | Dict: `observation` Box(float32, (1583,)) with history="summary", (743,) with "none"; `action_mask` Box(int8, (330,)) |
+| Observation shape | Dict: `observation` Box(float32, (1703,)) with history="summary", (863,) with "none"; `action_mask` Box(int8, (330,)) |
 | Observation values | [0, 1] for most features; see `fae_rl.observation_layout()` and `observation_high()` |
 
 Fae (Leo Colovini, Z-Man Games, 2018; a re-theme of *Clans*) is a hidden-identity abstract game for
@@ -43,7 +43,9 @@ fae_rl.env(num_players=2, big_stack_merge=False, history="summary", reward="win_
 
 A dict with `observation` (seat-relative, padded to 4 seats; blocks named by
 `observation_layout(history)`): druids per colour per space (/12), occupied / resolved / pending
-flags, terrain one-hot, ritual cards left per value, the 5 colour scores (/100), ritual cards held
+flags, for each space its occupied neighbours and how many spaces would be isolated if its
+stack moved away (derived from the public board, so a memoryless policy sees which moves trigger
+rituals), terrain one-hot, ritual cards left per value, the 5 colour scores (/100), ritual cards held
 per seat, which seats exist, the agent's own colour one-hot; with `history="summary"` then per
 other seat: moved druids per colour, points per colour from its rituals, last move one-hot (270).
 Nothing reveals another player's colour. `action_mask` is the int8 legal-action mask; it is all

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from fae_rl.board import (
+    NEIGHBOURS,
     NUM_ACTIONS,
     NUM_COLOURS,
     NUM_MOVE_ACTIONS,
@@ -42,6 +43,9 @@ _BASE_BLOCKS = (
     ("occupied", NUM_SPACES, 1.0),
     ("resolved", NUM_SPACES, 1.0),
     ("pending", NUM_SPACES, 1.0),
+    # Derived from the public board, so a memoryless MLP sees what a move isolates (F-R1):
+    ("occupied_neighbours", NUM_SPACES, 1.0),  # occupied neighbours / 6
+    ("isolates_if_moved", NUM_SPACES, 1.0),  # spaces that would be isolated if this stack moved / 6
     ("terrain", NUM_SPACES * NUM_TERRAINS, 1.0),  # one-hot per space
     ("ritual_cards_left", len(_CARD_VALUES), 1.0),  # per value, share of its stack left
     ("scores", NUM_COLOURS, 8.0),  # colour scores / 100 (12 rituals x 65 < 800)
@@ -98,6 +102,10 @@ for _h in HISTORY_OPTIONS:
     _t[_LAYOUTS[_h]["terrain"]] = _terrain.ravel()
     _TEMPLATES[_h] = _t
 _L = _LAYOUTS["summary"]  # base blocks sit at the same offsets in both layouts
+_ADJ = np.zeros((NUM_SPACES, NUM_SPACES), dtype=np.float32)
+for _i, _nbs in enumerate(NEIGHBOURS):
+    _ADJ[_i, list(_nbs)] = 1.0
+_MAX_DEGREE = 6.0
 
 
 def observation_size(history: str = "summary") -> int:
@@ -113,7 +121,14 @@ def observe(state: FaeState, seat: int, history: str = "summary") -> np.ndarray:
     counts = np.frombuffer(state._count, dtype=np.uint8)
     obs[_L["druids"]] = np.frombuffer(state._druids, dtype=np.uint8) * (1.0 / DRUID_SCALE)
     obs[_L["occupied"]] = counts > 0
-    obs[_L["resolved"]] = np.frombuffer(state._resolved, dtype=np.uint8)
+    resolved = np.frombuffer(state._resolved, dtype=np.uint8)
+    obs[_L["resolved"]] = resolved
+    occupied = (counts > 0).astype(np.float32)
+    occupied_nb = _ADJ @ occupied
+    obs[_L["occupied_neighbours"]] = occupied_nb * (1.0 / _MAX_DEGREE)
+    # An occupied, unresolved space whose only occupied neighbour is s is isolated when s moves away.
+    lonely = occupied * (resolved == 0) * (occupied_nb == 1.0)
+    obs[_L["isolates_if_moved"]] = (_ADJ @ lonely) * occupied * (1.0 / _MAX_DEGREE)
     if state._pending:
         obs[_L["pending"].start + np.asarray(state._pending)] = 1.0
     obs[_L["ritual_cards_left"]] = _CARDS_LEFT[state._cards_used]
