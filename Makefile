@@ -57,7 +57,7 @@ test-rllib: $(RSTAMP)
 	$(RPY) -m pytest -q --durations=10 tests/test_rllib.py $(wildcard tests/test_fae_*.py)
 
 train-rllib: $(RSTAMP)
-	$(RPY) -m envs.rllib_backend $(RLLIB_ARGS)
+	$(RPY) train.py --backend rllib $(RLLIB_ARGS)
 
 clean-rllib:
 	rm -rf $(VENV_RLLIB)

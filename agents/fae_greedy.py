@@ -52,13 +52,24 @@ class FaeGreedyAgent(Agent):
     name = "greedy"
     uses_state = True
 
-    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+    def _best(self, state, seat) -> list[int]:
         if state is None or seat is None:
             raise ValueError("FaeGreedyAgent.act needs state= and seat= (it searches the rules state)")
         values = greedy_values(state, seat)
         best = max(values.values())
-        ties = [a for a, v in values.items() if v == best]
+        return [a for a, v in values.items() if v == best]
+
+    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+        ties = self._best(state, seat)
         return ties[self.rng.integers(len(ties))] if len(ties) > 1 else ties[0]
+
+    def action_distribution(self, observation, action_mask, *, state=None, seat=None) -> np.ndarray:
+        """The bot's policy as probabilities: uniform over the tied best actions (a soft target for
+        behaviour cloning: the tie-break is noise that a student should not try to imitate)."""
+        probs = np.zeros(len(action_mask), dtype=np.float32)
+        ties = self._best(state, seat)
+        probs[ties] = 1.0 / len(ties)
+        return probs
 
 
 register_agent("fae", "greedy", FaeGreedyAgent)

@@ -12,6 +12,7 @@ pytest.importorskip("ray", reason="ray[rllib] is not installed here: run `make t
 pytest.importorskip("torch", reason="torch is not installed here: run `make test-rllib` (uses .venv-rllib)")
 
 import envs  # noqa: E402
+import fae_rl  # noqa: E402
 from agents.rllib_agent import MLPPolicy, RLlibAgent  # noqa: E402
 from envs.rllib_backend import config_from, evaluate, export_policy, teacher_data, train_rllib  # noqa: E402
 from envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent, seat_of  # noqa: E402
@@ -306,7 +307,7 @@ def test_score_diff_reward_scale_and_win_bonus():
 def test_teacher_data_is_seeded_legal_and_aligned():
     o1, m1, a1 = teacher_data("fae", 2, "greedy", 300, 0.5, seed=4)
     o2, m2, a2 = teacher_data("fae", 2, "greedy", 300, 0.5, seed=4)
-    assert o1.shape == (300, 1583) and m1.shape == (300, 330) and a1.shape == (300,)
+    assert o1.shape == (300, fae_rl.observation_size("summary")) and m1.shape == (300, 330) and a1.shape == (300,)
     assert np.array_equal(o1, o2) and np.array_equal(a1, a2)
     assert m1[np.arange(300), a1].all(), "labels are legal moves"
     # With explore=0 the recorded moves are the ones played: replaying them from the same deal

@@ -1,0 +1,147 @@
+"""A bot that plays a policy trained by `train.py` (MaskablePPO), in plain numpy.
+
+    from agents.ppo_agent import PPOAgent
+    bot = PPOAgent()                                   # the shipped Fae 2-player policy
+    bot = PPOAgent(path="runs/<run>/policy.npz")       # or a run's model.zip
+    action = bot.act(observation, action_mask)
+
+    python -m agents.play fae --agents ppo greedy --games 100      # registered as "ppo"
+
+The agent keeps only the policy head of the actor-critic (the MLP and action layer) as numpy
+arrays (`PolicyWeights`), so playing needs neither torch nor Stable-Baselines3, a forward pass
+costs tens of microseconds, and a policy file is small. `deterministic=True` (default) plays the
+most probable legal action; `False` samples from the masked policy with the agent's generator.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import register_agent
+
+POLICY_DIR = Path(__file__).resolve().parent.parent / "fae_rl" / "policies"
+SHIPPED = {"fae": POLICY_DIR / "fae_2p.npz"}  # game -> default policy file
+_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+
+
+@dataclass
+class PolicyWeights:
+    """A masked MLP policy: logits = W_k act(... act(W_0 x + b_0) ...) + b_k."""
+
+    weights: list  # [(W (in, out) float32, b (out,) float32), ...], the last one is the action layer
+    activation: str = "tanh"
+    meta: dict = field(default_factory=dict)  # game, num_players, options, training command, ...
+
+    def __post_init__(self):
+        if self.activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}; got {self.activation!r}")
+        self.weights = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in self.weights]
+
+    @property
+    def obs_size(self) -> int:
+        return self.weights[0][0].shape[0]
+
+    @property
+    def num_actions(self) -> int:
+        return self.weights[-1][0].shape[1]
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked logits for one observation (1-D) or a batch (2-D)."""
+        act = _ACTIVATIONS[self.activation]
+        x = np.asarray(obs, dtype=np.float32)
+        for w, b in self.weights[:-1]:
+            x = act(x @ w + b)
+        w, b = self.weights[-1]
+        return x @ w + b
+
+    # ------------------------------------------------------------------ files
+    def save(self, path, dtype=np.float32) -> None:
+        """One .npz: arrays W0, b0, W1, ... (in `dtype`; float16 halves the file) and JSON metadata."""
+        arrays = {}
+        for i, (w, b) in enumerate(self.weights):
+            arrays[f"W{i}"], arrays[f"b{i}"] = w.astype(dtype), b.astype(dtype)
+        header = {"activation": self.activation, "layers": len(self.weights), "meta": self.meta}
+        tmp = f"{path}.tmp"
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path) -> "PolicyWeights":
+        """From a `.npz` written by `save`, or a MaskablePPO `.zip` (needs torch and sb3-contrib)."""
+        path = Path(path)
+        if path.suffix == ".zip":
+            from sb3_contrib import MaskablePPO
+
+            return cls.from_sb3(MaskablePPO.load(path, device="cpu"))
+        with np.load(path) as z:
+            header = json.loads(bytes(z["header"]).decode())
+            weights = [(z[f"W{i}"], z[f"b{i}"]) for i in range(header["layers"])]
+        return cls(weights, header["activation"], header.get("meta", {}))
+
+    @classmethod
+    def from_sb3(cls, model, meta: dict | None = None) -> "PolicyWeights":
+        """The policy head of an sb3 (Maskable)PPO MlpPolicy with a flatten feature extractor."""
+        import torch
+
+        policy = model.policy
+        layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+        acts = {type(m).__name__ for m in policy.mlp_extractor.policy_net if not isinstance(m, torch.nn.Linear)}
+        activation = {"Tanh": "tanh", "ReLU": "relu"}.get(next(iter(acts), "Tanh"))
+        if activation is None or len(acts) > 1:
+            raise ValueError(f"unsupported activation(s) {acts} in the policy network")
+        layers.append(policy.action_net)
+        with torch.no_grad():
+            weights = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
+        return cls(weights, activation, dict(meta or {}))
+
+
+def default_policy_path(game: str = "fae") -> Path:
+    if game not in SHIPPED:
+        raise ValueError(f"no shipped policy for game {game!r}; pass path=... (a train.py policy.npz or model.zip)")
+    return SHIPPED[game]
+
+
+class PPOAgent(Agent):
+    """Plays a trained policy from its observation and action mask (needs no rules state)."""
+
+    name = "ppo"
+
+    def __init__(self, seed: int | None = None, path=None, weights: PolicyWeights | None = None,
+                 deterministic: bool = True, game: str = "fae"):
+        super().__init__(seed)
+        self.policy = weights if weights is not None else PolicyWeights.load(path or default_policy_path(game))
+        self.deterministic = deterministic
+
+    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+        obs = observation["observation"] if isinstance(observation, dict) else observation
+        mask = np.asarray(action_mask).astype(bool)
+        if obs.shape[-1] != self.policy.obs_size or mask.size != self.policy.num_actions:
+            raise ValueError(
+                f"this policy takes observations of size {self.policy.obs_size} and {self.policy.num_actions} "
+                f"actions; got {obs.shape[-1]} and {mask.size} (was it trained with other observation options? "
+                f"meta: {self.policy.meta.get('options')})")
+        if not mask.any():
+            raise ValueError("PPOAgent.act: the action mask has no legal action")
+        logits = np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf)
+        if self.deterministic:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        return int(self.rng.choice(p.size, p=p))
+
+
+def _any_game(seed=None, path=None, **kwargs) -> PPOAgent:
+    if path is None and kwargs.get("weights") is None:
+        raise ValueError("the ppo bot of this game needs path=... (a train.py policy.npz or model.zip); "
+                         f"policies are shipped for {sorted(SHIPPED)} only")
+    return PPOAgent(seed=seed, path=path, **kwargs)
+
+
+register_agent("fae", "ppo", lambda seed=None, **kw: PPOAgent(seed=seed, **{"game": "fae", **kw}))
+register_agent("*", "ppo", _any_game)  # other games: make_agent(game, "ppo", path=...)

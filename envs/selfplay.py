@@ -1,0 +1,361 @@
+"""Single-agent Gymnasium view of a multi-player game, for self-play training.
+
+    import gymnasium, fae_rl
+    env = gymnasium.make("fae_rl/Fae-v0", opponent="greedy", num_players=2)
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks().argmax())
+
+`SelfPlayEnv(game, num_players, opponent, reward, seat, render_mode, **options)` gives the learner
+one seat (drawn each episode from the env's generator unless `seat` is fixed) and plays every other
+seat itself, with opponents drawn from `opponent`: a bot name ("random", "greedy", ...), an `Agent`,
+a list of those (uniform), or an `OpponentPool` (weighted fixed bots plus frozen snapshots of the
+learner, which `train.py` refreshes while training).
+
+- Observation: the learner's observation vector (`Box`, float32), exactly `spec.observe(state, seat)`.
+- Actions: `Discrete(num_actions)`. The legal ones are `action_masks()` (the sb3-contrib MaskablePPO
+  hook) and `info["action_mask"]`. An illegal action ends the episode with reward -1 and
+  `info["illegal_action"]` (as the AEC env's protections do).
+- Reward, credited to the learner only: `"win_loss"` pays the learner's win/loss return when the game
+  ends, whoever made the last move; `"score_diff"` pays the change in the learner's potential
+  (e.g. Fae: own colour score + own ritual cards - best other colour's score) from one of its
+  decisions to the next, opponents' moves included, so an episode's rewards sum to the final
+  potential. Anything that happens before the learner's first decision is paid with its first step,
+  so in both modes the episode's rewards sum to exactly what the AEC env pays that seat.
+  `win_bonus` (score_diff only) adds `win_bonus * win_loss return` at the end, and every reward is
+  multiplied by `reward_scale` (1 by default; train.py scales Fae's point margins towards +-1).
+- Every random draw (deal, seat, opponents and their seeds) comes from `self.np_random`, so
+  `reset(seed=s)` fixes the whole episode.
+
+Everything game-specific comes from the suite registry (`envs.get_game`); the score_diff potential
+and the renderers come from `GameSpec.extra` ("potential", "render_text", "render_rgb"), with the
+Fae ones supplied below until Fae's spec carries them.
+"""
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from envs.registry import GameSpec, get_game
+
+REWARDS = ("win_loss", "score_diff")
+
+
+# ---------------------------------------------------------------------------- per-game hooks
+def _fae_potential(state, seat: int) -> float:
+    """Fae's score_diff potential, as `fae_rl.environment` defines it (uses only what `seat` knows)."""
+    scores, own = state._scores, state.colours[seat]
+    return float(scores[own] + state._ritual_cards[seat] - max(s for c, s in enumerate(scores) if c != own))
+
+
+def _fae_render(kind: str) -> Callable:
+    def render(state):
+        from fae_rl import render as fae_render
+
+        return fae_render.render_text(state) if kind == "text" else fae_render.render_rgb(state)
+    return render
+
+
+_FALLBACK_HOOKS = {
+    "fae": {"potential": _fae_potential, "render_text": _fae_render("text"), "render_rgb": _fae_render("rgb")},
+}
+
+
+def game_hook(spec: GameSpec, name: str) -> Callable | None:
+    """`spec.extra[name]`, else the fallback above, else None."""
+    return spec.extra.get(name) or _FALLBACK_HOOKS.get(spec.name, {}).get(name)
+
+
+def _observation_space(spec: GameSpec, num_players: int, rule_opts: dict, obs_opts: dict) -> spaces.Box:
+    """Box of the game's observation vector, with the bounds its AEC env declares."""
+    aec = spec.raw_env(num_players=num_players, **rule_opts, **obs_opts)
+    space = aec.observation_space(aec.possible_agents[0])
+    if isinstance(space, spaces.Dict):
+        space = space["observation"]
+    return spaces.Box(np.asarray(space.low, dtype=np.float32), np.asarray(space.high, dtype=np.float32),
+                      dtype=np.float32)
+
+
+# ---------------------------------------------------------------------------- opponents
+@dataclass
+class OpponentPool:
+    """Where the learner's opponents come from, each episode and each other seat independently.
+
+    With probability `snapshot_prob` (once a snapshot exists) a frozen snapshot of the learner:
+    the latest with probability `latest_prob`, else one of the kept snapshots uniformly; otherwise
+    a fixed bot drawn by `fixed` weights ({"random": 1, "greedy": 2}). At most `max_snapshots` are
+    kept (oldest dropped). Snapshots are `agents.ppo_agent.PolicyWeights`; ids are unique and
+    never reused, so an env can name the snapshot it is playing in a checkpoint.
+
+    The pool holds no random state: envs draw from it with their own generators.
+    """
+
+    fixed: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
+    snapshot_prob: float = 0.0
+    latest_prob: float = 0.5
+    max_snapshots: int = 8
+    snapshots: dict[int, Any] = field(default_factory=dict)  # id -> PolicyWeights, oldest first
+    next_id: int = 0
+
+    def __post_init__(self):
+        if not self.fixed and self.snapshot_prob < 1.0:
+            raise ValueError("OpponentPool needs fixed bots unless snapshot_prob is 1")
+        if any(w < 0 for w in self.fixed.values()) or (self.fixed and sum(self.fixed.values()) <= 0):
+            raise ValueError(f"OpponentPool.fixed weights must be >= 0 with a positive sum; got {self.fixed}")
+
+    def add_snapshot(self, weights) -> int:
+        sid = self.next_id
+        self.next_id += 1
+        self.snapshots[sid] = weights
+        while len(self.snapshots) > self.max_snapshots:
+            del self.snapshots[next(iter(self.snapshots))]
+        return sid
+
+    def sample(self, rng: np.random.Generator) -> tuple[str, Any]:
+        """A key: ("bot", name) or ("snapshot", id)."""
+        if self.snapshots and rng.random() < self.snapshot_prob:
+            ids = list(self.snapshots)
+            if rng.random() < self.latest_prob:
+                return ("snapshot", ids[-1])
+            return ("snapshot", ids[int(rng.integers(len(ids)))])
+        names = list(self.fixed)
+        p = np.asarray([self.fixed[n] for n in names], dtype=np.float64)
+        return ("bot", names[int(rng.choice(len(names), p=p / p.sum()))])
+
+    def state_dict(self) -> dict:
+        return {"fixed": dict(self.fixed), "snapshot_prob": self.snapshot_prob, "latest_prob": self.latest_prob,
+                "max_snapshots": self.max_snapshots, "snapshots": dict(self.snapshots), "next_id": self.next_id}
+
+    @classmethod
+    def from_state_dict(cls, d: dict) -> "OpponentPool":
+        return cls(**{k: (dict(v) if isinstance(v, dict) else v) for k, v in d.items()})
+
+
+def _as_pool(opponent) -> tuple[OpponentPool, dict]:
+    """(pool, {bot name: Agent instance given by the caller})."""
+    from agents.base import Agent
+
+    if isinstance(opponent, OpponentPool):
+        return opponent, {}
+    items = opponent if isinstance(opponent, (list, tuple)) else [opponent]
+    if not items:
+        raise ValueError("opponent must name at least one bot")
+    fixed, instances = {}, {}
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            fixed[item] = fixed.get(item, 0.0) + 1.0
+        elif isinstance(item, Agent):
+            key = f"{item.name}#{i}"
+            fixed[key] = 1.0
+            instances[key] = item
+        else:
+            raise ValueError(f"opponent entries must be bot names, Agents or an OpponentPool; got {item!r}")
+    return OpponentPool(fixed=fixed), instances
+
+
+# ---------------------------------------------------------------------------- the env
+class SelfPlayEnv(gymnasium.Env):
+    """The learner at one seat of `game`; the other seats are played by opponents (module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+
+    def __init__(self, game: str = "fae", num_players: int = 2, opponent="random", reward: str = "win_loss",
+                 seat: int | None = None, win_bonus: float = 0.0, reward_scale: float = 1.0, render_mode: str | None = None,
+                 max_steps: int | None = None, **options):
+        super().__init__()
+        self.spec_game = get_game(game)
+        spec = self.spec_game
+        unknown = set(options) - set(spec.rule_options) - set(spec.observation_options)
+        if unknown:
+            raise ValueError(f"unknown option(s) {sorted(unknown)} for {spec.name}; rule options "
+                             f"{spec.rule_options}, observation options {spec.observation_options}")
+        if not (isinstance(num_players, (int, np.integer)) and spec.min_players <= num_players <= spec.max_players):
+            raise ValueError(f"num_players must be in {spec.min_players}..{spec.max_players}; got {num_players!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}; got {reward!r}")
+        if seat is not None and not 0 <= seat < num_players:
+            raise ValueError(f"seat must be None (random) or in 0..{num_players - 1}; got {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None; got {render_mode!r}")
+        self.num_players = int(num_players)
+        self.reward_type = reward
+        self.win_bonus = float(win_bonus)
+        self.reward_scale = float(reward_scale)
+        self.fixed_seat = seat
+        self.render_mode = render_mode
+        # Step guard: truncate an episode after this many game steps (all seats), so a policy that
+        # loops inside a turn (possible in Fantastiqa) cannot hang training or evaluation.
+        self.max_steps = max_steps if max_steps is not None else spec.extra.get("max_steps")
+        self._steps = 0
+        self.rule_options, self.observation_options = spec.split_options(options)
+        self._potential = game_hook(spec, "potential")
+        if reward == "score_diff" and self._potential is None:
+            raise ValueError(f"{spec.name} has no score_diff potential (GameSpec.extra['potential'])")
+        self.observation_space = _observation_space(spec, self.num_players, self.rule_options, self.observation_options)
+        n_actions = int(spec.action_mask(spec.new_state(num_players=self.num_players, seed=0, **self.rule_options), 0).size)
+        self.action_space = spaces.Discrete(n_actions)
+        self.pool, self._instances = _as_pool(opponent)
+        self._bots: dict[str, Any] = dict(self._instances)  # bot name -> Agent (built once)
+        self.state = None
+        self.seat = 0
+        self.opponent_keys: list = []
+        self._opponents: list = []
+        self._phi = 0.0
+        self._carry = 0.0
+        self._done = True
+
+    # ------------------------------------------------------------------ opponents
+    def set_opponent_pool(self, pool: OpponentPool) -> None:
+        """Use `pool` from the next episode on (train.py calls this when it adds a snapshot)."""
+        self.pool = pool
+
+    def _agent_for(self, key, snapshots: dict | None = None):
+        kind, ref = key
+        if kind == "bot":
+            agent = self._bots.get(ref)
+            if agent is None:
+                from agents.registry import make_agent
+
+                agent = self._bots[ref] = make_agent(self.spec_game.name, ref)
+            return agent
+        from agents.ppo_agent import PPOAgent
+
+        weights = (snapshots or {}).get(ref) or self.pool.snapshots.get(ref)
+        if weights is None:
+            raise KeyError(f"snapshot {ref} is in neither the pool nor the given snapshots")
+        return PPOAgent(weights=weights, deterministic=False)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        spec = self.spec_game
+        self.state = spec.new_state(num_players=self.num_players, seed=int(rng.integers(2**63)), **self.rule_options)
+        self.seat = int(rng.integers(self.num_players)) if self.fixed_seat is None else self.fixed_seat
+        self.opponent_keys, self._opponents = [], []
+        for p in range(self.num_players):
+            if p == self.seat:
+                self.opponent_keys.append(None)
+                self._opponents.append(None)
+                continue
+            key = self.pool.sample(rng)
+            agent = self._agent_for(key)
+            agent.reset(int(rng.integers(2**63)))
+            self.opponent_keys.append(key)
+            self._opponents.append(agent)
+        self._phi = 0.0
+        self._carry = 0.0
+        self._done = False
+        self._steps = 0
+        self._play_opponents()
+        if self._done:  # the game ended before the learner could move (not in Fae; kept general)
+            raise RuntimeError("the game ended before the learner's first decision")
+        if self.reward_type == "score_diff":  # what happened before the first decision is paid with it
+            self._phi = self._carry = self._potential(self.state, self.seat)
+        return self._obs(), self._info()
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() called on a finished episode; call reset()")
+        a = int(action)
+        if not (0 <= a < self.action_space.n and self.spec_game.action_mask(self.state, self.seat)[a]):
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = a
+            return self._obs(), -1.0 * self.reward_scale, True, False, info
+        self.state.apply(a)
+        self._steps += 1
+        self._play_opponents()
+        truncated = not self._done and self._capped()
+        reward = self._carry
+        self._carry = 0.0
+        if self.reward_type == "score_diff":
+            phi = self._potential(self.state, self.seat)
+            reward += phi - self._phi
+            self._phi = phi
+        if self._done:
+            ret = float(np.asarray(self.state.returns())[self.seat])
+            reward += ret if self.reward_type == "win_loss" else self.win_bonus * ret
+        info = self._info()
+        if self._done:
+            info["winners"] = list(self.state.winners())
+            info["won"] = self.seat in info["winners"]
+        if truncated:
+            self._done = True  # the episode is over (no terminal reward: the game did not end)
+        return self._obs(), float(reward) * self.reward_scale, self._done and not truncated, truncated, info
+
+    def _capped(self) -> bool:
+        return self.max_steps is not None and self._steps >= self.max_steps
+
+    def _play_opponents(self) -> None:
+        """Play the other seats until the learner is to move or the game ends."""
+        state, spec, obs_opts = self.state, self.spec_game, self.observation_options
+        while not state.is_terminal() and state.current_player != self.seat and not self._capped():
+            p = state.current_player
+            agent = self._opponents[p]
+            mask = spec.action_mask(state, p)
+            obs = spec.observe(state, p, **obs_opts)
+            if agent.uses_state:
+                a = agent.act(obs, mask, state=state, seat=p)
+            else:
+                a = agent.act(obs, mask)
+            state.apply(int(a))
+            self._steps += 1
+        self._done = state.is_terminal()
+
+    def _obs(self) -> np.ndarray:
+        return np.asarray(self.spec_game.observe(self.state, self.seat, **self.observation_options), dtype=np.float32)
+
+    def _info(self) -> dict:
+        return {"action_mask": self.action_masks().astype(np.int8), "seat": self.seat}
+
+    def action_masks(self) -> np.ndarray:
+        """bool mask of the learner's legal actions (all False once the episode is over)."""
+        if self._done:
+            return np.zeros(self.action_space.n, dtype=bool)
+        return self.spec_game.action_mask(self.state, self.seat).astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render without specifying any render mode.")
+            return None
+        if self.state is None:
+            raise RuntimeError("call reset() before render()")
+        hook = game_hook(self.spec_game, "render_rgb" if self.render_mode == "rgb_array" else "render_text")
+        if hook is None:
+            return str(self.state) if self.render_mode == "ansi" else None
+        return hook(self.state)
+
+    # ------------------------------------------------------------------ checkpoints
+    def get_snapshot(self) -> dict:
+        """Everything needed to continue this episode bit for bit (train.py's checkpoints)."""
+        return {
+            "state": pickle.dumps(self.state), "seat": self.seat, "opponent_keys": list(self.opponent_keys),
+            "opponent_rngs": [None if a is None else a.rng.bit_generator.state for a in self._opponents],
+            "np_random": self.np_random.bit_generator.state, "phi": self._phi, "carry": self._carry,
+            "done": self._done,
+            # the weights of the snapshots being played (the pool may drop them meanwhile)
+            "snapshot_weights": {k[1]: a.policy for k, a in zip(self.opponent_keys, self._opponents)
+                                 if k is not None and k[0] == "snapshot"},
+        }
+
+    def set_snapshot(self, snap: dict) -> None:
+        """Inverse of `get_snapshot` (the opponent pool is not part of it: see `set_opponent_pool`)."""
+        snapshots = snap.get("snapshot_weights", {})
+        self.np_random.bit_generator.state = snap["np_random"]
+        self.state = pickle.loads(snap["state"])
+        self.seat = snap["seat"]
+        self.opponent_keys = list(snap["opponent_keys"])
+        self._opponents = []
+        for key, rng_state in zip(self.opponent_keys, snap["opponent_rngs"]):
+            if key is None:
+                self._opponents.append(None)
+                continue
+            agent = self._agent_for(tuple(key), snapshots)
+            agent.rng.bit_generator.state = rng_state
+            self._opponents.append(agent)
+        self._phi, self._carry, self._done = snap["phi"], snap["carry"], snap["done"]
