@@ -6,6 +6,9 @@ Every contender plays the same number of uniformly random legal games; the runs 
 (contender A, B, C, ..., then again) and the median of `--repeats` runs is reported, with ratios
 to connect_four_v3 measured in the same run. Only ratios are meaningful across machines.
 
+Fantastiqa rows play `--games // 20` games (at least 2): its random games run to thousands of
+steps (the env truncates at 300 turns per player; the core plays to the end).
+
 An env step is what a PettingZoo user's loop does: `env.last()` (observation with mask) then
 `env.step(action)`. A core step is `legal_actions()` + `apply()`, with `new()` per game included.
 """
@@ -64,6 +67,21 @@ def contenders(games: int) -> dict[str, Callable[[], float]]:
         "fae_rl.raw_env": lambda: time_env(fae_rl.raw_env, games),
         "fae_rl.env()": lambda: time_env(fae_rl.env, games),
     }
+    try:
+        import fantastiqa_rl
+        from fantastiqa_rl.environment import env as fq_env
+        from fantastiqa_rl.environment import raw_env as fq_raw_env
+    except ImportError:  # the Fantastiqa package is optional here
+        return out
+    # Random Fantastiqa games are long (thousands of steps; the envs truncate at 300 turns per
+    # player), so fewer games give as many steps as the others.
+    fq_games = max(2, games // 20)
+    out.update({
+        "fantastiqa core (new+legal_actions+apply)": lambda: time_core(
+            lambda seed: fantastiqa_rl.FantastiqaState.new(2, seed=seed), fq_games),
+        "fantastiqa_rl.raw_env": lambda: time_env(fq_raw_env, fq_games),
+        "fantastiqa_rl.env()": lambda: time_env(fq_env, fq_games),
+    })
     return out
 
 
@@ -72,6 +90,9 @@ TARGETS = {
     "fae core (new+legal_actions+apply)": ("connect_four_v3 raw_env", 4.0),
     "fae_rl.raw_env": ("connect_four_v3 raw_env", None),
     "fae_rl.env()": ("connect_four_v3 env()", 2.0),
+    "fantastiqa core (new+legal_actions+apply)": ("connect_four_v3 raw_env", 1.0),
+    "fantastiqa_rl.raw_env": ("connect_four_v3 raw_env", None),
+    "fantastiqa_rl.env()": ("connect_four_v3 env()", 1.0),
 }
 
 

@@ -1,0 +1,349 @@
+"""
+# Fantastiqa
+
+| Import | `from fantastiqa_rl import env` (or `pettingzoo.make("aec", "fantastiqa_v0")`, `envs.make("fantastiqa_v0")`) |
+|---|---|
+| Actions | Discrete(405) with the STAND-IN cards (30 + 3K + Q for a card file with K card kinds, Q quest kinds) |
+| Parallel API | No (turn-based; a turn is several steps of the same agent) |
+| Agents | `agents = ['player_0', ..., 'player_{N-1}']`, N = 2..4 |
+| Observation shape | Dict: `observation` Box(float32, (3715,)) with the STAND-IN cards; `action_mask` Box(int8, (405,)) |
+| Observation values | [0, high]; most features in [0, 1]; see `fantastiqa_rl.observation_layout()` and `observation_high()` |
+
+Fantastiqa (Alf Seegert, Eagle-Gryphon Games, 2012) is a deck-building adventure game for 2-4
+players. Adventurers walk a board of six regions joined by seven creature spaces; to cross a space
+you subdue its creature with hand cards showing the symbol it is vulnerable to (two equal symbols
+stand in for any one). Subdued creatures join your deck; gems buy artifacts and beasts at the
+statues; quests, completed in the region printed on them with exactly matching symbols, score
+points. The first player to reach the quest goal wins; if the creature deck runs out, the highest
+final score wins. Rules: `shared/rules/fantastiqa.md` (ids Q-x); the rules core is
+`fantastiqa_rl.FantastiqaState`. The shipped cards are a STAND-IN set (`card_set=PATH` loads
+real ones written in the same format).
+
+### Arguments
+
+``` python
+fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="simple",
+                  fly_in_adventure=False, bought_to="discard", card_use="symbol_or_power",
+                  draw_rule="up_to_5", max_turns=300, reward="win_loss", render_mode=None,
+                  render_seat=None)
+```
+
+- `num_players`: 2, 3 or 4.
+- `goal`: `"short"` or `"long"` (the quest goal, Q-S1, from the card file).
+- `card_set`: None (the STAND-IN cards) or the path of a card file (TOML/JSON).
+- Rule options (ASSUMED readings of the rules, defaults first; see `fantastiqa_rl.state`):
+  `adventure_path` "simple" | "loops" (Q-A3), `fly_in_adventure` False | True, `bought_to`
+  "discard" | "hand" (Q-V1), `card_use` "symbol_or_power" | "both" (Q-F1), `draw_rule`
+  "up_to_5" | "draw_5" (Q-T1).
+- `max_turns`: truncation after this many completed turns PER PLAYER (default 300: uniform-random
+  play can run that long; games between sensible players end by the goal in about 20 turns), or
+  after `max_turns x num_players x 100` steps (a policy can repeat free actions without end inside
+  one turn, e.g. moving its quest token back and forth). All agents are then truncated, with no
+  win/loss reward. `None`: no truncation.
+- `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; 0
+  on truncation) or `"score_diff"` (dense and potential-based: phi = own score - best
+  opponent's score (quest points with bonus tokens); rewards are phi differences, so they sum to
+  the final margin).
+- `render_mode`: `"ansi"` (text: board, open quests, scores, one hand), `"rgb_array"` (image:
+  regions, statues, creatures with gems, adventurers, open quests, scores), `"human"` (prints the
+  text). `render_seat`: whose hand the text shows (default: the agent to move). Renders of a
+  hand are for a human at that seat; the image shows no hand.
+
+### Observation space
+
+A dict with `observation` (blocks named by `observation_layout()`; seat-relative: the agent's own
+seat first, then the next seats in turn order, padded to 4 seats) and `action_mask` (int8 legal
+actions; all zeros for agents not to move). The observation holds the agent's own hand and the
+composition (not order) of its own draw deck; every player's public state (position, gems,
+carpets, reshuffle tokens, score, bonus tokens, hand/deck/discard sizes, quest token, discard
+composition, committed cards, personal and completed quests); the board (region and statue per
+position, the creature on each space as a kind one-hot and as features, gems on it), open quests
+with their bonus tokens, supply and deck sizes; and the decision in progress (phase, cards chosen
+so far, the target, the adventure so far, and the statue/Bell cards drawn, shown to the drawer
+only). It never holds another player's hand or deck composition, nor any deck's order (Q-I1).
+
+### Action space
+
+One flat table; card choices name card KINDS (identical cards are one action), quests name quest
+kinds. K = 110 card kinds and Q = 45 quest kinds with the STAND-IN cards. Which ids are legal
+depends on the decision in progress (`state.phase_name`); the mask says which.
+
+| id | name | meaning (decision) |
+|---|---|---|
+| 0 | DONE | end the turn (MAIN); stop the adventure (ADV_MOVE); finish buying / keeping quests (BUY, CHEST); keep the rest of the hand and draw (END_DISCARD) |
+| 1 | CONFIRM | pay the chosen cards (ADV_PAY, QUEST_PAY); release the chosen cards (RELEASE) |
+| 2 | CANCEL | back out of a turn action before its first irrevocable step (ADV_MOVE, ADV_PAY, QUEST_PAY, STATUE_OPTION, RELEASE) |
+| 3 | ADVENTURE | start turn action A: go adventuring (MAIN) |
+| 4 | VISIT_STATUE | start turn action B: visit the statue of your region (MAIN) |
+| 5 | FREE_ACTION | open the free-action menu (MAIN -> FREE_MENU) |
+| 6, 7, 8 | STATUE_DRAW, STATUE_RELEASE, STATUE_TELEPORT | the statue option (STATUE_OPTION), Q-V1..Q-V3 |
+| 9 | CARPET | use a flying-carpet token (FREE_MENU; ADV_MOVE with `fly_in_adventure`) |
+| 10 | RESHUFFLE | use a reshuffle token (FREE_MENU) |
+| 11 + j (2) | MARK j | put your quest token on open quest j (FREE_MENU) |
+| 13 + r (6) | REGION r | board position r: place your adventurer (SETUP_PLACE), subdue towards r (ADV_MOVE), fly/carpet to r (MOVE_DEST) |
+| 19 + c (7) | SPACE c | a creature space to swap (WARDROBE) |
+| 26 + s (4) | SEAT s | the opponent (absolute seat) to target (TARGET_SEAT) |
+| 30 + k (K) | HAND k | a hand card of kind k: play it for its power (FREE_MENU), pay with it (ADV_PAY, QUEST_PAY), discard it (END_DISCARD), release it (RELEASE), double it (GLASS), give it (BREW_CARD), fly with it (ADV_MOVE, option) |
+| 30 + K + k (K) | COMMIT k | commit a hand card of kind k to a quest (FREE_MENU) |
+| 30 + 2K + k (K) | PICK k | a card of kind k from another zone: starting artifact (SETUP_ARTIFACT), buy (BUY), keep (BELL), release or give from your discard (RELEASE, BREW_CARD), withdraw a committed card (FREE_MENU) |
+| 30 + 3K + q (Q) | QUEST q | quest kind q: take a starting quest (SETUP_QUEST), complete it (MAIN), keep it (CHEST), commit to / withdraw from it (COMMIT_TARGET, WITHDRAW_FROM) |
+
+`state.action_to_string(a)` names an action in the current decision; `fantastiqa_rl.actions`
+documents the table in full, and `FantastiqaState.num_actions_for(card_set)` gives its size.
+
+### Rewards
+
+See `reward` above. At the end `infos[agent]` hold `raw_scores` (quest points with bonus tokens,
+per seat), `final_scores` (minus the points of uncompleted personal quests, Q-E3), `winners`
+(agents), `end_reason` ("goal", "creature deck empty" or "truncated"), `turns` and `steps`.
+
+### Protections
+
+`env()` enforces call order (reset before step/observe/render/state), checks bounds, and turns an
+illegal move into the end of the game with reward -1 for the offender (PettingZoo's
+`TerminateIllegalWrapper` behaviour), natively rather than through PettingZoo's wrapper chain,
+which would cost more than the game itself. `raw_env()` does none of this and raises a
+`ValueError` naming the action and why it is illegal; the state is then unchanged.
+
+### Version history
+
+- v0: initial release (STAND-IN cards; Abbey and team rules not yet available).
+"""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+from fantastiqa_rl.observation import MAX_PLAYERS, action_mask, observation_high, observation_size, observe
+from fantastiqa_rl.render import render_rgb, render_text
+from fantastiqa_rl.state import FantastiqaState
+
+REWARD_OPTIONS = ("win_loss", "score_diff")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+ENV_ID = "fantastiqa_v0"
+DEFAULT_MAX_TURNS = 300
+STEPS_PER_TURN = 100  # step guard: truncate after max_turns x num_players x this many steps
+RULE_OPTIONS = ("adventure_path", "fly_in_adventure", "bought_to", "card_use", "draw_rule", "abbey", "teams")
+
+
+def env(**kwargs) -> "raw_env":
+    """The Fantastiqa AEC env with PettingZoo's usual protections (native, see the docstring)."""
+    return raw_env(_protected=True, **kwargs)
+
+
+def potential(state, seat: int) -> float:
+    """score_diff potential: own side's score minus the best opposing side's (public information
+    only). A side is a seat, or a team with teams=True, so partners get identical rewards (Q-TM4)."""
+    return float(state.side_score(seat) - max(state.side_score(p) for p in range(state.n) if state.is_opponent(seat, p)))
+
+
+class raw_env(AECEnv):
+    __doc__ = __doc__
+    metadata = {"render_modes": list(RENDER_MODES), "name": ENV_ID, "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, goal: str = "short", card_set: str | None = None,
+                 adventure_path: str = "simple", fly_in_adventure: bool = False, bought_to: str = "discard",
+                 card_use: str = "symbol_or_power", draw_rule: str = "up_to_5", abbey: bool = False,
+                 teams: bool = False, max_turns: int | None = DEFAULT_MAX_TURNS, reward: str = "win_loss",
+                 render_mode: str | None = None, render_seat: int | None = None, _protected: bool = False):
+        super().__init__()
+        self.rule_options = dict(adventure_path=adventure_path, fly_in_adventure=fly_in_adventure,
+                                 bought_to=bought_to, card_use=card_use, draw_rule=draw_rule,
+                                 abbey=abbey, teams=teams)
+        # Validates num_players, goal, card_set and every rule option (errors name the allowed values).
+        probe = FantastiqaState.new(num_players, seed=0, goal=goal, card_set=card_set, **self.rule_options)
+        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
+                                      or max_turns < 1):
+            raise ValueError(f"max_turns must be an int >= 1 (turns per player) or None; got {max_turns!r}")
+        if reward not in REWARD_OPTIONS:
+            raise ValueError(f"reward must be one of {REWARD_OPTIONS}; got {reward!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None; got {render_mode!r}")
+        if render_seat is not None and (isinstance(render_seat, bool) or render_seat not in range(num_players)):
+            raise ValueError(f"render_seat must be None (the agent to move) or in 0..{num_players - 1}; "
+                             f"got {render_seat!r}")
+        self.num_players = num_players
+        self.goal = goal
+        self.card_set = card_set
+        self.max_turns = None if max_turns is None else int(max_turns)
+        self.reward_type = reward
+        self.render_mode = render_mode
+        self.render_seat = render_seat
+        self._protected = _protected
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        n_obs = observation_size(card_set)
+        self.num_actions = probe.num_actions
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, observation_high(card_set), shape=(n_obs,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
+        })
+        self._act_space = spaces.Discrete(self.num_actions)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self._n_kinds = probe.layout.K
+        n_state = n_obs + MAX_PLAYERS * self._n_kinds * 2
+        self.state_space = spaces.Box(0.0, np.inf, shape=(n_state,), dtype=np.float32)
+        self.game: FantastiqaState | None = None
+        self._illegal_ended = False
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.game = FantastiqaState.new(self.num_players, seed=seed, goal=self.goal, card_set=self.card_set,
+                                        **self.rule_options)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]  # Q-S4: seat N-1 first
+        self._skip_agent_selection = None
+        self._illegal_ended = False
+        self._phi = [0.0] * self.num_players
+        self._steps = 0
+
+    def observe(self, agent):
+        if self.game is None:
+            EnvLogger.error_observe_before_reset()
+        seat = self._agent_seat[agent]
+        return {"observation": observe(self.game, seat), "action_mask": action_mask(self.game, seat)}
+
+    def step(self, action) -> None:
+        if self._protected:
+            if self.game is None:
+                EnvLogger.error_step_before_reset()
+            if not self.agents:
+                EnvLogger.warn_step_after_terminated_truncated()
+                return
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        if self._protected:
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                    or not 0 <= action < self.num_actions:  # bounds check, as AssertOutOfBoundsWrapper
+                raise ValueError(f"action {action!r} is outside the action space Discrete({self.num_actions})")
+            if int(action) not in game.legal_set():
+                self._end_by_illegal_move(agent)
+                return
+        game.apply(action)  # raw env: raises ValueError naming the action and why
+        self._steps += 1
+        self._cumulative_rewards[agent] = 0.0
+        limit = None if self.max_turns is None else self.max_turns * self.num_players
+        truncated = (limit is not None and not game.is_terminal()
+                     and (game.turns >= limit or self._steps >= limit * STEPS_PER_TURN))
+        self._set_rewards()
+        if game.is_terminal() or truncated:
+            self._finish(truncated)
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _set_rewards(self) -> None:
+        game, rewards = self.game, self.rewards
+        if self.reward_type == "win_loss":
+            if game.is_terminal():
+                for a, r in zip(self.possible_agents, game.returns()):
+                    rewards[a] = float(r)
+            else:
+                for a in rewards:
+                    rewards[a] = 0.0
+            return
+        for seat, a in enumerate(self.possible_agents):  # score_diff: potential-based shaping
+            phi = potential(game, seat)
+            rewards[a] = phi - self._phi[seat]
+            self._phi[seat] = phi
+
+    def _finish(self, truncated: bool) -> None:
+        game = self.game
+        info = {
+            "raw_scores": [int(x) for x in game.scores],
+            "final_scores": [int(x) for x in game.final_scores()],
+            "winners": [self.possible_agents[p] for p in game.winners()],
+            "end_reason": "truncated" if truncated else game.end_reason,
+            "turns": int(game.turns),
+            "steps": int(self._steps),
+        }
+        for a in self.agents:
+            if truncated:
+                self.truncations[a] = True
+            else:
+                self.terminations[a] = True
+            self.infos[a] = dict(info)
+
+    def _end_by_illegal_move(self, agent) -> None:
+        EnvLogger.warn_on_illegal_move()
+        self._illegal_ended = True
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+            self.terminations[a] = True
+            self.truncations[a] = True
+            self.infos[a] = {"illegal_move_by": agent}
+        self.rewards[agent] = -1.0
+        self._accumulate_rewards()
+
+    # ------------------------------------------------------------------ extras
+    def state(self) -> np.ndarray:
+        """Full state for centralised critics: seat 0's observation, then every seat's hand and
+        draw-deck composition (4 x K each, absolute seats, padded)."""
+        if self.game is None:
+            raise AssertionError("reset() needs to be called before state().")
+        game, K = self.game, self._n_kinds
+        HK = np.asarray(game.g.I_HK, dtype=np.int64)
+        extra = np.zeros((2, MAX_PLAYERS, K), dtype=np.float32)
+        for p in range(game.n):
+            if game.hand[p]:
+                extra[0, p] = np.bincount(HK[game.hand[p]], minlength=K)
+            if game.deck[p]:
+                extra[1, p] = np.bincount(HK[game.deck[p]], minlength=K)
+        return np.concatenate([observe(game, 0), extra.ravel()])
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render without specifying any render mode.")
+            return None
+        if self.game is None:
+            EnvLogger.error_render_before_reset()
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game)
+        text = render_text(self.game, seat=self.render_seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+GYM_ID = "fantastiqa_rl/Fantastiqa-v0"
+
+
+def register_envs() -> None:
+    """Register fantastiqa_v0 with PettingZoo's registry and the single-agent self-play adapter
+    with Gymnasium (idempotent; `fantastiqa_rl/__init__.py` and `fantastiqa_rl.spec` call it)."""
+    import warnings
+
+    import pettingzoo
+
+    # PettingZoo's registry normalises the id ("fantastiqa_v0" is stored as "fantastiqa-v0").
+    if not {ENV_ID, ENV_ID.replace("_v", "-v")} & set(pettingzoo.aec_registry):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pettingzoo.register("aec", ENV_ID, entry_point="fantastiqa_rl.environment:env")
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point="envs.selfplay:SelfPlayEnv", kwargs={"game": "fantastiqa"})
