@@ -102,6 +102,9 @@ for _h in HISTORY_OPTIONS:
     _t[_LAYOUTS[_h]["terrain"]] = _terrain.ravel()
     _TEMPLATES[_h] = _t
 _L = _LAYOUTS["summary"]  # base blocks sit at the same offsets in both layouts
+_S_DRUIDS, _S_OCCUPIED, _S_RESOLVED = _L["druids"], _L["occupied"], _L["resolved"]
+_S_NEIGHBOURS, _S_ISOLATES = _L["occupied_neighbours"], _L["isolates_if_moved"]
+_PENDING0 = _L["pending"].start
 _ADJ = np.zeros((NUM_SPACES, NUM_SPACES), dtype=np.float32)
 for _i, _nbs in enumerate(NEIGHBOURS):
     _ADJ[_i, list(_nbs)] = 1.0
@@ -118,19 +121,21 @@ def observe(state: FaeState, seat: int, history: str = "summary") -> np.ndarray:
     if not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be in 0..{state.num_players - 1}; got {seat}")
     obs = _TEMPLATES[history].copy()
-    counts = np.frombuffer(state._count, dtype=np.uint8)
-    obs[_L["druids"]] = np.frombuffer(state._druids, dtype=np.uint8) * (1.0 / DRUID_SCALE)
-    obs[_L["occupied"]] = counts > 0
-    resolved = np.frombuffer(state._resolved, dtype=np.uint8)
-    obs[_L["resolved"]] = resolved
-    occupied = (counts > 0).astype(np.float32)
+    obs[_S_DRUIDS] = np.frombuffer(state._druids, dtype=np.uint8) * (1.0 / DRUID_SCALE)
+    occupied = obs[_S_OCCUPIED]
+    np.greater(np.frombuffer(state._count, dtype=np.uint8), 0, out=occupied)
+    resolved = obs[_S_RESOLVED]
+    resolved[:] = np.frombuffer(state._resolved, dtype=np.uint8)
     occupied_nb = _ADJ @ occupied
-    obs[_L["occupied_neighbours"]] = occupied_nb * (1.0 / _MAX_DEGREE)
+    np.multiply(occupied_nb, 1.0 / _MAX_DEGREE, out=obs[_S_NEIGHBOURS])
     # An occupied, unresolved space whose only occupied neighbour is s is isolated when s moves away.
-    lonely = occupied * (resolved == 0) * (occupied_nb == 1.0)
-    obs[_L["isolates_if_moved"]] = (_ADJ @ lonely) * occupied * (1.0 / _MAX_DEGREE)
-    if state._pending:
-        obs[_L["pending"].start + np.asarray(state._pending)] = 1.0
+    lonely = (occupied - resolved) * (occupied_nb == 1.0)
+    isolates = obs[_S_ISOLATES]
+    np.matmul(_ADJ, lonely, out=isolates)
+    isolates *= occupied
+    isolates *= 1.0 / _MAX_DEGREE
+    for i in state._pending:
+        obs[_PENDING0 + i] = 1.0
     obs[_L["ritual_cards_left"]] = _CARDS_LEFT[state._cards_used]
     obs[_L["scores"]] = state._scores
     obs[_L["scores"]] *= 1.0 / SCORE_SCALE

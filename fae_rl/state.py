@@ -45,6 +45,10 @@ HISTORY_KEYS = ("moved", "points", "last_action")
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
 _INT_TYPES = (int, np.int64, np.int32, np.intp)
+_REGION_COLOURS = np.tile(np.arange(NUM_COLOURS), (NUM_SPACES // 5, 1))
+_ROW_STARTS = np.arange(NUM_SPACES) * NUM_COLOURS
+_ONES_SPACES = b"\x01" * NUM_SPACES
+_ONES_MOVES = b"\x01" * NUM_MOVE_ACTIONS
 _ALL_ACTIONS = np.arange(NUM_ACTIONS, dtype=np.int64)
 
 
@@ -85,20 +89,23 @@ class FaeState:
             raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         # F-S1: each region (5 consecutive spaces) gets one druid of each colour, shuffled.
-        order = rng.permuted(np.tile(np.arange(NUM_COLOURS), (NUM_SPACES // 5, 1)), axis=1).ravel()
-        druids = np.zeros((NUM_SPACES, NUM_COLOURS), dtype=np.int64)
-        druids[np.arange(NUM_SPACES), order] = 1
+        order = rng.permuted(_REGION_COLOURS, axis=1).ravel()
+        flat = np.zeros(NUM_SPACES * NUM_COLOURS, dtype=np.uint8)
+        flat[_ROW_STARTS + order] = 1
         colours = rng.permutation(NUM_COLOURS)[:num_players].tolist()  # F-S2
-        return cls._from_parts(num_players, bool(big_stack_merge), druids.ravel().tolist(), colours)
+        s = cls._blank(num_players, bool(big_stack_merge), colours)
+        s._druids = bytearray(flat.tobytes())
+        # One druid on every space: every move along every edge is legal (F-T1).
+        s._count = bytearray(_ONES_SPACES)
+        s._move_ok = bytearray(_ONES_MOVES)
+        return s
 
     @classmethod
-    def _from_parts(cls, num_players, big_stack_merge, flat_druids, colours) -> "FaeState":
-        """A start-of-game state from a flat list of 300 druid counts (space-major) and colours."""
+    def _blank(cls, num_players, big_stack_merge, colours) -> "FaeState":
+        """Every field of a start-of-game state except the board (druids, counts, legal moves)."""
         s = cls.__new__(cls)
         s.num_players = num_players
         s.big_stack_merge = big_stack_merge
-        s._druids = bytearray(flat_druids)
-        s._count = bytearray(sum(s._druids[i:i + 5]) for i in range(0, 5 * NUM_SPACES, 5))
         s.colours = list(colours)
         s._scores = [0] * NUM_COLOURS  # F-S3
         s._ritual_cards = [0] * num_players
@@ -110,12 +117,20 @@ class FaeState:
         s._hist_moved = [[0] * NUM_COLOURS for _ in range(num_players)]
         s._hist_points = [[0] * NUM_COLOURS for _ in range(num_players)]
         s._hist_last = [-1] * num_players
+        s._legal_cache = None
+        return s
+
+    @classmethod
+    def _from_parts(cls, num_players, big_stack_merge, flat_druids, colours) -> "FaeState":
+        """A start-of-game state from a flat list of 300 druid counts (space-major) and colours."""
+        s = cls._blank(num_players, big_stack_merge, colours)
+        s._druids = bytearray(flat_druids)
+        s._count = bytearray(sum(s._druids[i:i + 5]) for i in range(0, 5 * NUM_SPACES, 5))
         cnt = np.frombuffer(s._count, dtype=np.uint8).astype(np.int64)
         n_src, n_dst = cnt[MOVE_SRC_ARRAY], cnt[MOVE_DST_ARRAY]
         ok = (n_src > 0) & (n_dst > 0) & (  # F-T1, F-T3, F-T4 for every move at once
             (n_src <= MAX_STACK_TO_MOVE) | (big_stack_merge & (n_dst >= n_src)))
         s._move_ok = bytearray(ok.astype(np.uint8).tobytes())
-        s._legal_cache = None
         return s
 
     def clone(self) -> "FaeState":
@@ -269,11 +284,12 @@ class FaeState:
     def apply(self, action) -> None:
         """Play `action` for the current player. Illegal input raises ValueError, state unchanged."""
         # Fast path for the common case (a legal move); everything else goes through the checks.
-        if type(action) in _INT_TYPES and 0 <= action < NUM_MOVE_ACTIONS and not self._pending \
-                and not self._terminal and self._move_ok[action]:
-            self._legal_cache = None
-            self._move(int(action))
-            return
+        if type(action) in _INT_TYPES:
+            a = int(action)
+            if 0 <= a < NUM_MOVE_ACTIONS and not self._pending and not self._terminal and self._move_ok[a]:
+                self._legal_cache = None
+                self._move(a)
+                return
         a = self._check_action(action)
         self._legal_cache = None
         if a >= NUM_MOVE_ACTIONS:
