@@ -114,7 +114,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from envs.aec_base import TurnBasedAECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fantastiqa_rl.observation import MAX_PLAYERS, action_mask, observation_high, observation_size, observe
@@ -140,7 +140,7 @@ def potential(state, seat: int) -> float:
     return float(state.side_score(seat) - max(state.side_score(p) for p in range(state.n) if state.is_opponent(seat, p)))
 
 
-class raw_env(AECEnv):
+class raw_env(TurnBasedAECEnv):
     __doc__ = __doc__
     metadata = {"render_modes": list(RENDER_MODES), "name": ENV_ID, "is_parallelizable": False, "render_fps": 1}
 
@@ -189,12 +189,6 @@ class raw_env(AECEnv):
         self.state_space = spaces.Box(0.0, np.inf, shape=(n_state,), dtype=np.float32)
         self.game: FantastiqaState | None = None
         self._illegal_ended = False
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -284,18 +278,6 @@ class raw_env(AECEnv):
                 self.terminations[a] = True
             self.infos[a] = dict(info)
 
-    def _end_by_illegal_move(self, agent) -> None:
-        EnvLogger.warn_on_illegal_move()
-        self._illegal_ended = True
-        self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
-            self.terminations[a] = True
-            self.truncations[a] = True
-            self.infos[a] = {"illegal_move_by": agent}
-        self.rewards[agent] = -1.0
-        self._accumulate_rewards()
-
     # ------------------------------------------------------------------ extras
     def state(self) -> np.ndarray:
         """Full state for centralised critics: seat 0's observation, then every seat's hand and
@@ -326,8 +308,6 @@ class raw_env(AECEnv):
             return None
         return text
 
-    def close(self) -> None:
-        pass
 
 
 GYM_ID = "fantastiqa_rl/Fantastiqa-v0"
