@@ -1,7 +1,7 @@
 """Self-play MaskablePPO on any registered game of the suite (one file, CleanRL style).
 
     python train.py                                    # Fae, 2 players, the defaults below
-    python train.py --preset make-train                # what `make train` runs (~12 min on 2 cores)
+    python train.py --preset make-train                # what `make train` runs (<= 14 min of training on 2 cores)
     python train.py --game fae --num-players 3 --total-steps 2000000 --options history=summary
     python train.py --resume runs/<run-name>           # continue an interrupted run
     python train.py --evaluate runs/<run-name>/policy.npz   # 1000 seat-rotated games vs random and greedy
@@ -113,7 +113,7 @@ class Config:
 
 PRESETS = {
     # `make train`: default Fae 2p within 15 min on 2 shared cores, then 1000 + 1000 evaluation games.
-    "make-train": dict(total_steps=819_200, time_limit_min=14.0),
+    "make-train": dict(total_steps=1_048_576, time_limit_min=14.0),
     # Seconds, for tests and the notebook: learns nothing useful, exercises everything.
     "tiny": dict(total_steps=4096, n_envs=4, n_steps=128, batch_size=256, n_epochs=2, net_arch="32,32",
                  snapshot_every=1024, eval_every=2048, eval_games=6, final_eval_games=10, eval_workers=1,
