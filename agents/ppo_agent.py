@@ -40,7 +40,13 @@ class PolicyWeights:
     def __post_init__(self):
         if self.activation not in _ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}; got {self.activation!r}")
+        if not self.weights:
+            raise ValueError("a policy needs at least one layer")
         self.weights = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in self.weights]
+        for i in range(1, len(self.weights)):
+            if self.weights[i][0].shape[0] != self.weights[i - 1][0].shape[1]:
+                raise ValueError(f"layer {i} takes {self.weights[i][0].shape[0]} inputs but layer {i - 1} "
+                                 f"gives {self.weights[i - 1][0].shape[1]}")
 
     @property
     def obs_size(self) -> int:

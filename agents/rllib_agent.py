@@ -22,58 +22,18 @@ masked policy with the agent's seeded generator.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent
+from agents.ppo_agent import PolicyWeights
 from agents.registry import register_agent
 
-_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 
-
-class MLPPolicy:
-    """logits = W_k act(... act(x W_0 + b_0) ...) + b_k, numpy float32 (W of shape (in, out))."""
-
-    def __init__(self, weights, activation: str = "tanh", meta: dict | None = None):
-        if activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}; got {activation!r}")
-        if not weights:
-            raise ValueError("an MLPPolicy needs at least one layer")
-        self.weights = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in weights]
-        for i in range(1, len(self.weights)):
-            if self.weights[i][0].shape[0] != self.weights[i - 1][0].shape[1]:
-                raise ValueError(f"layer {i} takes {self.weights[i][0].shape[0]} inputs but layer {i - 1} "
-                                 f"gives {self.weights[i - 1][0].shape[1]}")
-        self.activation = activation
-        self.meta = dict(meta or {})
-
-    @property
-    def obs_size(self) -> int:
-        return self.weights[0][0].shape[0]
-
-    @property
-    def num_actions(self) -> int:
-        return self.weights[-1][0].shape[1]
-
-    def logits(self, obs) -> np.ndarray:
-        act = _ACTIVATIONS[self.activation]
-        x = np.asarray(obs, dtype=np.float32)
-        for w, b in self.weights[:-1]:
-            x = act(x @ w + b)
-        w, b = self.weights[-1]
-        return x @ w + b
-
-    def save(self, path) -> None:
-        arrays = {}
-        for i, (w, b) in enumerate(self.weights):
-            arrays[f"W{i}"], arrays[f"b{i}"] = w, b
-        header = {"activation": self.activation, "layers": len(self.weights), "meta": self.meta}
-        tmp = f"{path}.tmp"
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
-        os.replace(tmp, path)
+class MLPPolicy(PolicyWeights):
+    """The numpy policy both trainers export (same `.npz` format as `PolicyWeights`), with the
+    error messages of the RLlib backend when a file is missing or not a policy."""
 
     @classmethod
     def load(cls, path) -> "MLPPolicy":
