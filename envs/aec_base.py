@@ -1,7 +1,7 @@
 """What every turn-based AEC env of the suite shares (no rules here).
 
 `TurnBasedAECEnv` holds the pieces that are identical across games: per-agent spaces, the
-native replacement for PettingZoo's `TerminateIllegalWrapper` (an illegal move ends the game with
+win_loss rewards, the native replacement for PettingZoo's `TerminateIllegalWrapper` (an illegal move ends the game with
 -1 for the offender and 0 for the others), and `close`. Each game's env keeps its own reset, step,
 observation, rewards and rendering.
 """
@@ -19,6 +19,16 @@ class TurnBasedAECEnv(AECEnv):
 
     def action_space(self, agent):
         return self.action_spaces[agent]
+
+    def _set_win_loss_rewards(self) -> None:
+        """win_loss rewards: the game's returns at the end, zero before."""
+        game, rewards = self.game, self.rewards
+        if game.is_terminal():
+            for a, r in zip(self.possible_agents, game.returns()):
+                rewards[a] = float(r)
+        else:
+            for a in rewards:
+                rewards[a] = 0.0
 
     def _end_by_illegal_move(self, agent) -> None:
         """As PettingZoo's TerminateIllegalWrapper: the game ends, the offender gets -1."""

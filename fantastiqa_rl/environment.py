@@ -249,12 +249,7 @@ class raw_env(TurnBasedAECEnv):
     def _set_rewards(self) -> None:
         game, rewards = self.game, self.rewards
         if self.reward_type == "win_loss":
-            if game.is_terminal():
-                for a, r in zip(self.possible_agents, game.returns()):
-                    rewards[a] = float(r)
-            else:
-                for a in rewards:
-                    rewards[a] = 0.0
+            self._set_win_loss_rewards()
             return
         for seat, a in enumerate(self.possible_agents):  # score_diff: potential-based shaping
             phi = potential(game, seat)
