@@ -220,42 +220,19 @@ def evaluate(weights, cfg: Config, opponent: str, games: int, seed: int, workers
 
 
 # ---------------------------------------------------------------------------- warm start
-def teacher_games(game: str, num_players: int, teacher: str, samples: int, explore: float, seed: int,
-                  options: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(observations, masks, teacher targets) at `samples` decisions of games where each move is the
-    teacher's, or with probability `explore` a random legal move (so the states are varied).
-    Targets are the teacher's action ids, or its action probabilities when the bot offers
-    `action_distribution` (e.g. greedy: uniform over its tied best moves)."""
-    from agents import make_agent
-    from envs import get_game
+def teacher_games(*args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """agents.imitation.teacher_data, keeping the teacher's probabilities as targets when it has them."""
+    from agents.imitation import teacher_data
 
-    spec = get_game(game)
-    rule_opts, obs_opts = spec.split_options(options)
-    rng = np.random.default_rng(seed)
-    bot = make_agent(spec.name, teacher, seed=int(rng.integers(2**63)))
-    soft = hasattr(bot, "action_distribution")
-    obs_list, masks, actions = [], [], []
-    while len(actions) < samples:
-        state = spec.new_state(num_players=num_players, seed=int(rng.integers(2**63)), **rule_opts)
-        while not state.is_terminal() and len(actions) < samples:
-            p = state.current_player
-            obs, mask = spec.observe(state, p, **obs_opts), spec.action_mask(state, p)
-            kw = dict(state=state, seat=p) if bot.uses_state else {}
-            a = int(bot.act(obs, mask, **kw))
-            obs_list.append(obs)
-            masks.append(mask.astype(bool))
-            actions.append(bot.action_distribution(obs, mask, **kw).astype(np.float16) if soft else a)
-            if rng.random() < explore:
-                legal = np.flatnonzero(mask)
-                a = int(legal[rng.integers(legal.size)])
-            state.apply(a)
-    targets = np.asarray(actions, dtype=np.float32 if soft else np.int64)
-    return np.asarray(obs_list, dtype=np.float32), np.asarray(masks), targets
+    obs, masks, actions, probs = teacher_data(*args)
+    return obs, masks, actions if probs is None else probs
 
 
 def behaviour_clone(model, cfg: Config) -> dict:
     """Fit the policy head (MLP + action layer) to the teacher's moves by masked cross-entropy."""
     import torch
+
+    from agents.imitation import imitation_loss
 
     opts = parse_options(cfg.options)
     workers = max(1, min(cfg.bc_workers, cfg.bc_samples // 1000))
@@ -286,11 +263,7 @@ def behaviour_clone(model, cfg: Config) -> dict:
         for i in range(0, n, batch):
             idx = order[i:i + batch]
             latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs[idx], policy.pi_features_extractor))
-            logits = policy.action_net(latent).masked_fill(~masks[idx], -1e9)
-            if actions.dtype == torch.int64:
-                loss = torch.nn.functional.cross_entropy(logits, actions[idx])
-            else:  # soft targets: cross-entropy against the teacher's action probabilities
-                loss = -(actions[idx] * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
+            loss = imitation_loss(policy.action_net(latent), masks[idx], actions[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()

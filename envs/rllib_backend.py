@@ -348,48 +348,18 @@ def export_policy(module, meta: dict | None = None, check: bool = True):
 
 
 # ------------------------------------------------------------------------------- warm start
-def teacher_data(game: str, num_players: int, teacher: str, samples: int, explore: float, seed: int,
-                 options: dict | None = None):
-    """(observations, masks, teacher actions) at `samples` decisions of games where every seat
-    plays the teacher's move, or with probability `explore` a uniformly random legal move (so the
-    data covers states the teacher would not reach). All draws from `seed`."""
-    from agents.registry import make_agent
-    from envs.registry import get_game
-
-    import agents  # noqa: F401
-
-    spec = get_game(game)
-    rule_opts, obs_opts = spec.split_options(dict(options or {}))
-    rng = np.random.default_rng(seed)
-    bot = make_agent(spec.name, teacher, seed=int(rng.integers(2**63)))
-    obs, masks, actions = [], [], []
-    while len(actions) < samples:
-        state = spec.new_state(num_players=num_players, seed=int(rng.integers(2**63)), **rule_opts)
-        bot.reset(int(rng.integers(2**63)))
-        while not state.is_terminal() and len(actions) < samples:
-            seat = state.current_player
-            mask = spec.action_mask(state, seat)
-            o = spec.observe(state, seat, **obs_opts)
-            a = int(bot.act(o, mask, state=state if bot.uses_state else None, seat=seat if bot.uses_state else None))
-            obs.append(np.asarray(o, np.float32))
-            masks.append(mask.astype(bool))
-            actions.append(a)
-            if rng.random() < explore:
-                a = int(rng.choice(np.flatnonzero(mask)))
-            state.apply(a)
-    return np.stack(obs), np.stack(masks), np.asarray(actions, np.int64)
-
-
 def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
     """Fit `main`'s actor MLP and action head to the teacher's moves (masked cross-entropy, Adam),
     then load the result into the learner and the env runners."""
     import torch
 
+    from agents.imitation import imitation_loss, teacher_data
     from envs.rllib_env import MAIN, MaskedPPOTorchRLModule, league_module_ids
 
     start = time.perf_counter()
-    obs, masks, actions = teacher_data(cfg.game, cfg.num_players, cfg.bc_teacher, cfg.bc_samples, cfg.bc_explore,
-                                       cfg.seed * 7_919 + 101, cfg.options)
+    obs, masks, actions, probs = teacher_data(cfg.game, cfg.num_players, cfg.bc_teacher, cfg.bc_samples,
+                                              cfg.bc_explore, cfg.seed * 7_919 + 101, cfg.options)
+    targets = actions if probs is None else probs  # soft targets when the teacher has them, as train.py
     data_seconds = time.perf_counter() - start
     learner_module = algo.get_module(MAIN)
     module = MaskedPPOTorchRLModule(observation_space=learner_module.observation_space,
@@ -400,7 +370,7 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
     params = list(actor.parameters()) + list(module.pi.parameters())
     opt = torch.optim.Adam(params, lr=cfg.bc_learning_rate)
     gen = torch.Generator().manual_seed(cfg.seed)
-    obs_t, masks_t, actions_t = torch.as_tensor(obs), torch.as_tensor(masks), torch.as_tensor(actions)
+    obs_t, masks_t, targets_t = torch.as_tensor(obs), torch.as_tensor(masks), torch.as_tensor(targets)
     from ray.rllib.core.models.base import ENCODER_OUT
 
     n, batch, losses = len(actions), 256, []
@@ -409,8 +379,7 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
         total = 0.0
         for i in range(0, n, batch):
             idx = order[i:i + batch]
-            logits = module.pi(actor({"obs": obs_t[idx]})[ENCODER_OUT]).masked_fill(~masks_t[idx], -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, actions_t[idx])
+            loss = imitation_loss(module.pi(actor({"obs": obs_t[idx]})[ENCODER_OUT]), masks_t[idx], targets_t[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -1,0 +1,56 @@
+"""Teacher data for behaviour cloning (the warm start of both training backends).
+
+`teacher_data` plays games where every move is the teacher bot's, or with probability `explore` a
+uniformly random legal move (so the data covers states the teacher would not reach), and records
+each decision. `imitation_loss` is the masked cross-entropy both backends minimise. Numpy only,
+except `imitation_loss` (torch, imported on use)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def teacher_data(game: str, num_players: int, teacher: str, samples: int, explore: float, seed: int,
+                 options: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """(observations, masks, teacher actions, teacher probabilities) at `samples` decisions.
+
+    The probabilities (float32, one row per decision) are the teacher's `action_distribution` when
+    it has one (greedy: uniform over its tied best moves), so the tie-break noise is not imitated;
+    else None. The actions are the teacher's choices (int64). All draws come from `seed`."""
+    from agents import make_agent
+    from envs import get_game
+
+    spec = get_game(game)
+    rule_opts, obs_opts = spec.split_options(dict(options or {}))
+    rng = np.random.default_rng(seed)
+    bot = make_agent(spec.name, teacher, seed=int(rng.integers(2**63)))
+    soft = hasattr(bot, "action_distribution")
+    obs_list, masks, actions, probs = [], [], [], []
+    while len(actions) < samples:
+        state = spec.new_state(num_players=num_players, seed=int(rng.integers(2**63)), **rule_opts)
+        while not state.is_terminal() and len(actions) < samples:
+            p = state.current_player
+            obs, mask = spec.observe(state, p, **obs_opts), spec.action_mask(state, p)
+            kw = dict(state=state, seat=p) if bot.uses_state else {}
+            a = int(bot.act(obs, mask, **kw))
+            obs_list.append(obs)
+            masks.append(mask.astype(bool))
+            actions.append(a)
+            if soft:
+                probs.append(bot.action_distribution(obs, mask, **kw).astype(np.float16))
+            if rng.random() < explore:
+                legal = np.flatnonzero(mask)
+                a = int(legal[rng.integers(legal.size)])
+            state.apply(a)
+    return (np.asarray(obs_list, dtype=np.float32), np.asarray(masks), np.asarray(actions, dtype=np.int64),
+            np.asarray(probs, dtype=np.float32) if soft else None)
+
+
+def imitation_loss(logits, masks, targets):
+    """Mean masked cross-entropy of `logits` (torch, [B, A]) against the teacher: action ids
+    (int64 [B]) or action probabilities (float [B, A])."""
+    import torch
+
+    logits = logits.masked_fill(~masks, -1e9)
+    if targets.dtype == torch.int64:
+        return torch.nn.functional.cross_entropy(logits, targets)
+    return -(targets * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
