@@ -6,7 +6,7 @@
 | Actions | Discrete(405) with the STAND-IN cards (30 + 3K + Q for a card file with K card kinds, Q quest kinds) |
 | Parallel API | No (turn-based; a turn is several steps of the same agent) |
 | Agents | `agents = ['player_0', ..., 'player_{N-1}']`, N = 2..4 |
-| Observation shape | Dict: `observation` Box(float32, (3715,)) with the STAND-IN cards; `action_mask` Box(int8, (405,)) |
+| Observation shape | Dict: `observation` Box(float32, (3786,)) with the STAND-IN cards; `action_mask` Box(int8, (405,)) |
 | Observation values | [0, high]; most features in [0, 1]; see `fantastiqa_rl.observation_layout()` and `observation_high()` |
 
 Fantastiqa (Alf Seegert, Eagle-Gryphon Games, 2012) is a deck-building adventure game for 2-4
@@ -24,8 +24,8 @@ real ones written in the same format).
 ``` python
 fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="simple",
                   fly_in_adventure=False, bought_to="discard", card_use="symbol_or_power",
-                  draw_rule="up_to_5", max_turns=300, reward="win_loss", render_mode=None,
-                  render_seat=None)
+                  draw_rule="up_to_5", abbey=False, teams=False, mark_return="forbid",
+                  max_turns=300, reward="win_loss", render_mode=None, render_seat=None)
 ```
 
 - `num_players`: 2, 3 or 4.
@@ -34,11 +34,16 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
 - Rule options (ASSUMED readings of the rules, defaults first; see `fantastiqa_rl.state`):
   `adventure_path` "simple" | "loops" (Q-A3), `fly_in_adventure` False | True, `bought_to`
   "discard" | "hand" (Q-V1), `card_use` "symbol_or_power" | "both" (Q-F1), `draw_rule`
-  "up_to_5" | "draw_5" (Q-T1).
+  "up_to_5" | "draw_5" (Q-T1), `abbey` False | True (the Abandoned Abbey expansion, Q-B),
+  `teams` False | True (team variant, 4 players, Q-TM).
+- `mark_return`: "forbid" (default) | "allow". An ENGINE ASSUMPTION, not in the spec: with
+  "forbid", MARK (Q-F2) cannot move your quest token back to an open quest it left this turn.
+  The spec puts no limit on MARK, so "allow" lets a turn loop forever; "forbid" removes only
+  such loops (every end-of-turn position stays reachable, through WITHDRAW).
 - `max_turns`: truncation after this many completed turns PER PLAYER (default 300: uniform-random
   play can run that long; games between sensible players end by the goal in about 20 turns), or
-  after `max_turns x num_players x 100` steps (a policy can repeat free actions without end inside
-  one turn, e.g. moving its quest token back and forth). All agents are then truncated, with no
+  after `max_turns x num_players x 100` steps (a guard; with `mark_return="allow"` a policy can
+  repeat free actions without end inside one turn). All agents are then truncated, with no
   win/loss reward. `None`: no truncation.
 - `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; 0
   on truncation) or `"score_diff"` (dense and potential-based: phi = own score - best
@@ -126,7 +131,8 @@ RENDER_MODES = ("ansi", "rgb_array", "human")
 ENV_ID = "fantastiqa_v0"
 DEFAULT_MAX_TURNS = 300
 STEPS_PER_TURN = 100  # step guard: truncate after max_turns x num_players x this many steps
-RULE_OPTIONS = ("adventure_path", "fly_in_adventure", "bought_to", "card_use", "draw_rule", "abbey", "teams")
+RULE_OPTIONS = ("adventure_path", "fly_in_adventure", "bought_to", "card_use", "draw_rule", "abbey", "teams",
+                "mark_return")
 
 
 def env(**kwargs) -> "raw_env":
@@ -147,12 +153,13 @@ class raw_env(TurnBasedAECEnv):
     def __init__(self, num_players: int = 2, goal: str = "short", card_set: str | None = None,
                  adventure_path: str = "simple", fly_in_adventure: bool = False, bought_to: str = "discard",
                  card_use: str = "symbol_or_power", draw_rule: str = "up_to_5", abbey: bool = False,
-                 teams: bool = False, max_turns: int | None = DEFAULT_MAX_TURNS, reward: str = "win_loss",
+                 teams: bool = False, mark_return: str = "forbid", max_turns: int | None = DEFAULT_MAX_TURNS,
+                 reward: str = "win_loss",
                  render_mode: str | None = None, render_seat: int | None = None, _protected: bool = False):
         super().__init__()
         self.rule_options = dict(adventure_path=adventure_path, fly_in_adventure=fly_in_adventure,
                                  bought_to=bought_to, card_use=card_use, draw_rule=draw_rule,
-                                 abbey=abbey, teams=teams)
+                                 abbey=abbey, teams=teams, mark_return=mark_return)
         # Validates num_players, goal, card_set and every rule option (errors name the allowed values).
         probe = FantastiqaState.new(num_players, seed=0, goal=goal, card_set=card_set, **self.rule_options)
         if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))

@@ -1,7 +1,7 @@
 """Per-seat observation vector and action mask for Fantastiqa (the encoder layer; no PettingZoo).
 
 The observation is a 1-D float32 vector; `observation_layout(card_set)` names its slices (the sizes
-depend on the card file: K card kinds and Q quest kinds, 110 and 45 for the STAND-IN set, 3,679
+depend on the card file: K card kinds and Q quest kinds, 110 and 45 for the STAND-IN set, 3,786
 features in all). It holds only what the seat may know (Q-I1):
 
 - its OWN hand and the COMPOSITION of its own draw deck (never its order);
@@ -78,8 +78,8 @@ def _blocks(K: int, Q: int, maxima: dict) -> list:
         ("space_kind", NUM_SPACES * K, 1.0),                  # [space, card kind] one-hot
     ]
     for j in range(2):
-        out += [(f"open_quest{j}", 3 + NUM_SYMBOLS + NUM_POSITIONS + 1 + NUM_SYMBOLS,
-                 [1.0, 1.0, 1.0] + [maxima["need"]] * NUM_SYMBOLS + [1.0] * NUM_POSITIONS
+        out += [(f"open_quest{j}", 4 + NUM_SYMBOLS + NUM_POSITIONS + 1 + NUM_SYMBOLS,  # present, bonus, my token, my token left it
+                 [1.0, 1.0, 1.0, 1.0] + [maxima["need"]] * NUM_SYMBOLS + [1.0] * NUM_POSITIONS
                  + [maxima["points"]] + [sym_h] * NUM_SYMBOLS),
                 (f"open_quest{j}_kind", Q, 1.0)]
     out += [
@@ -361,7 +361,9 @@ def observe(state, seat: int) -> np.ndarray:
             ones.append(base + 1)
         if my_tok == q:
             ones.append(base + 2)
-        qk = _quest_features(e, ones, idx, val, base + 3, state, q, committed_me.get(q) if my_tok == q else None)
+        if seat == cur and q in state.left_q:     # mark_return="forbid": MARK back is not offered
+            ones.append(base + 3)
+        qk = _quest_features(e, ones, idx, val, base + 4, state, q, committed_me.get(q) if my_tok == q else None)
         ones.append(off[f"open_quest{j}_kind"] + qk)
     b = off["supply"]
     idx += range(b, b + 9)

@@ -29,6 +29,13 @@ Options (keyword arguments of `new`; a bad value raises ValueError naming the al
     draw_rule        "up_to_5" (default, ASSUMED) | "draw_5"                              Q-T1
     abbey            False (default) | True: the Abandoned Abbey expansion (Q-B1..Q-B5)
     teams            False (default) | True: the team variant, 4 players only (Q-TM1..Q-TM4)
+    mark_return      "forbid" (default, ENGINE ASSUMPTION, not in the spec) | "allow"     Q-F2
+                     "forbid": MARK may not move your token back to an open quest it left
+                     this turn. The spec sets no limit on MARK, so "allow" lets a turn loop
+                     forever (MARK A, MARK B, MARK A, ...), which a learning agent can fall
+                     into. Nothing is lost: returning to a quest left this turn leaves it
+                     empty, which WITHDRAW of its cards (and discarding at end of turn)
+                     reaches without moving, so every end-of-turn position stays reachable.
 
 Chance sources. `np.random.SeedSequence(seed).spawn(10)` gives, in this order:
     0 setup (board deal: regions and statues to positions; starting-quest shuffle, Q-S5)
@@ -105,7 +112,8 @@ State dict (`to_dict`, JSON-safe, exact round trip). Cards are instance ids; `ca
                bonus_tokens, gems, tokens{carpets, reshuffles, quest_token}, position},
     setup_offer{quests, artifacts}, turn{action_used, plus_statue, boosted, powered, visited,
     prev, adventure, pay (cards chosen to pay, or to release from hand), target, revealed,
-    count, key, effects, in_play, release_from_discard, reason, ret},
+    count, key, effects, in_play, release_from_discard, token_left (open quests the token left
+    this turn), reason, ret},
     rng[10] (bit_generator.state of each chance source)
   and only with abbey=True: abbey_deck (top LAST), abbey_returned, and in `turn`: abbey_aside
   (Abbey cards set aside in the current exploration), abbey_reward [gems, carpets, reshuffles]
@@ -133,6 +141,7 @@ OPTIONS = {
     "draw_rule": ("up_to_5", "draw_5"),
     "abbey": (False, True),
     "teams": (False, True),
+    "mark_return": ("forbid", "allow"),
 }
 DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
 NUM_CHANCE_SOURCES = 10
@@ -150,7 +159,7 @@ _SCALARS = ("phase", "cur", "turns", "action_used", "plus", "visited", "prev", "
 _LISTS = ("board", "board_gems", "cdeck", "adeck", "bdeck", "qdeck", "open_q", "open_bonus",
           "dragons", "box", "scores", "bonus", "gems", "carpets", "reshuffles", "position",
           "token", "offer_q", "offer_a", "boosted", "powered", "adv", "pay", "revealed",
-          "effects", "in_play", "sel_discard", "abdeck", "abret", "abaside", "abreward")
+          "effects", "in_play", "sel_discard", "left_q", "abdeck", "abret", "abaside", "abreward")
 _NESTED = ("deck", "hand", "discard", "quests", "completed", "abbey")
 
 
@@ -261,6 +270,7 @@ class FantastiqaState:
         self.target, self.count, self.key, self.reason, self.ret = -1, 0, False, 0, A.MAIN
         self.boosted, self.powered, self.adv, self.pay = [], [], [], []
         self.revealed, self.effects, self.in_play, self.sel_discard = [], [], [], []
+        self.left_q = []      # open quests the mover's token left this turn (mark_return="forbid")
 
     def _take(self, field: str, k: int) -> int:
         """Take up to k from a supply counter (Q-X1: nothing when empty); returns what was taken."""
@@ -725,7 +735,7 @@ class FantastiqaState:
         # cheap checks first; the full list only when needed
         if (self.carpets[p] and self._moves(p)) or (self.reshuffles[p] and self.discard[p]):
             return True
-        if any(q >= 0 and self.token[p] != q for q in self.open_q):
+        if any(q >= 0 and self.token[p] != q and q not in self.left_q for q in self.open_q):
             return True
         return bool(self._legal_free(p))
 
@@ -738,7 +748,8 @@ class FantastiqaState:
         if self.reshuffles[p] and self.discard[p]:
             out.append(A.RESHUFFLE)
         for j in (0, 1):
-            if self.open_q[j] >= 0 and self.token[p] != self.open_q[j]:
+            q = self.open_q[j]
+            if q >= 0 and self.token[p] != q and q not in self.left_q:
                 out.append(A.MARK + j)
         for k in self._playable_kinds(p):
             if self._power_ok(p, k):
@@ -994,6 +1005,8 @@ class FantastiqaState:
             old = self.token[p]
             if old >= 0:
                 self.discard[p] += self.committed[p].pop(old)
+                if self.opts["mark_return"] == "forbid":
+                    self.left_q.append(old)
             self.token[p] = q
             self.committed[p][q] = []
         elif a < L.commit:                          # play for power (Q-F1)
@@ -1309,6 +1322,7 @@ class FantastiqaState:
                      "count": self.count, "key": self.key,
                      "effects": [list(e) for e in self.effects], "in_play": list(self.in_play),
                      "release_from_discard": list(self.sel_discard),
+                     "token_left": list(self.left_q),
                      "reason": self.reason, "ret": PHASES[self.ret]},
             "rng": [_rng_state_to_json(r.bit_generator.state) for r in self._rngs],
         }
@@ -1362,6 +1376,7 @@ class FantastiqaState:
             s.effects = [tuple(e) for e in t["effects"]]
             s.in_play, s.reason, s.ret = list(t["in_play"]), t["reason"], PHASES.index(t["ret"])
             s.sel_discard = list(t["release_from_discard"])
+            s.left_q = list(t["token_left"])
             if s.opts["abbey"]:
                 s.abdeck, s.abret = list(d["abbey_deck"]), list(d["abbey_returned"])
                 s.abaside, s.abreward = list(t["abbey_aside"]), list(t["abbey_reward"])
@@ -1446,6 +1461,9 @@ class FantastiqaState:
             return (f"cannot continue: {'the team' if self.teams else f'seat {self.cur}'} holds "
                     f"{self.abbey_held(self.cur)} Abbey card(s) + {len(self.abaside)} set aside "
                     f"(cap {ABBEY_CAP}), or no Abbey card is left to flip")
+        if name == "MARK" and self.phase == A.FREE_MENU and self.open_q[a - A.MARK] in self.left_q:
+            return ("mark_return='forbid': the quest token left this open quest earlier this turn "
+                    "and may not return to it (use WITHDRAW to empty it instead)")
         if self.phase == A.ABBEY_MATCH and a == A.CANCEL:
             return "cannot cancel after the first match (the exploration has begun)"
         return (f"not legal in decision {PHASES[self.phase]} of seat {self.cur}; legal: "

@@ -254,9 +254,9 @@ def test_observation_blocks_decode_to_the_state():
 
 
 def test_truncation_step_guard_catches_endless_free_actions():
-    """A policy that moves its quest token back and forth never ends its turn; the step guard
-    (max_turns x players x 100 steps) truncates the game anyway."""
-    e = env(num_players=2, max_turns=1)
+    """With mark_return="allow", a policy that moves its quest token back and forth never ends its
+    turn; the step guard (max_turns x players x 100 steps) truncates the game anyway."""
+    e = env(num_players=2, max_turns=1, mark_return="allow")
     e.reset(seed=0)
     game = e.unwrapped.game
     rng = np.random.default_rng(0)
@@ -304,3 +304,11 @@ def test_abbey_block_of_the_observation_shows_the_partner_seat_only_with_teams()
         assert (fantastiqa_rl.observe(s, seat)[layout["abbey"]] == abbey_features(s, seat)).all()
     base = FantastiqaState.new(2, seed=1)
     assert not fantastiqa_rl.observe(base, 0)[layout["abbey"]].any()
+
+
+def test_docstring_states_the_true_observation_and_action_sizes():
+    import fantastiqa_rl
+
+    doc = fantastiqa_rl.environment.__doc__
+    assert f"Box(float32, ({fantastiqa_rl.observation_size()},))" in doc
+    assert f"Discrete({fantastiqa_rl.FantastiqaState.num_actions_for()})" in doc

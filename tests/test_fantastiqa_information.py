@@ -51,8 +51,9 @@ def test_samples_keep_the_seat_knowledge_and_the_original():
 
 
 def test_samples_vary_the_hidden_parts():
-    s = random_state(3, 400, 3)
-    assert not s.is_terminal()
+    # a random position where every hidden part has room to vary (own deck of 4+ cards)
+    s = next(s for steps in range(400, 2000, 50) for s in [random_state(3, steps, 3)]
+             if not s.is_terminal() and len(s.deck[0]) >= 4 and len(s.hand[1]) >= 3)
     rng = np.random.default_rng(1)
     hands, decks, cdecks = set(), set(), set()
     for _ in range(40):

@@ -666,6 +666,39 @@ def test_Q_F2_commit_mark_withdraw_and_token_return():
     check_conservation(s)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_Q_F2_mark_cannot_return_to_a_quest_left_this_turn(seed):
+    # mark_return="forbid" (default, engine assumption): no MARK A, MARK B, MARK A ... loop.
+    s = fresh(2, seed=seed)
+    qa, qb = s.open_q
+    do(s, A.MARK + 0)
+    do(s, A.MARK + 1)
+    assert s.token[0] == qb and s.left_q == [qa]
+    assert A.MARK + 0 not in legal(s) and A.MARK + 1 not in legal(s)
+    assert A.FREE_ACTION in s.legal_set()          # carpets and reshuffles are still free actions
+    s.apply(A.FREE_ACTION)
+    before = s.to_dict()
+    with pytest.raises(ValueError, match="left this open quest earlier this turn"):
+        s.apply(A.MARK + 0)
+    assert s.to_dict() == before, "an illegal action leaves the state unchanged"
+    back = FantastiqaState.from_dict(before)
+    assert back.left_q == [qa] and back.to_dict() == before
+    # The next turn starts afresh: the same seat may MARK the quest it left.
+    for _ in range(100):
+        if s.cur != 0:
+            break
+        s.apply(next((a for a in (A.CANCEL, A.DONE) if a in s.legal_set()), int(s.legal_actions()[0])))
+    assert s.left_q == []
+    # "allow" (the spec's silence read literally): the token may go back, so turns can loop.
+    t = fresh(2, seed=seed, mark_return="allow")
+    for _ in range(3):
+        do(t, A.MARK + 0)
+        do(t, A.MARK + 1)
+    assert t.token[0] == qb and A.MARK + 0 in legal(t)
+    with pytest.raises(ValueError, match="allowed values: \\['forbid', 'allow'\\]"):
+        FantastiqaState.new(2, seed=0, mark_return="never")
+
+
 def test_Q_F2_withdraw_asks_which_quest():
     s = fresh(2, seed=27)
     q1 = give_personal_quest(s, 0, "Start Quest Sword")
