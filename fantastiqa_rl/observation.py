@@ -24,6 +24,7 @@ scaled (gems / 10, tokens / 3, scores / 10, sizes / 10, turns per player / 300 c
 """
 from __future__ import annotations
 
+from array import array
 from functools import lru_cache
 
 import numpy as np
@@ -197,6 +198,48 @@ class _Encoder:
                      for k in range(MAX_PLAYERS)]
         # Positions adjacent through each space: ADJ[pos] = spaces touching pos.
         self.adj = [[c for c, (a, b) in enumerate(SPACES) if pos in (a, b)] for pos in range(NUM_POSITIONS)]
+        # Absolute positions, so the hot path extends lists with C-level maps instead of loops:
+        # pos[block][instance] = offset of the block + the instance's card (or quest) kind.
+        HK_T, QK_T = self.HK_T, self.QK_T
+        card_blocks = ["own_hand", "own_deck", "pay", "adventure", "boosted", "powered", "in_play", "drawn_cards"]
+        card_blocks += [f"p{k}_{b}" for k in range(MAX_PLAYERS) for b in ("discard", "committed")]
+        quest_blocks = ["drawn_quests"] + [f"p{k}_{b}" for k in range(MAX_PLAYERS) for b in ("quests", "completed")]
+        self.pos = {b: tuple(self.off[b] + k for k in HK_T) for b in card_blocks}
+        self.pos.update({b: tuple(self.off[b] + q for q in QK_T) for b in quest_blocks})
+        self.player_pos = tuple(tuple(self.pos[f"p{k}_{b}"].__getitem__ for b in ("discard", "committed", "quests", "completed"))
+                                for k in range(MAX_PLAYERS))
+        # Symbol units (hand symbols, committed symbols) are counted like cards, one position per
+        # unit, then scaled by 1 / SYMBOL_SCALE in one multiply by `unit_scale`.
+        b = self.off["own_hand_symbols"]
+        self.hand_sym = tuple(tuple(b + j for j, v in self.units_nz[k] for _ in range(int(v))) if k >= 0 else ()
+                              for k in HK_T)
+        self.unit_sym = tuple(tuple(j for j, v in self.units_nz[k] for _ in range(int(v))) if k >= 0 else ()
+                              for k in HK_T)
+        assert all(float(v).is_integer() for row in self.units_nz for _, v in row), "symbol units are whole"
+        self.unit_scale = np.ones(self.size, dtype=np.float32)
+        self.unit_scale[self.layout["own_hand_symbols"]] = 1.0 / SYMBOL_SCALE
+        committed_at = NUM_SYMBOLS + NUM_POSITIONS + 1   # within a quest-features block
+        for name, start in [(f"own_quest{j}", 1) for j in range(MAX_PERSONAL_QUESTS)] + [(f"open_quest{j}", 4) for j in range(2)]:
+            c = self.off[name] + start + committed_at
+            self.unit_scale[c:c + NUM_SYMBOLS] = 1.0 / SYMBOL_SCALE
+        # Per (space, holdable kind): every unit feature position, and the scaled features.
+        sf, sk = self.off["space_features"], self.off["space_kind"]
+        self.space_ones = tuple(tuple(tuple(sf + c * _SPACE_FEATURES + j for j in self.feat_ones[k]) + (sk + c * K + k,)
+                                      for k in range(K)) for c in range(NUM_SPACES))
+        self.space_vals = tuple(tuple((tuple(sf + c * _SPACE_FEATURES + j for j, _ in self.feat_vals[k]),
+                                       tuple(v for _, v in self.feat_vals[k])) for k in range(K)) for c in range(NUM_SPACES))
+        self._deal_ones: dict = {}   # (region_at, statue_at) -> their one-hot positions (fixed per game)
+
+    def deal_ones(self, region_at, statue_at) -> tuple:
+        key = (region_at, statue_at)
+        out = self._deal_ones.get(key)
+        if out is None:
+            b, c = self.off["region_at"], self.off["statue_at"]
+            out = tuple(b + 6 * r + x for r, x in enumerate(region_at)) + tuple(c + 3 * r + x for r, x in enumerate(statue_at))
+            if len(self._deal_ones) > 4096:
+                self._deal_ones.clear()
+            self._deal_ones[key] = out
+        return out
 
     def counts(self, cards) -> np.ndarray:
         """Card-kind counts of a list of instance ids (length K)."""
@@ -248,12 +291,11 @@ def _quest_features(e: _Encoder, ones: list, idx: list, val: list, base: int, st
     ones.append(base + NUM_SYMBOLS + state.name_pos[e.qregion[qk]])
     idx.append(base + NUM_SYMBOLS + NUM_POSITIONS)
     val.append(e.qpoints_t[qk])
-    if committed:
+    if committed:   # symbol units, scaled by e.unit_scale
         b = base + NUM_SYMBOLS + NUM_POSITIONS + 1
+        unit_sym = e.unit_sym
         for i in committed:
-            for j, v in e.units_nz[e.HK_T[i]]:
-                idx.append(b + j)
-                val.append(v / SYMBOL_SCALE)
+            ones += [b + j for j in unit_sym[i]]
     return qk
 
 
@@ -268,8 +310,8 @@ def observe(state, seat: int) -> np.ndarray:
     seat = int(seat)
     e = _enc_for(state)
     off, HK = e.off, e.HK_T
-    ones: list = []     # positions that get +1 (repeats add up: card counts)
-    idx: list = []      # positions that get +val (repeats add up)
+    ones: list = []     # positions that get +1 (repeats add up: card counts, symbol units)
+    idx: list = []      # positions set to val: each at most once, never one of `ones`
     val: list = []
     phase, cur = state.phase, state.cur
     terminal = phase == A.TERMINAL
@@ -280,15 +322,12 @@ def observe(state, seat: int) -> np.ndarray:
             state.count / 3.0 if state.count > 0 else 0.0, min(state.turns / n, TURN_CLIP) / TURN_CLIP)
     # Own private knowledge: hand and deck composition.
     hand = state.hand[seat]
-    b = off["own_hand"]
-    ones += [b + HK[i] for i in hand]
-    b = off["own_deck"]
-    ones += [b + HK[i] for i in state.deck[seat]]
-    b = off["own_hand_symbols"]
+    at = e.pos
+    ones += map(at["own_hand"].__getitem__, hand)
+    ones += map(at["own_deck"].__getitem__, state.deck[seat])
+    hand_sym = e.hand_sym
     for i in hand:
-        for j, v in e.units_nz[HK[i]]:
-            idx.append(b + j)
-            val.append(v / SYMBOL_SCALE)
+        ones += hand_sym[i]
     committed_me = state.committed[seat]
     for j, q in enumerate(state.quests[seat][:MAX_PERSONAL_QUESTS]):
         base = off[f"own_quest{j}"]
@@ -317,39 +356,32 @@ def observe(state, seat: int) -> np.ndarray:
             for j in (0, 1):
                 if open_q[j] == tok:
                     ones.append(o["token"] + j)
-        b = o["discard"]
-        ones += [b + HK[i] for i in state.discard[p]]
-        b = o["committed"]
+        discard_at, committed_at, quests_at, completed_at = e.player_pos[k]
+        ones += map(discard_at, state.discard[p])
         for cards in state.committed[p].values():
-            ones += [b + HK[i] for i in cards]
-        b = o["quests"]
-        ones += [b + e.QK_T[q] for q in state.quests[p]]
-        b = o["completed"]
-        ones += [b + e.QK_T[q] for q in state.completed[p]]
+            ones += map(committed_at, cards)
+        ones += map(quests_at, state.quests[p])
+        ones += map(completed_at, state.completed[p])
     # Board.
-    b = off["region_at"]
-    ones += [b + 6 * r + x for r, x in enumerate(state.region_at)]
-    b = off["statue_at"]
-    ones += [b + 3 * r + x for r, x in enumerate(state.statue_at)]
+    ones += e.deal_ones(state.region_at, state.statue_at)
     my_pos = state.position[seat]
     adjacent = e.adj[my_pos] if my_pos >= 0 else ()
-    sf, sk, K = off["space_features"], off["space_kind"], e.K
+    sf = off["space_features"]
     board, board_gems = state.board, state.board_gems
+    space_ones, space_vals = e.space_ones, e.space_vals
     for c in range(NUM_SPACES):
         i = board[c]
         if i < 0:
             continue
         kk = HK[i]
-        base = sf + c * _SPACE_FEATURES
-        ones += [base + j for j in e.feat_ones[kk]]
-        for j, v in e.feat_vals[kk]:
-            idx.append(base + j)
-            val.append(v)
+        ones += space_ones[c][kk]
+        ix, vs = space_vals[c][kk]
+        idx += ix
+        val += vs
         if board_gems[c] > 0:
-            ones.append(base + 1)
+            ones.append(sf + c * _SPACE_FEATURES + 1)
         if c in adjacent:
-            ones.append(base + 2)
-        ones.append(sk + c * K + kk)
+            ones.append(sf + c * _SPACE_FEATURES + 2)
     my_tok = state.token[seat]
     for j in (0, 1):
         q = open_q[j]
@@ -377,8 +409,7 @@ def observe(state, seat: int) -> np.ndarray:
                             ("adventure", state.adv), ("boosted", state.boosted),
                             ("powered", state.powered), ("in_play", state.in_play)):
             if cards:
-                b = off[name]
-                ones += [b + HK[i] for i in cards]
+                ones += map(at[name].__getitem__, cards)
         t = state.target
         if t >= 0:
             if phase in (A.ADV_PAY, A.WARDROBE):
@@ -395,13 +426,14 @@ def observe(state, seat: int) -> np.ndarray:
             ones.append(off["target_reason"] + state.reason)
         if seat == cur and state.revealed:     # drawn cards: only the drawer sees them
             if phase == A.CHEST:
-                b = off["drawn_quests"]
-                ones += [b + e.QK_T[q] for q in state.revealed]
+                ones += map(at["drawn_quests"].__getitem__, state.revealed)
             else:
-                b = off["drawn_cards"]
-                ones += [b + HK[i] for i in state.revealed]
-    obs = np.bincount(np.array(ones, dtype=np.intp), minlength=e.size).astype(np.float32)
-    obs += np.bincount(np.array(idx, dtype=np.intp), weights=val, minlength=e.size)
+                ones += map(at["drawn_cards"].__getitem__, state.revealed)
+    # Counts in one bincount (array.array converts a list of ints fastest), symbol units scaled,
+    # then the scaled values written at their (distinct) positions.
+    obs = np.bincount(np.frombuffer(array("q", ones), dtype=np.int64), minlength=e.size).astype(np.float32)
+    obs *= e.unit_scale
+    obs[np.frombuffer(array("q", idx), dtype=np.int64)] = val
     if state.opts["abbey"] or state.opts["teams"]:
         obs[e.layout["abbey"]] = abbey_features(state, seat)
     return obs
