@@ -11,6 +11,11 @@ The agent keeps only the policy head of the actor-critic (the MLP and action lay
 arrays (`PolicyWeights`), so playing needs neither torch nor Stable-Baselines3, a forward pass
 costs tens of microseconds, and a policy file is small. `deterministic=True` (default) plays the
 most probable legal action; `False` samples from the masked policy with the agent's generator.
+
+Deterministic play never loops: when the same observation comes back within a game (a CANCEL that
+returns to a decision, e.g. ADVENTURE then CANCEL in Fantastiqa), the agent takes the legal action
+it has tried least often there, the most probable among those. An argmax policy would otherwise
+repeat the same cycle for ever. Observations that do not repeat (every Fae game) are unaffected.
 """
 from __future__ import annotations
 
@@ -122,24 +127,38 @@ class PPOAgent(Agent):
                  deterministic: bool = True, game: str = "fae"):
         super().__init__(seed)
         self.policy = weights if weights is not None else PolicyWeights.load(path or default_policy_path(game))
-        self.deterministic = deterministic
+        self.deterministic = bool(deterministic)
+        self._tried: dict = {}   # observation digest -> {action: times chosen there} (this game)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._tried = {}
 
     def act(self, observation, action_mask, *, state=None, seat=None) -> int:
         obs = observation["observation"] if isinstance(observation, dict) else observation
+        obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(action_mask).astype(bool)
         if obs.shape[-1] != self.policy.obs_size or mask.size != self.policy.num_actions:
             raise ValueError(
                 f"this policy takes observations of size {self.policy.obs_size} and {self.policy.num_actions} "
-                f"actions; got {obs.shape[-1]} and {mask.size} (was it trained with other observation options? "
-                f"meta: {self.policy.meta.get('options')})")
+                f"actions; got {obs.shape[-1]} and {mask.size} (trained on {self.policy.meta.get('game')} with "
+                f"options {self.policy.meta.get('options')})")
         if not mask.any():
-            raise ValueError("PPOAgent.act: the action mask has no legal action")
+            raise ValueError(f"{type(self).__name__}.act: the action mask has no legal action")
         logits = np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf)
-        if self.deterministic:
-            return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        return int(self.rng.choice(p.size, p=p))
+        if not self.deterministic:
+            p = np.exp(logits - logits.max())
+            p /= p.sum()
+            return int(self.rng.choice(p.size, p=p))
+        tried = self._tried.setdefault(hash(obs.tobytes()), {})
+        if tried:  # a repeated observation: least-tried first, so no cycle repeats for ever
+            penalty = np.zeros(mask.size)
+            for a, times in tried.items():
+                penalty[a] = times
+            logits = logits - 1e9 * penalty
+        action = int(np.argmax(logits))
+        tried[action] = tried.get(action, 0) + 1
+        return action
 
 
 def _any_game(seed=None, path=None, **kwargs) -> PPOAgent:

@@ -26,8 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
-from agents.ppo_agent import PolicyWeights
+from agents.ppo_agent import PolicyWeights, PPOAgent
 from agents.registry import register_agent
 
 
@@ -70,39 +69,21 @@ def load_checkpoint_policy(path, module_id: str = "main") -> MLPPolicy:
     raise FileNotFoundError(f"no RLModule {module_id!r} in checkpoint {path} (looked in {[str(c) for c in candidates]})")
 
 
-class RLlibAgent(Agent):
-    """Plays an RLlib-trained policy from its observation and action mask (no rules state)."""
+class RLlibAgent(PPOAgent):
+    """Plays an RLlib-trained policy from its observation and action mask (no rules state); it
+    acts as `PPOAgent` does (argmax without repeated cycles, or sampling)."""
 
     name = "rllib"
 
     def __init__(self, seed: int | None = None, path=None, policy: MLPPolicy | None = None,
                  deterministic: bool = True, module_id: str = "main"):
-        super().__init__(seed)
         if policy is None:
             if path is None:
                 raise ValueError("RLlibAgent needs path=<run-dir>/policy.npz (or an RLlib checkpoint directory) "
                                  "or policy=MLPPolicy")
             path = Path(path)
             policy = load_checkpoint_policy(path, module_id) if path.is_dir() else MLPPolicy.load(path)
-        self.policy = policy
-        self.deterministic = bool(deterministic)
-
-    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
-        obs = observation["observation"] if isinstance(observation, dict) else observation
-        obs = np.asarray(obs, dtype=np.float32)
-        mask = np.asarray(action_mask).astype(bool)
-        if obs.shape[-1] != self.policy.obs_size or mask.size != self.policy.num_actions:
-            raise ValueError(f"this policy takes observations of size {self.policy.obs_size} and "
-                             f"{self.policy.num_actions} actions; got {obs.shape[-1]} and {mask.size} (trained on "
-                             f"{self.policy.meta.get('game')} with options {self.policy.meta.get('options')})")
-        if not mask.any():
-            raise ValueError("RLlibAgent.act: the action mask has no legal action")
-        logits = np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf)
-        if self.deterministic:
-            return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
-        return int(self.rng.choice(p.size, p=p))
+        super().__init__(seed, weights=policy, deterministic=deterministic)
 
 
 register_agent("*", "rllib", RLlibAgent)

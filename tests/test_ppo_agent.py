@@ -1,0 +1,63 @@
+"""agents.ppo_agent.PPOAgent: numpy policy play, and deterministic play that cannot cycle."""
+import numpy as np
+import pytest
+
+import envs
+from agents.match import play_game
+from agents.ppo_agent import PolicyWeights, PPOAgent
+from agents.registry import make_agent
+
+
+def fixed_policy(obs_size: int, preference: dict, num_actions: int) -> PolicyWeights:
+    """Logits independent of the observation: preference[a] (0 for the others)."""
+    b = np.zeros(num_actions, np.float32)
+    for a, v in preference.items():
+        b[a] = v
+    return PolicyWeights([(np.zeros((obs_size, num_actions), np.float32), b)], meta={"game": "test"})
+
+
+def test_argmax_at_a_new_observation_least_tried_at_a_repeated_one():
+    agent = PPOAgent(weights=fixed_policy(4, {0: 3.0, 1: 2.0, 2: 1.0}, 5))
+    mask = np.array([1, 1, 1, 0, 1], np.int8)
+    obs = np.zeros(4, np.float32)
+    # At one observation: best first, then each untried action in order of preference, then again.
+    assert [agent.act(obs, mask) for _ in range(5)] == [0, 1, 2, 4, 0]
+    assert agent.act(obs + 1, mask) == 0, "another observation starts afresh"
+    agent.reset()
+    assert agent.act(obs, mask) == 0, "a new game starts afresh"
+    sampler = PPOAgent(weights=fixed_policy(4, {0: 3.0}, 5), deterministic=False, seed=0)
+    picks = {sampler.act(obs, mask) for _ in range(200)}
+    assert picks <= {0, 1, 2, 4} and len(picks) > 1
+
+
+def test_a_policy_that_loves_cancel_still_plays_fantastiqa_turns():
+    """ADVENTURE then CANCEL returns to the same observation: a plain argmax cycles there for ever
+    (the turn never ends); the agent moves on, so turns keep passing."""
+    from fantastiqa_rl import actions as A
+
+    spec = envs.get_game("fantastiqa")
+    probe = spec.new_state(num_players=2, seed=0)
+    weights = fixed_policy(spec.observe(probe, 0).size,
+                           {A.ADVENTURE: 5.0, A.VISIT_STATUE: 4.0, A.FREE_ACTION: 4.5, A.CANCEL: 6.0}, probe.num_actions)
+
+    class PlainArgmax(PPOAgent):
+        def act(self, observation, action_mask, **kw):
+            return int(np.argmax(np.where(action_mask > 0, self.policy.logits(observation), -np.inf)))
+
+    def turns_after(agent, steps=3000, seed=0):
+        result = play_game(spec, [agent, make_agent("fantastiqa", "random")], seed=seed,
+                           agent_seeds=[seed, seed + 1], max_steps=steps)
+        state = spec.new_state(num_players=2, seed=seed)
+        for a in result.actions:
+            state.apply(a)
+        return state.turns
+
+    assert turns_after(PlainArgmax(weights=weights)) <= 2, "the cycle this guards against"
+    for seed in range(3):
+        assert turns_after(PPOAgent(weights=weights), seed=seed) >= 20
+
+
+def test_policy_shape_mismatch_names_the_sizes():
+    agent = PPOAgent(weights=fixed_policy(4, {}, 5))
+    with pytest.raises(ValueError, match="observations of size 4 and 5 actions; got 3 and 5"):
+        agent.act(np.zeros(3, np.float32), np.ones(5, np.int8))
