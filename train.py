@@ -55,6 +55,7 @@ class Config:
     reward: str = "score_diff"  # "score_diff" (dense, potential-based) or "win_loss" (terminal only)
     win_bonus: float = 5.0  # score_diff only: win_loss return x this, added at the end of a game
     reward_scale: float = 0.1  # every reward is multiplied by this (Fae margins are ~+-10 points)
+    max_game_steps: int = 0  # step guard of training episodes and evaluation games (0 = the game's own); a game cut by it is not won
     # --- run
     total_steps: int = 1_000_000  # learner env steps (rounded up to a whole number of rollouts)
     seed: int = 0  # seeds torch, numpy, python and every env
@@ -175,9 +176,10 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def play_matches(weights, game: str, num_players: int, opponent: str, games: int, seed: int, options: dict,
-                 first_game: int = 0) -> float:
+                 first_game: int = 0, max_steps: int = 0) -> float:
     """Total win share of the policy over games first_game..first_game+games-1: game g seats it at
-    g mod N (seat rotation); the other seats are `opponent` bots. A shared win counts 1/k."""
+    g mod N (seat rotation); the other seats are `opponent` bots. A shared win counts 1/k. A game
+    still running after `max_steps` steps (0: the game's step guard) is not won."""
     from agents import make_agent
     from agents.match import play_game
     from agents.ppo_agent import PPOAgent
@@ -191,7 +193,7 @@ def play_matches(weights, game: str, num_players: int, opponent: str, games: int
     for g in range(first_game, first_game + games):
         seat = g % num_players
         seated = bots[:seat] + [me] + bots[seat:]
-        result = play_game(spec, seated, max_steps=spec.extra.get("max_steps", 1_000_000),  # step guard (see SelfPlayEnv)
+        result = play_game(spec, seated, max_steps=max_steps or spec.extra.get("max_steps", 1_000_000),  # step guard
                            seed=seed * 1_000_003 + g, agent_seeds=[seed + 7919 * g + s for s in range(num_players)],
                            rule_options=rule_opts, observation_options=obs_opts)
         if seat in result.winners:
@@ -210,10 +212,10 @@ def evaluate(weights, cfg: Config, opponent: str, games: int, seed: int, workers
 
         chunks = [(games * i // workers, games * (i + 1) // workers) for i in range(workers)]
         with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            futures = [pool.submit(play_matches, *args, b - a, seed, opts, a) for a, b in chunks]
+            futures = [pool.submit(play_matches, *args, b - a, seed, opts, a, cfg.max_game_steps) for a, b in chunks]
             wins = sum(f.result() for f in futures)
     else:
-        wins = play_matches(*args, games, seed, opts)
+        wins = play_matches(*args, games, seed, opts, 0, cfg.max_game_steps)
     low, high = wilson(wins, games)
     return {"opponent": opponent, "games": games, "win_share": wins / games, "ci_low": low, "ci_high": high,
             "seconds": time.perf_counter() - start}
@@ -298,7 +300,8 @@ class _EnvFactory:
 
         cfg = self.cfg
         env = SelfPlayEnv(cfg.game, num_players=cfg.num_players, opponent=self.pool, reward=cfg.reward,
-                          win_bonus=cfg.win_bonus, reward_scale=cfg.reward_scale, **parse_options(cfg.options))
+                          win_bonus=cfg.win_bonus, reward_scale=cfg.reward_scale, max_steps=cfg.max_game_steps or None,
+                          **parse_options(cfg.options))
         return Monitor(env)
 
 

@@ -22,6 +22,8 @@ class Agent:
     name: str = "agent"
     #: True if the bot needs the rules state (and its seat) to act.
     uses_state: bool = False
+    #: False if the bot never reads its observation (callers may then pass None and save encoding it).
+    needs_observation: bool = True
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
@@ -42,6 +44,7 @@ class RandomAgent(Agent):
     """Uniform over the legal actions given by the mask. Works for every game."""
 
     name = "random"
+    needs_observation = False
 
     def act(self, observation, action_mask, *, state=None, seat=None) -> int:
         legal = np.flatnonzero(action_mask)

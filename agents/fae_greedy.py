@@ -51,6 +51,7 @@ class FaeGreedyAgent(Agent):
 
     name = "greedy"
     uses_state = True
+    needs_observation = False
 
     def _best(self, state, seat) -> list[int]:
         if state is None or seat is None:

@@ -71,6 +71,7 @@ class FantastiqaGreedyAgent(Agent):
 
     name = "greedy"
     uses_state = True
+    needs_observation = False
 
     def __init__(self, seed: int | None = None):
         super().__init__(seed)

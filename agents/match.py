@@ -60,7 +60,7 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
         seat = state.current_player
         agent = agents[seat]
         mask = spec.action_mask(state, seat)
-        obs = spec.observe(state, seat, **obs_opts)
+        obs = spec.observe(state, seat, **obs_opts) if agent.needs_observation else None
         if timing:
             t0 = clock()
         action = agent.act(obs, mask, state=state if agent.uses_state else None,

@@ -106,6 +106,7 @@ class MCTSAgent(Agent):
 
     name = "mcts"
     uses_state = True
+    needs_observation = False
 
     def __init__(self, seed: int | None = None, iterations: int = 400, time_limit: float | None = None,
                  c: float = 0.7, rollout_depth: int | None = None,

@@ -298,7 +298,7 @@ class SelfPlayEnv(gymnasium.Env):
             p = state.current_player
             agent = self._opponents[p]
             mask = spec.action_mask(state, p)
-            obs = spec.observe(state, p, **obs_opts)
+            obs = spec.observe(state, p, **obs_opts) if agent.needs_observation else None
             if agent.uses_state:
                 a = agent.act(obs, mask, state=state, seat=p)
             else:

@@ -159,5 +159,8 @@ def test_shipped_policy_is_the_ppo_bot_and_beats_random():
     assert isinstance(bot, ppo.PPOAgent) and bot.policy.meta["game"] == "fae"
     wins = train.play_matches(bot.policy, "fae", 2, "random", games=60, seed=4242, options={"history": "summary"})
     assert wins / 60 >= 0.7  # measured ~0.85-0.9 over 1000 games; 0.7 is > 5 sigma above random's 0.5
+    # The step guard: a game not over after max_steps steps is not won (Fae games last ~60 steps).
+    assert train.play_matches(bot.policy, "fae", 2, "random", games=10, seed=4242, options={"history": "summary"},
+                              max_steps=20) == 0
     with pytest.raises(ValueError, match="path="):
         make_agent("fantastiqa", "ppo")
