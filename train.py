@@ -2,6 +2,7 @@
 
     python train.py                                    # Fae, 2 players, the defaults below
     python train.py --preset make-train                # what `make train` runs (<= 14 min of training on 2 cores)
+    python train.py --preset fantastiqa                # Fantastiqa, 2 players (<= 1 hour on 2 cores)
     python train.py --game fae --num-players 3 --total-steps 2000000 --options history=summary
     python train.py --resume runs/<run-name>           # continue an interrupted run
     python train.py --evaluate runs/<run-name>/policy.npz   # 1000 seat-rotated games vs random and greedy
@@ -115,6 +116,12 @@ class Config:
 PRESETS = {
     # `make train`: default Fae 2p within 15 min on 2 shared cores, then 1000 + 1000 evaluation games.
     "make-train": dict(total_steps=1_048_576, time_limit_min=14.0),
+    # Fantastiqa, 2 players, within 1 hour on 2 shared cores (45 min of training, then 1000 + 1000
+    # evaluation games). A game still running after 4,000 steps (greedy vs random takes ~700) is
+    # cut and not won: an imitated policy can stall (e.g. every card committed to quests it
+    # cannot finish), and random play alone runs for ~20,000 steps.
+    "fantastiqa": dict(game="fantastiqa", options="", max_game_steps=4000, total_steps=3_000_000,
+                       time_limit_min=45.0, bc_epochs=10, eval_every=200_000),
     # Seconds, for tests and the notebook: learns nothing useful, exercises everything.
     "tiny": dict(total_steps=4096, n_envs=4, n_steps=128, batch_size=256, n_epochs=2, net_arch="32,32",
                  snapshot_every=1024, eval_every=2048, eval_games=6, final_eval_games=10, eval_workers=1,

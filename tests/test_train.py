@@ -34,6 +34,13 @@ def test_cli_is_generated_from_the_config_dataclass():
     assert train.parse_args([]) == train.Config()
     with pytest.raises(SystemExit):
         train.parse_args(["--preset", "nope"])
+    # Every preset names real Config fields and a registered game.
+    import envs
+
+    for name in train.PRESETS:
+        cfg = train.parse_args(["--preset", name])
+        assert envs.get_game(cfg.game) and cfg.preset == name
+    assert train.parse_args(["--preset", "fantastiqa"]).max_game_steps == 4000
     assert train.parse_options("history=none,big_stack_merge=True") == {"history": "none", "big_stack_merge": True}
 
 
