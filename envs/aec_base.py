@@ -1,9 +1,12 @@
 """What every turn-based AEC env of the suite shares (no rules here).
 
 `TurnBasedAECEnv` holds the pieces that are identical across games: per-agent spaces, the
-win_loss rewards, the native replacement for PettingZoo's `TerminateIllegalWrapper` (an illegal move ends the game with
--1 for the offender and 0 for the others), and `close`. Each game's env keeps its own reset, step,
-observation, rewards and rendering.
+bookkeeping of reset and of every step (the native replacement for PettingZoo's
+`OrderEnforcingWrapper`: no step before reset or after the end; dead steps; rewards accumulated;
+the next agent), the win_loss rewards, the native replacement for `TerminateIllegalWrapper` (an
+illegal move ends the game with -1 for the offender and 0 for the others), and `close`. Each
+game's env keeps its own rules calls, observation, score_diff rewards, end-of-game infos and
+rendering (`_set_rewards`, `_finish`).
 """
 from __future__ import annotations
 
@@ -19,6 +22,47 @@ class TurnBasedAECEnv(AECEnv):
 
     def action_space(self, agent):
         return self.action_spaces[agent]
+
+    def _start(self, game) -> None:
+        """reset(): `game` is the new rules state; every agent starts afresh, the seat to move first."""
+        self.game = game
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[game.current_player]
+        self._skip_agent_selection = None
+        self._illegal_ended = False
+        self._phi = [0.0] * len(self.possible_agents)  # score_diff potentials, per seat
+
+    def _step_allowed(self, action) -> bool:
+        """The checks before a move. False: nothing to apply (a dead step was taken, or a warning)."""
+        if self._protected:
+            if self.game is None:
+                EnvLogger.error_step_before_reset()
+            if not self.agents:
+                EnvLogger.warn_step_after_terminated_truncated()
+                return False
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return False
+        return True
+
+    def _after_move(self, agent, truncated: bool = False) -> None:
+        """After `agent`'s move was applied: rewards, the end (by the rules, or truncated) or the
+        next agent, and the human render."""
+        self._cumulative_rewards[agent] = 0.0
+        self._set_rewards()
+        if self.game.is_terminal() or truncated:
+            self._finish(truncated)
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def _set_win_loss_rewards(self) -> None:
         """win_loss rewards: the game's returns at the end, zero before."""

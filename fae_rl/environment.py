@@ -139,17 +139,7 @@ class raw_env(TurnBasedAECEnv):
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self.game = FaeState.new(self.num_players, seed=seed, big_stack_merge=self.big_stack_merge)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.agents[0]
-        self._skip_agent_selection = None
-        self._illegal_ended = False
-        self._phi = [0.0] * self.num_players
+        self._start(FaeState.new(self.num_players, seed=seed, big_stack_merge=self.big_stack_merge))
 
     def observe(self, agent):
         if self.game is None:
@@ -158,16 +148,9 @@ class raw_env(TurnBasedAECEnv):
         return {"observation": observe(self.game, seat, self.history), "action_mask": action_mask(self.game, seat)}
 
     def step(self, action) -> None:
-        if self._protected:
-            if self.game is None:
-                EnvLogger.error_step_before_reset()
-            if not self.agents:
-                EnvLogger.warn_step_after_terminated_truncated()
-                return
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if not self._step_allowed(action):
             return
+        agent = self.agent_selection
         game = self.game
         if self._protected and not game.is_legal(action):
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
@@ -176,15 +159,7 @@ class raw_env(TurnBasedAECEnv):
             self._end_by_illegal_move(agent)
             return
         game.apply(action)  # raw env: raises ValueError naming the action and why
-        self._cumulative_rewards[agent] = 0.0
-        self._set_rewards()
-        if game.is_terminal():
-            self._finish()
-        else:
-            self.agent_selection = self.possible_agents[game.current_player]
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        self._after_move(agent)
 
     def _set_rewards(self) -> None:
         game, rewards = self.game, self.rewards
@@ -199,7 +174,7 @@ class raw_env(TurnBasedAECEnv):
             rewards[a] = float(phi - self._phi[seat])
             self._phi[seat] = phi
 
-    def _finish(self) -> None:
+    def _finish(self, truncated: bool = False) -> None:  # Fae games always end by the rules
         game = self.game
         info = {
             "colours": {a: game.colours[i] for i, a in enumerate(self.possible_agents)},

@@ -199,18 +199,8 @@ class raw_env(TurnBasedAECEnv):
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self.game = FantastiqaState.new(self.num_players, seed=seed, goal=self.goal, card_set=self.card_set,
-                                        **self.rule_options)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player]  # Q-S4: seat N-1 first
-        self._skip_agent_selection = None
-        self._illegal_ended = False
-        self._phi = [0.0] * self.num_players
+        self._start(FantastiqaState.new(self.num_players, seed=seed, goal=self.goal, card_set=self.card_set,
+                                        **self.rule_options))  # Q-S4: seat N-1 moves first
         self._steps = 0
 
     def observe(self, agent):
@@ -220,16 +210,9 @@ class raw_env(TurnBasedAECEnv):
         return {"observation": observe(self.game, seat), "action_mask": action_mask(self.game, seat)}
 
     def step(self, action) -> None:
-        if self._protected:
-            if self.game is None:
-                EnvLogger.error_step_before_reset()
-            if not self.agents:
-                EnvLogger.warn_step_after_terminated_truncated()
-                return
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if not self._step_allowed(action):
             return
+        agent = self.agent_selection
         game = self.game
         if self._protected:
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
@@ -240,18 +223,10 @@ class raw_env(TurnBasedAECEnv):
                 return
         game.apply(action)  # raw env: raises ValueError naming the action and why
         self._steps += 1
-        self._cumulative_rewards[agent] = 0.0
         limit = None if self.max_turns is None else self.max_turns * self.num_players
         truncated = (limit is not None and not game.is_terminal()
                      and (game.turns >= limit or self._steps >= limit * STEPS_PER_TURN))
-        self._set_rewards()
-        if game.is_terminal() or truncated:
-            self._finish(truncated)
-        else:
-            self.agent_selection = self.possible_agents[game.current_player]
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        self._after_move(agent, truncated)
 
     def _set_rewards(self) -> None:
         game, rewards = self.game, self.rewards
