@@ -188,10 +188,12 @@ def play_matches(weights, game: str, num_players: int, opponent: str, games: int
     g mod N (seat rotation); the other seats are `opponent` bots. A shared win counts 1/k. A game
     still running after `max_steps` steps (0: the game's step guard) is not won."""
     from agents import make_agent
+    from agents.base import limit_blas_threads
     from agents.match import play_game
     from agents.ppo_agent import PPOAgent
     from envs import get_game
 
+    limit_blas_threads()  # also in evaluation worker processes
     spec = get_game(game)
     rule_opts, obs_opts = spec.split_options(options)
     me = PPOAgent(weights=weights, deterministic=True)
@@ -700,6 +702,14 @@ def evaluate_only(cfg: Config) -> list[dict]:
     from agents.ppo_agent import PolicyWeights
 
     weights = PolicyWeights.load(cfg.evaluate)
+    meta = weights.meta
+    if meta.get("game") and (meta["game"], meta.get("num_players")) != (cfg.game, cfg.num_players):
+        # The policy says what it was trained on: evaluate it there (its options too).
+        opts = ",".join(f"{k}={v}" for k, v in (meta.get("options") or {}).items())
+        cfg = dataclasses.replace(cfg, game=meta["game"], num_players=int(meta.get("num_players", cfg.num_players)),
+                                  options=opts)
+        print(f"{cfg.evaluate} was trained on {cfg.game} ({cfg.num_players} players, options {opts or 'none'}): "
+              f"evaluating there", flush=True)
     rows = []
     for opp in [o for o in ("random", "greedy") if o in agent_names(cfg.game)]:
         r = evaluate(weights, cfg, opp, cfg.final_eval_games, seed=999_983, workers=cfg.eval_workers)
@@ -710,7 +720,10 @@ def evaluate_only(cfg: Config) -> list[dict]:
 
 
 def main(argv=None) -> int:
+    from agents.base import limit_blas_threads
+
     cfg = parse_args(argv)
+    limit_blas_threads()  # snapshot opponents and evaluations play numpy policies
     if cfg.evaluate:
         evaluate_only(cfg)
     else:

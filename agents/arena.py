@@ -172,9 +172,11 @@ _W: dict = {}
 
 
 def _init_worker(game: str, agents: list[str], options: dict, imports: list[str], seed: int, records: bool) -> None:
+    from agents.base import limit_blas_threads
     from agents.registry import make_agent
     from envs.registry import get_game
 
+    limit_blas_threads()
     _import_bots(imports)
     spec = get_game(game)
     bots = []

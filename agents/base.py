@@ -40,6 +40,16 @@ class Agent:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
+def limit_blas_threads() -> None:
+    """One OpenBLAS thread for numpy in this process. Policy bots do small matrix-vector products
+    that threads do not speed up; on a busy machine (parallel games, training beside them) OpenBLAS
+    threads made them about 10x slower. Called by the arena, play, evaluation and training; torch's
+    own threads are untouched."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits={"openblas": 1})
+
+
 class RandomAgent(Agent):
     """Uniform over the legal actions given by the mask. Works for every game."""
 

@@ -145,6 +145,9 @@ def play_human(game: str, human_seat: int, agent_names: list[str], games: int = 
 
 
 def main(argv=None) -> int:
+    from agents.base import limit_blas_threads
+
+    limit_blas_threads()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", help="game name, e.g. fae")
     parser.add_argument("--agents", nargs="+", required=True,

@@ -65,9 +65,22 @@ class PolicyWeights:
         """Unmasked logits for one observation (1-D) or a batch (2-D)."""
         act = _ACTIVATIONS[self.activation]
         x = np.asarray(obs, dtype=np.float32)
-        for w, b in self.weights[:-1]:
+        layers = self.weights
+        if x.ndim == 1:
+            # Observations are mostly zeros (Fantastiqa: ~5% non-zero): the first layer only needs
+            # the weight rows of the non-zero inputs. Besides being faster, the small product stays
+            # single-threaded; OpenBLAS threads on a large one are ~10x slower on a busy machine.
+            nz = np.flatnonzero(x)
+            if 2 * nz.size < x.size:
+                w, b = layers[0]
+                x = x[nz] @ w[nz] + b
+                if len(layers) == 1:
+                    return x
+                x = act(x)
+                layers = layers[1:]
+        for w, b in layers[:-1]:
             x = act(x @ w + b)
-        w, b = self.weights[-1]
+        w, b = layers[-1]
         return x @ w + b
 
     # ------------------------------------------------------------------ files
