@@ -41,13 +41,13 @@ class Agent:
 
 
 def limit_blas_threads() -> None:
-    """One OpenBLAS thread for numpy in this process. Policy bots do small matrix-vector products
+    """One BLAS thread (numpy's OpenBLAS) in this process. Policy bots do small matrix-vector products
     that threads do not speed up; on a busy machine (parallel games, training beside them) OpenBLAS
     threads made them about 10x slower. Called by the arena, play, evaluation and training; torch's
-    own threads are untouched."""
+    own thread pool (`torch.set_num_threads`) is separate."""
     from threadpoolctl import threadpool_limits
 
-    threadpool_limits(limits={"openblas": 1})
+    threadpool_limits(limits=1, user_api="blas")
 
 
 class RandomAgent(Agent):

@@ -61,3 +61,26 @@ def test_policy_shape_mismatch_names_the_sizes():
     agent = PPOAgent(weights=fixed_policy(4, {}, 5))
     with pytest.raises(ValueError, match="observations of size 4 and 5 actions; got 3 and 5"):
         agent.act(np.zeros(3, np.float32), np.ones(5, np.int8))
+
+
+def test_limit_blas_threads_sets_openblas_to_one_thread():
+    from threadpoolctl import threadpool_info
+
+    from agents.base import limit_blas_threads
+
+    limit_blas_threads()
+    openblas = [i for i in threadpool_info() if i["internal_api"] == "openblas"]
+    assert openblas and all(i["num_threads"] == 1 for i in openblas)
+
+
+def test_sparse_first_layer_matches_the_dense_product():
+    rng = np.random.default_rng(0)
+    w = PolicyWeights([(rng.normal(size=(50, 8)), rng.normal(size=8)), (rng.normal(size=(8, 5)), rng.normal(size=5))],
+                      activation="relu")
+    x = np.zeros(50, np.float32)
+    x[[3, 17, 40]] = [1.0, 0.5, 2.0]                     # sparse: the gathered path
+    dense = np.maximum(x @ w.weights[0][0] + w.weights[0][1], 0) @ w.weights[1][0] + w.weights[1][1]
+    assert np.allclose(w.logits(x), dense, atol=1e-5)
+    assert np.allclose(w.logits(np.stack([x, x]))[1], dense, atol=1e-5)  # batches: dense
+    one = PolicyWeights([(rng.normal(size=(50, 5)), rng.normal(size=5))])
+    assert np.allclose(one.logits(x), x @ one.weights[0][0] + one.weights[0][1], atol=1e-5)
