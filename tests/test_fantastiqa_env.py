@@ -26,6 +26,7 @@ OPTION_SETS = [
     # issue 7: the Abbey on and off (above), teams on
     dict(num_players=2, abbey=True), dict(num_players=4, teams=True, reward="score_diff"),
     dict(num_players=4, teams=True, abbey=True),
+    dict(num_players=2, mark_return="allow", max_turns=20),
 ]
 
 
@@ -69,6 +70,7 @@ def test_registries():
     (dict(reward="dense"), r"reward must be one of \('win_loss', 'score_diff'\)"),
     (dict(render_mode="video"), "render_mode"), (dict(max_turns=0), "max_turns"),
     (dict(render_seat=2), "render_seat"), (dict(card_set="/nonexistent.toml"), "nonexistent"),
+    (dict(mark_return="never"), r"mark_return.*\['forbid', 'allow'\]"),
 ])
 def test_bad_options_name_the_problem(kw, match):
     with pytest.raises(ValueError, match=match):
