@@ -29,8 +29,10 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import register_agent
 
-POLICY_DIR = Path(__file__).resolve().parent.parent / "fae_rl" / "policies"
-SHIPPED = {"fae": POLICY_DIR / "fae_2p.npz"}  # game -> default policy file
+_ROOT = Path(__file__).resolve().parent.parent
+POLICY_DIR = _ROOT / "fae_rl" / "policies"
+# game -> default policy file (Fantastiqa's is trained on the STAND-IN cards: it fits no other card set)
+SHIPPED = {"fae": POLICY_DIR / "fae_2p.npz", "fantastiqa": _ROOT / "fantastiqa_rl" / "policies" / "fantastiqa_2p_STAND-IN.npz"}
 _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 
 
@@ -182,4 +184,5 @@ def _any_game(seed=None, path=None, **kwargs) -> PPOAgent:
 
 
 register_agent("fae", "ppo", lambda seed=None, **kw: PPOAgent(seed=seed, **{"game": "fae", **kw}))
+register_agent("fantastiqa", "ppo", lambda seed=None, **kw: PPOAgent(seed=seed, **{"game": "fantastiqa", **kw}))
 register_agent("*", "ppo", _any_game)  # other games: make_agent(game, "ppo", path=...)

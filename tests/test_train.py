@@ -169,5 +169,20 @@ def test_shipped_policy_is_the_ppo_bot_and_beats_random():
     # The step guard: a game not over after max_steps steps is not won (Fae games last ~60 steps).
     assert train.play_matches(bot.policy, "fae", 2, "random", games=10, seed=4242, options={"history": "summary"},
                               max_steps=20) == 0
-    with pytest.raises(ValueError, match="path="):
-        make_agent("fantastiqa", "ppo")
+    with pytest.raises(ValueError, match="no shipped policy for game 'nope'"):
+        ppo.default_policy_path("nope")
+
+
+def test_shipped_fantastiqa_policy_is_labelled_stand_in_and_beats_random():
+    """fantastiqa_rl/policies holds a trained policy for the STAND-IN cards (train.py --preset fantastiqa)."""
+    import agents.ppo_agent as ppo
+    from agents import make_agent
+
+    path = ppo.default_policy_path("fantastiqa")
+    assert path.is_file() and "STAND-IN" in path.name and path.stat().st_size < 2_000_000
+    info = json.loads(path.with_suffix(".json").read_text())
+    assert "STAND-IN" in info["card_set"] and info["win_share"]["random"]["games"] >= 1000
+    bot = make_agent("fantastiqa", "ppo", seed=0)
+    assert bot.policy.meta["game"] == "fantastiqa"
+    wins = train.play_matches(bot.policy, "fantastiqa", 2, "random", games=20, seed=4242, options={}, max_steps=4000)
+    assert wins / 20 >= 0.7  # measured >= 0.9 over 1000 games; random vs random would be ~0.5
