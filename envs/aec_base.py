@@ -6,10 +6,11 @@ bookkeeping of reset and of every step (the native replacement for PettingZoo's
 the next agent), the win_loss rewards, the native replacement for `TerminateIllegalWrapper` (an
 illegal move ends the game with -1 for the offender and 0 for the others), and `close`. Each
 game's env keeps its own rules calls, observation, score_diff rewards, end-of-game infos and
-rendering (`_set_rewards`, `_finish`).
+drawings (`_set_rewards`, `_finish`, `_render_text`, `_render_rgb`); `render` itself is shared.
 """
 from __future__ import annotations
 
+import gymnasium
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
@@ -63,6 +64,21 @@ class TurnBasedAECEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def render(self):
+        """"ansi": the text (`_render_text`); "human": prints it; "rgb_array": the image (`_render_rgb`)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render without specifying any render mode.")
+            return None
+        if self.game is None:
+            EnvLogger.error_render_before_reset()
+        if self.render_mode == "rgb_array":
+            return self._render_rgb()
+        text = self._render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def _set_win_loss_rewards(self) -> None:
         """win_loss rewards: the game's returns at the end, zero before."""

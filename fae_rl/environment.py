@@ -80,7 +80,6 @@ which would cost more than the game itself. `raw_env()` does none of this and ra
 """
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from envs.aec_base import TurnBasedAECEnv
@@ -200,16 +199,8 @@ class raw_env(TurnBasedAECEnv):
             to_move[game.current_player] = 1.0
         return np.concatenate([observe(game, 0, self.history), colours.ravel(), to_move])
 
-    def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render without specifying any render mode.")
-            return None
-        if self.game is None:
-            EnvLogger.error_render_before_reset()
-        if self.render_mode == "rgb_array":
-            return render_rgb(self.game)
-        text = render_text(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def _render_text(self) -> str:
+        return render_text(self.game)
+
+    def _render_rgb(self) -> np.ndarray:
+        return render_rgb(self.game)

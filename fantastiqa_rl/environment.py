@@ -271,19 +271,11 @@ class raw_env(TurnBasedAECEnv):
                 extra[1, p] = np.bincount(HK[game.deck[p]], minlength=K)
         return np.concatenate([observe(game, 0), extra.ravel()])
 
-    def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render without specifying any render mode.")
-            return None
-        if self.game is None:
-            EnvLogger.error_render_before_reset()
-        if self.render_mode == "rgb_array":
-            return render_rgb(self.game)
-        text = render_text(self.game, seat=self.render_seat)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+    def _render_text(self) -> str:
+        return render_text(self.game, seat=self.render_seat)
+
+    def _render_rgb(self) -> np.ndarray:
+        return render_rgb(self.game)
 
 
 
