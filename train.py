@@ -247,7 +247,7 @@ def behaviour_clone(model, cfg: Config) -> dict:
     """Fit the policy head (MLP + action layer) to the teacher's moves by masked cross-entropy."""
     import torch
 
-    from agents.imitation import imitation_loss
+    from agents.imitation import fit
 
     opts = parse_options(cfg.options)
     workers = max(1, min(cfg.bc_workers, cfg.bc_samples // 1000))
@@ -269,22 +269,12 @@ def behaviour_clone(model, cfg: Config) -> dict:
     data_seconds = time.perf_counter() - start
     policy = model.policy
     params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
-    opt = torch.optim.Adam(params, lr=cfg.bc_learning_rate)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    n, batch, losses = len(actions), 256, []
-    for _ in range(cfg.bc_epochs):
-        order = torch.randperm(n, generator=gen)
-        total = 0.0
-        for i in range(0, n, batch):
-            idx = order[i:i + batch]
-            latent = policy.mlp_extractor.forward_actor(policy.extract_features(obs[idx], policy.pi_features_extractor))
-            loss = imitation_loss(policy.action_net(latent), masks[idx], actions[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
-        losses.append(total / n)
-    return {"samples": n, "data_seconds": data_seconds, "fit_seconds": time.perf_counter() - start - data_seconds,
+
+    def logits_of(x):
+        return policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(x, policy.pi_features_extractor)))
+
+    losses = fit(logits_of, params, obs, masks, actions, cfg.bc_epochs, cfg.bc_learning_rate, cfg.seed)
+    return {"samples": len(actions), "data_seconds": data_seconds, "fit_seconds": time.perf_counter() - start - data_seconds,
             "loss_by_epoch": losses}
 
 

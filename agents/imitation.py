@@ -45,6 +45,31 @@ def teacher_data(game: str, num_players: int, teacher: str, samples: int, explor
             np.asarray(probs, dtype=np.float32) if soft else None)
 
 
+def fit(logits_of, params, obs, masks, targets, epochs: int, learning_rate: float, seed: int,
+        batch: int = 256) -> list[float]:
+    """Behaviour cloning: Adam on `params` over `epochs` shuffled passes of minibatches, minimising
+    `imitation_loss(logits_of(obs[idx]), ...)`. Arrays may be numpy or torch. Returns the mean loss
+    of each epoch."""
+    import torch
+
+    obs, masks, targets = (torch.as_tensor(x) for x in (obs, masks, targets))
+    opt = torch.optim.Adam(params, lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    n, losses = len(targets), []
+    for _ in range(epochs):
+        order = torch.randperm(n, generator=gen)
+        total = 0.0
+        for i in range(0, n, batch):
+            idx = order[i:i + batch]
+            loss = imitation_loss(logits_of(obs[idx]), masks[idx], targets[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(idx)
+        losses.append(total / n)
+    return losses
+
+
 def imitation_loss(logits, masks, targets):
     """Mean masked cross-entropy of `logits` (torch, [B, A]) against the teacher: action ids
     (int64 [B]) or action probabilities (float [B, A])."""

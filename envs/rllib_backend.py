@@ -351,9 +351,7 @@ def export_policy(module, meta: dict | None = None, check: bool = True):
 def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
     """Fit `main`'s actor MLP and action head to the teacher's moves (masked cross-entropy, Adam),
     then load the result into the learner and the env runners."""
-    import torch
-
-    from agents.imitation import imitation_loss, teacher_data
+    from agents.imitation import fit, teacher_data
     from envs.rllib_env import MAIN, MaskedPPOTorchRLModule, league_module_ids
 
     start = time.perf_counter()
@@ -368,30 +366,19 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
     module.set_state(learner_module.get_state())
     actor = getattr(module.encoder, "actor_encoder", module.encoder)
     params = list(actor.parameters()) + list(module.pi.parameters())
-    opt = torch.optim.Adam(params, lr=cfg.bc_learning_rate)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    obs_t, masks_t, targets_t = torch.as_tensor(obs), torch.as_tensor(masks), torch.as_tensor(targets)
     from ray.rllib.core.models.base import ENCODER_OUT
 
-    n, batch, losses = len(actions), 256, []
-    for _ in range(cfg.bc_epochs):
-        order = torch.randperm(n, generator=gen)
-        total = 0.0
-        for i in range(0, n, batch):
-            idx = order[i:i + batch]
-            loss = imitation_loss(module.pi(actor({"obs": obs_t[idx]})[ENCODER_OUT]), masks_t[idx], targets_t[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
-        losses.append(round(total / n, 4))
+    losses = fit(lambda x: module.pi(actor({"obs": x})[ENCODER_OUT]), params, obs, masks, targets,
+                 cfg.bc_epochs, cfg.bc_learning_rate, cfg.seed)
+    n = len(actions)
     targets = [MAIN] + league_module_ids(cfg.league_size)  # the snapshots start as the warm-started policy too
     state = module.get_state()
     algo.set_state({"learner_group": {"learner": {"rl_module": {t: state for t in targets}}}})
     algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=targets,
                                        inference_only=True)
     return {"teacher": cfg.bc_teacher, "samples": n, "data_seconds": round(data_seconds, 1),
-            "fit_seconds": round(time.perf_counter() - start - data_seconds, 1), "loss_by_epoch": losses}
+            "fit_seconds": round(time.perf_counter() - start - data_seconds, 1),
+            "loss_by_epoch": [round(x, 4) for x in losses]}
 
 
 # ------------------------------------------------------------------------------- evaluation

@@ -20,6 +20,7 @@ from fantastiqa_rl.board import LOWER_FRAME, SYMBOL_INDEX, SYMBOLS
 from fantastiqa_rl.debug import (check_conservation, move_card, play_setup, set_abbey_deck,
                                  set_hand)
 from fantastiqa_rl.state import ABBEY_CAP
+from tests.fantastiqa_helpers import HAND, at, random_walk
 
 
 # ---------------------------------------------------------------- helpers
@@ -27,19 +28,6 @@ def fresh(n=2, seed=0, **kw):
     s = play_setup(FantastiqaState.new(n, seed=seed, abbey=True, **kw))
     assert s.phase == A.MAIN and s.cur == 0
     return s
-
-
-def kind(s, name):
-    return next(k for k, nm in enumerate(s.g.K_NAME) if nm == name)
-
-
-def HAND(s, name):
-    return s.layout.hand + kind(s, name)
-
-
-def at(s, p, pos):
-    s.position[p] = pos
-    s._legal = None
 
 
 def set_deck(s, p, names):
@@ -324,20 +312,6 @@ def test_Q_B5_returned_cards_are_reshuffled_when_they_are_next():
 
 
 # ---------------------------------------------------------------- whole games
-def random_walk(s, rng, steps, check=None):
-    for _ in range(steps):
-        if s.is_terminal():
-            break
-        la = s.legal_actions()
-        assert len(la) > 0, f"empty legal set in {s.phase_name}"
-        assert la.dtype == np.int64 and np.all(np.diff(la) > 0)
-        assert la[-1] < s.num_actions
-        s.apply(int(la[rng.integers(len(la))]))
-        if check:
-            check(s)
-    return s
-
-
 def test_abbey_card_conservation_every_step_round_trips_and_decision_coverage():
     phases = set()
 

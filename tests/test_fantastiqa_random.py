@@ -8,22 +8,10 @@ import pytest
 from fantastiqa_rl import PHASES, FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.debug import check_conservation
+from tests.fantastiqa_helpers import random_walk
 
 ALT_OPTIONS = dict(fly_in_adventure=True, card_use="both", adventure_path="loops",
                    bought_to="hand", draw_rule="draw_5", goal="long")
-
-
-def random_walk(s, rng, steps, check=None):
-    for _ in range(steps):
-        if s.is_terminal():
-            break
-        la = s.legal_actions()
-        assert len(la) > 0, f"empty legal set in {s.phase_name}"
-        assert la.dtype == np.int64 and np.all(np.diff(la) > 0), "legal actions must be ascending int64"
-        s.apply(int(la[rng.integers(len(la))]))
-        if check:
-            check(s)
-    return s
 
 
 def test_card_conservation_every_step_many_games():

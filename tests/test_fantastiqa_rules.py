@@ -10,6 +10,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import CHEST, NEIGHBOURS, SPACES, TOWER
 from fantastiqa_rl.debug import (check_conservation, instances_of, move_card, place_creature,
                                  play_setup, set_hand)
+from tests.fantastiqa_helpers import COMMIT, HAND, PICK, QUEST, at, do, legal, qkind
 
 
 # ---------------------------------------------------------------- helpers
@@ -17,45 +18,6 @@ def fresh(n=2, seed=0, **kw):
     s = play_setup(FantastiqaState.new(n, seed=seed, **kw))
     assert s.phase == A.MAIN and s.cur == 0
     return s
-
-
-def kind(s, name):
-    return next(k for k, nm in enumerate(s.g.K_NAME) if nm == name)
-
-
-def qkind(s, name):
-    return next(q for q, nm in enumerate(s.g.Q_NAME) if nm == name)
-
-
-def HAND(s, name):
-    return s.layout.hand + kind(s, name)
-
-
-def PICK(s, name):
-    return s.layout.pick + kind(s, name)
-
-
-def COMMIT(s, name):
-    return s.layout.commit + kind(s, name)
-
-
-def QUEST(s, name):
-    return s.layout.quest + qkind(s, name)
-
-
-def legal(s):
-    """Legal actions, with the FREE_MENU's free actions listed flat while in MAIN."""
-    out = set(s.legal_actions().tolist())
-    if s.phase == A.MAIN and A.FREE_ACTION in out:
-        out = (out - {A.FREE_ACTION}) | set(s._legal_free(s.cur))
-    return out
-
-
-def do(s, a):
-    """Apply a; a free action from MAIN goes through FREE_ACTION first."""
-    if s.phase == A.MAIN and a not in s.legal_set() and a in s._legal_free(s.cur):
-        s.apply(A.FREE_ACTION)
-    s.apply(a)
 
 
 def test_free_actions_are_one_level_down():
@@ -75,11 +37,6 @@ def clear_space(s, c):
         s.box.append(s.board[c])
         s.sup_gems += s.board_gems[c]
         s.board[c], s.board_gems[c] = -1, 0
-    s._legal = None
-
-
-def at(s, p, pos):
-    s.position[p] = pos
     s._legal = None
 
 

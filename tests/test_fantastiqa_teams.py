@@ -11,6 +11,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey_view import ABBEY_LAYOUT, abbey_features, abbey_text
 from fantastiqa_rl.board import SYMBOLS
 from fantastiqa_rl.debug import check_conservation, move_card, play_setup, set_abbey_deck, set_hand
+from tests.fantastiqa_helpers import HAND, at, do, legal
 
 ITEMS = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
 
@@ -19,32 +20,6 @@ def fresh(seed=0, **kw):
     s = play_setup(FantastiqaState.new(4, seed=seed, teams=True, **kw))
     assert s.phase == A.MAIN and s.cur == 0
     return s
-
-
-def kind(s, name):
-    return next(k for k, nm in enumerate(s.g.K_NAME) if nm == name)
-
-
-def HAND(s, name):
-    return s.layout.hand + kind(s, name)
-
-
-def at(s, p, pos):
-    s.position[p] = pos
-    s._legal = None
-
-
-def legal(s):
-    out = set(s.legal_actions().tolist())
-    if s.phase == A.MAIN and A.FREE_ACTION in out:
-        out = (out - {A.FREE_ACTION}) | set(s._legal_free(s.cur))
-    return out
-
-
-def do(s, a):
-    if s.phase == A.MAIN and a not in s.legal_set() and a in s._legal_free(s.cur):
-        s.apply(A.FREE_ACTION)
-    s.apply(a)
 
 
 def set_gems(s, gems):

@@ -47,3 +47,21 @@ def test_imitation_loss_hard_and_soft_agree_on_one_hot_targets():
     assert imitation_loss(logits, masks, hard).item() == pytest.approx(imitation_loss(logits, masks, soft).item())
     # An illegal action gets no probability: masking it out lowers the loss of a legal target.
     assert imitation_loss(logits, masks, hard).item() < torch.nn.functional.cross_entropy(logits, hard).item()
+
+
+def test_fit_learns_the_teacher_and_is_seeded():
+    from agents.imitation import fit
+
+    _, m, a, p = teacher_data("fae", 2, "greedy", 400, 0.5, seed=3)
+    o = np.eye(400, dtype=np.float32)  # one feature per decision: a separable toy problem
+
+    def run():
+        torch.manual_seed(0)
+        layer = torch.nn.Linear(400, 330)
+        return fit(layer, list(layer.parameters()), o, m, p, epochs=20, learning_rate=0.5, seed=1)
+
+    first, second = run(), run()
+    assert first == second, "same seed, same fit"
+    # Soft targets: the loss cannot go below their entropy (greedy's ties); it gets close to it.
+    entropy = float(-(p * np.log(np.where(p > 0, p, 1.0))).sum(1).mean())
+    assert first[-1] < first[0] and first[-1] - entropy < 0.5 * (first[0] - entropy)
