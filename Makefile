@@ -13,7 +13,7 @@ $(VPY):
 # torch first, pinned to the CPU wheel, so no later resolver step can pull a CUDA build.
 $(STAMP): $(VPY) pyproject.toml
 	$(VPY) -m pip install -q "torch==2.13.0"
-	$(VPY) -m pip install -q -e ".[train,dev]" --config-settings editable_mode=compat
+	$(VPY) -m pip install -q -e ".[train,dev]"
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -52,7 +52,7 @@ $(RPY):
 # torch first, pinned to the CPU wheel, so no later resolver step can pull a CUDA build.
 $(RSTAMP): $(RPY) pyproject.toml
 	$(RPY) -m pip install -q "torch==2.13.0"
-	$(RPY) -m pip install -q -e ".[rllib,dev]" --config-settings editable_mode=compat
+	$(RPY) -m pip install -q -e ".[rllib,dev]"
 	touch $(RSTAMP)
 
 venv-rllib: $(RSTAMP)

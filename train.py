@@ -8,7 +8,7 @@
     python train.py --evaluate runs/<run-name>/policy.npz   # 1000 seat-rotated games vs random and greedy
     python train.py --help                             # every hyper-parameter, with its help line
 
-The learner plays one seat (random each episode) of `envs.selfplay.SelfPlayEnv`; the other seats
+The learner plays one seat (random each episode) of `tabletop_rl.envs.selfplay.SelfPlayEnv`; the other seats
 are opponents drawn from a pool of fixed bots (random, greedy) and frozen snapshots of the learner,
 refreshed every `snapshot_every` steps. Before PPO, the policy head is warm-started by imitating a
 teacher bot (`bc_teacher`, greedy by default; `--bc-teacher ""` turns it off): from raw board
@@ -191,11 +191,11 @@ def play_matches(weights, game: str, num_players: int, opponent: str, games: int
     """Total win share of the policy over games first_game..first_game+games-1: game g seats it at
     g mod N (seat rotation); the other seats are `opponent` bots. A shared win counts 1/k. A game
     still running after `max_steps` steps (0: the game's step guard) is not won."""
-    from agents import make_agent
-    from agents.base import limit_blas_threads
-    from agents.match import play_game
-    from agents.ppo_agent import PPOAgent
-    from envs import get_game
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.base import limit_blas_threads
+    from tabletop_rl.agents.match import play_game
+    from tabletop_rl.agents.ppo_agent import PPOAgent
+    from tabletop_rl.envs import get_game
 
     limit_blas_threads()  # also in evaluation worker processes
     spec = get_game(game)
@@ -236,8 +236,8 @@ def evaluate(weights, cfg: Config, opponent: str, games: int, seed: int, workers
 
 # ---------------------------------------------------------------------------- warm start
 def teacher_games(*args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """agents.imitation.teacher_data, keeping the teacher's probabilities as targets when it has them."""
-    from agents.imitation import teacher_data
+    """tabletop_rl.agents.imitation.teacher_data, keeping the teacher's probabilities as targets when it has them."""
+    from tabletop_rl.agents.imitation import teacher_data
 
     obs, masks, actions, probs = teacher_data(*args)
     return obs, masks, actions if probs is None else probs
@@ -247,7 +247,7 @@ def behaviour_clone(model, cfg: Config) -> dict:
     """Fit the policy head (MLP + action layer) to the teacher's moves by masked cross-entropy."""
     import torch
 
-    from agents.imitation import fit
+    from tabletop_rl.agents.imitation import fit
 
     opts = parse_options(cfg.options)
     workers = max(1, min(cfg.bc_workers, cfg.bc_samples // 1000))
@@ -280,8 +280,8 @@ def behaviour_clone(model, cfg: Config) -> dict:
 
 # ---------------------------------------------------------------------------- building blocks
 def make_pool(cfg: Config):
-    from agents import agent_names
-    from envs.selfplay import OpponentPool
+    from tabletop_rl.agents import agent_names
+    from tabletop_rl.envs.selfplay import OpponentPool
 
     fixed = {"random": cfg.pool_random}
     if "greedy" in agent_names(cfg.game) and cfg.pool_greedy > 0:
@@ -299,7 +299,7 @@ class _EnvFactory:
     def __call__(self):
         from stable_baselines3.common.monitor import Monitor
 
-        from envs.selfplay import SelfPlayEnv
+        from tabletop_rl.envs.selfplay import SelfPlayEnv
 
         cfg = self.cfg
         env = SelfPlayEnv(cfg.game, num_players=cfg.num_players, opponent=self.pool, reward=cfg.reward,
@@ -367,7 +367,7 @@ def build(cfg: Config, pool):
 
 
 def policy_weights(model, cfg: Config):
-    from agents.ppo_agent import PolicyWeights
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
 
     return PolicyWeights.from_sb3(model, meta={"game": cfg.game, "num_players": cfg.num_players,
                                                "options": parse_options(cfg.options), "trained_steps": int(model.num_timesteps)})
@@ -577,11 +577,11 @@ def print_summary(summary: dict) -> None:
         lines.append(f"   evaluation took {summary['final_eval_seconds']:.0f} s")
     d = summary["run_dir"]
     lines += [
-        f"   model      {d}/model.zip   (numpy policy for agents.ppo_agent: {d}/policy.npz)",
+        f"   model      {d}/model.zip   (numpy policy for tabletop_rl.agents.ppo_agent: {d}/policy.npz)",
         f"   curve      {d}/curve.png   (evaluations: {d}/eval.csv)",
         f"   logs       {d}/logs         (tensorboard --logdir {d}/logs)",
         f"   config     {d}/config.json  summary: {d}/summary.json",
-        f"   re-evaluate  python train.py --evaluate {d}/policy.npz    (a bot: agents.ppo_agent.PPOAgent(path=...))",
+        f"   re-evaluate  python train.py --evaluate {d}/policy.npz    (a bot: tabletop_rl.agents.ppo_agent.PPOAgent(path=...))",
         "",
     ]
     print("\n".join(lines), flush=True)
@@ -590,7 +590,7 @@ def print_summary(summary: dict) -> None:
 # ---------------------------------------------------------------------------- main
 def train(cfg: Config) -> dict:
     if cfg.backend == "rllib":
-        from envs.rllib_backend import train_rllib  # imports ray/torch lazily; needs the rllib extra
+        from tabletop_rl.envs.rllib_backend import train_rllib  # imports ray/torch lazily; needs the rllib extra
 
         return train_rllib(cfg)
     if cfg.backend != "sb3":
@@ -598,7 +598,7 @@ def train(cfg: Config) -> dict:
     warnings.filterwarnings("ignore", category=UserWarning)
     from stable_baselines3.common.logger import configure
 
-    from agents import agent_names
+    from tabletop_rl.agents import agent_names
 
     if cfg.resume:
         run_dir = cfg.resume if os.path.isdir(cfg.resume) else os.path.join(cfg.runs_dir, cfg.resume)
@@ -692,8 +692,8 @@ def train(cfg: Config) -> dict:
 
 def evaluate_only(cfg: Config) -> list[dict]:
     """`--evaluate PATH`: the final evaluation of a saved policy, printed as in the summary."""
-    from agents import agent_names
-    from agents.ppo_agent import PolicyWeights
+    from tabletop_rl.agents import agent_names
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
 
     weights = PolicyWeights.load(cfg.evaluate)
     meta = weights.meta
@@ -714,7 +714,7 @@ def evaluate_only(cfg: Config) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    from agents.base import limit_blas_threads
+    from tabletop_rl.agents.base import limit_blas_threads
 
     cfg = parse_args(argv)
     limit_blas_threads()  # snapshot opponents and evaluations play numpy policies

@@ -1,7 +1,7 @@
 """The arena: tournaments between bots on any registered game, with numbers a reviewer can trust.
 
-    python -m agents.arena --game fae --players 4 --agents greedy mcts random random --games 400
-    python -m agents.arena --game fae --players 2 --agents mcts:iterations=100 greedy --games 200 --name mcts100
+    python -m tabletop_rl.agents.arena --game fae --players 4 --agents greedy mcts random random --games 400
+    python -m tabletop_rl.agents.arena --game fae --players 2 --agents mcts:iterations=100 greedy --games 200 --name mcts100
 
 Design:
 - **Seat rotation.** With P players, the games come in blocks of P: in rotation r (0..P-1), bot j
@@ -24,11 +24,11 @@ Design:
   first, the others by score, so it works at 3-4 player tables.
 - **Outputs** in `--out` (default `runs/arena/<--name or timestamp>`): `results.json` (config,
   per-bot and per-seat results, timing), `summary.csv` (the table), `games.csv` (one row per
-  game), `records.jsonl` (one replayable game record per game, see `agents.records`) and
+  game), `records.jsonl` (one replayable game record per game, see `tabletop_rl.agents.records`) and
   `ratings.png` (ratings with +-2 sigma, and win shares with their intervals).
 
 A bot is `name` or `name:key=value,key=value` (keyword arguments for `make_agent`, e.g.
-`mcts:iterations=200,c=0.5`); any bot registered with `agents.register_agent` works, and
+`mcts:iterations=200,c=0.5`); any bot registered with `tabletop_rl.agents.register_agent` works, and
 `--import mypackage.bots` imports a module that registers your own.
 """
 from __future__ import annotations
@@ -89,7 +89,7 @@ class ArenaConfig:
 
     def validate(self):
         """Check everything a run needs; returns the GameSpec. Errors name the problem."""
-        from envs.registry import get_game
+        from tabletop_rl.envs.registry import get_game
 
         spec = get_game(self.game)
         if self.players is None:
@@ -113,7 +113,7 @@ class ArenaConfig:
             raise ValueError(f"unknown option(s) {unknown} for {spec.name}; rule options: {list(spec.rule_options)}, "
                              f"observation options: {list(spec.observation_options)}")
         _import_bots(self.imports)
-        from agents.registry import make_agent
+        from tabletop_rl.agents.registry import make_agent
 
         for a in self.agents:  # fail here, not in a worker
             name, kwargs = parse_agent(a)
@@ -127,8 +127,8 @@ class ArenaConfig:
 
 
 def _import_bots(modules) -> None:
-    import agents  # noqa: F401  (registers the built-in bots)
-    import agents.mcts  # noqa: F401
+    from tabletop_rl import agents  # noqa: F401  (registers the built-in bots)
+    import tabletop_rl.agents.mcts  # noqa: F401
 
     for m in modules or []:
         importlib.import_module(m)
@@ -172,9 +172,9 @@ _W: dict = {}
 
 
 def _init_worker(game: str, agents: list[str], options: dict, imports: list[str], seed: int, records: bool) -> None:
-    from agents.base import limit_blas_threads
-    from agents.registry import make_agent
-    from envs.registry import get_game
+    from tabletop_rl.agents.base import limit_blas_threads
+    from tabletop_rl.agents.registry import make_agent
+    from tabletop_rl.envs.registry import get_game
 
     limit_blas_threads()
     _import_bots(imports)
@@ -188,7 +188,7 @@ def _init_worker(game: str, agents: list[str], options: dict, imports: list[str]
 
 
 def _play(task: dict) -> dict:
-    from agents.match import play_game
+    from tabletop_rl.agents.match import play_game
 
     spec, bots = _W["spec"], _W["bots"]
     seated = [bots[j] for j in task["seats"]]
@@ -416,7 +416,7 @@ def _write_outputs(out: str, config: ArenaConfig, labels, summary, timing, rows,
             w.writerow([r["index"], r["deal"], r["rotation"], r["seed"], r["steps"], " ".join(map(str, r["winners"]))]
                        + [labels[j] for j in r["seats"]] + list(r["returns"]) + list(sc))
     if config.records:
-        from agents.records import write_records
+        from tabletop_rl.agents.records import write_records
 
         paths["records"] = os.path.join(out, "records.jsonl")
         write_records(paths["records"], (r["record"] for r in rows))
@@ -447,7 +447,7 @@ def run_arena(config: ArenaConfig, out: str | None = None, plot: bool = True, qu
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.arena", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m tabletop_rl.agents.arena", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help="game name or env id, e.g. fae")
     parser.add_argument("--agents", nargs="+", required=True, metavar="BOT",
@@ -460,7 +460,7 @@ def main(argv=None) -> int:
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="rule or observation option of the game, e.g. big_stack_merge=true (repeatable)")
     parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
-                        help="import MODULE first (it registers your own bots with agents.register_agent)")
+                        help="import MODULE first (it registers your own bots with tabletop_rl.agents.register_agent)")
     parser.add_argument("--out", default=None, help="output folder (default runs/arena/<--name or timestamp>)")
     parser.add_argument("--name", default=None, help="run name for the default output folder")
     parser.add_argument("--no-records", action="store_true", help="do not write records.jsonl")
@@ -468,7 +468,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
-        from agents.play import parse_options
+        from tabletop_rl.agents.play import parse_options
 
         config = ArenaConfig(game=args.game, agents=args.agents, games=args.games, players=args.players,
                              seed=args.seed, deals=args.deals, workers=args.workers,

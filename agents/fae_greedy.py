@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import register_agent
+from tabletop_rl.agents.base import Agent
+from tabletop_rl.agents.registry import register_agent
 from fae_rl.board import NUM_COLOURS
 
 

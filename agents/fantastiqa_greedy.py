@@ -34,8 +34,8 @@ from collections import Counter
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import register_agent
+from tabletop_rl.agents.base import Agent
+from tabletop_rl.agents.registry import register_agent
 
 try:  # the rules core is optional for the agents package as a whole
     from fantastiqa_rl import actions as A

@@ -1,6 +1,6 @@
 """A person at the terminal, as an agent (like PettingZoo's manual control, for any game).
 
-    python -m agents.play fae --human 0 --agents greedy --players 2
+    python -m tabletop_rl.agents.play fae --human 0 --agents greedy --players 2
 
 On its turn the human sees the board (`str(state)`; it shows only public information, plus the
 seat's own secret when the rules core offers `private_text(seat)` or, for Fae, the seat's
@@ -15,7 +15,7 @@ from typing import Callable, TextIO
 
 import numpy as np
 
-from agents.base import Agent
+from tabletop_rl.agents.base import Agent
 
 __all__ = ["HumanAgent", "QuitGame", "action_text"]
 

@@ -16,8 +16,8 @@ def teacher_data(game: str, num_players: int, teacher: str, samples: int, explor
     The probabilities (float32, one row per decision) are the teacher's `action_distribution` when
     it has one (greedy: uniform over its tied best moves), so the tie-break noise is not imitated;
     else None. The actions are the teacher's choices (int64). All draws come from `seed`."""
-    from agents import make_agent
-    from envs import get_game
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.envs import get_game
 
     spec = get_game(game)
     rule_opts, obs_opts = spec.split_options(dict(options or {}))

@@ -1,7 +1,7 @@
 """Play one game between bots on any registered game, straight on the rules core (no env overhead).
 
     result = play_game(get_game("fae"), [bot0, bot1], seed=3, agent_seeds=[10, 11])
-    record = result.to_record(get_game("fae"), agents=["greedy", "random"])   # see agents.records
+    record = result.to_record(get_game("fae"), agents=["greedy", "random"])   # see tabletop_rl.agents.records
 """
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.base import Agent
-from envs.registry import GameSpec
+from tabletop_rl.agents.base import Agent
+from tabletop_rl.envs.registry import GameSpec
 
 
 @dataclass
@@ -22,14 +22,14 @@ class GameResult:
     winners: list[int]  # seats
     actions: list[int] = field(default_factory=list)
     steps: int = 0
-    scores: list[float] | None = None  # per seat, see agents.records.seat_scores
+    scores: list[float] | None = None  # per seat, see tabletop_rl.agents.records.seat_scores
     move_times: list[list[float]] | None = None  # per seat, seconds per act() call (timing=True)
     rule_options: dict = field(default_factory=dict)
     final_state: object = field(default=None, repr=False, compare=False)
 
     def to_record(self, spec: GameSpec, agents: list[str] | None = None, **extra) -> dict:
-        """A JSONL game record of this game (see `agents.records`)."""
-        from agents.records import make_record
+        """A JSONL game record of this game (see `tabletop_rl.agents.records`)."""
+        from tabletop_rl.agents.records import make_record
 
         return make_record(spec, num_players=self.num_players, seed=self.seed, rule_options=self.rule_options,
                            actions=self.actions, final_state=self.final_state, agents=agents, **extra)
@@ -77,7 +77,7 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
         actions.append(action)
         if on_action is not None:
             on_action(state, seat, action)
-    from agents.records import seat_scores
+    from tabletop_rl.agents.records import seat_scores
 
     returns = [float(r) for r in np.asarray(state.returns())]
     return GameResult(seed, n, returns, list(state.winners()), actions, len(actions),

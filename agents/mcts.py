@@ -57,8 +57,8 @@ from typing import Callable
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import register_agent
+from tabletop_rl.agents.base import Agent
+from tabletop_rl.agents.registry import register_agent
 
 __all__ = ["MCTSAgent", "FAE_DEFAULTS", "fae_evaluate", "fae_prior", "fae_rollout_policy", "random_rollout_policy"]
 

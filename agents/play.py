@@ -1,16 +1,16 @@
 """Play bots against each other (or against yourself) and print win rates per bot and per seat.
 
-    python -m agents.play fae --agents greedy random --games 100 --players 2
-    python -m agents.play fae --agents greedy random --games 10 --record games.jsonl
-    python -m agents.play fae --human 0 --agents mcts            # you are seat 0, MCTS seat 1
-    python -m agents.play fae --human 1 --agents greedy random   # 3 players, you are seat 1
+    python -m tabletop_rl.agents.play fae --agents greedy random --games 100 --players 2
+    python -m tabletop_rl.agents.play fae --agents greedy random --games 10 --record games.jsonl
+    python -m tabletop_rl.agents.play fae --human 0 --agents mcts            # you are seat 0, MCTS seat 1
+    python -m tabletop_rl.agents.play fae --human 1 --agents greedy random   # 3 players, you are seat 1
 
 Bots rotate through the seats (game g seats bot j at seat (j + g) mod N), so every bot plays every
 seat equally often when N divides the number of games. A shared win counts 1/k to each of the k
 winners. Game g uses seed `--seed + g`. With `--human S` you keep seat S in every game (no
 rotation) and the bots fill the other seats in order; you see the board as `str(state)` and
-choose actions by index, `#id` or text (see `agents.human`). For tournaments with ratings and
-confidence intervals use `python -m agents.arena`.
+choose actions by index, `#id` or text (see `tabletop_rl.agents.human`). For tournaments with ratings and
+confidence intervals use `python -m tabletop_rl.agents.arena`.
 """
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ import argparse
 import sys
 from collections import defaultdict
 
-from agents import make_agent
-from agents.match import play_game
-from envs.registry import get_game
+from tabletop_rl.agents import make_agent
+from tabletop_rl.agents.match import play_game
+from tabletop_rl.envs.registry import get_game
 
 
 def _ensure_bots() -> None:
-    import agents.mcts  # noqa: F401  (registers "mcts")
+    import tabletop_rl.agents.mcts  # noqa: F401  (registers "mcts")
 
 
 def parse_options(pairs) -> dict:
@@ -93,7 +93,7 @@ def run(game: str, agent_names: list[str], games: int, players: int, seed: int =
         if progress and (g + 1) % max(1, games // 10) == 0:
             print(f"  {g + 1}/{games} games", file=sys.stderr)
     if record_path is not None:
-        from agents.records import write_records
+        from tabletop_rl.agents.records import write_records
 
         write_records(record_path, records)
     return {k: wins_by_bot[k] / games_by_bot[k] for k in games_by_bot}, [w / games for w in wins_by_seat]
@@ -102,7 +102,7 @@ def run(game: str, agent_names: list[str], games: int, players: int, seed: int =
 def play_human(game: str, human_seat: int, agent_names: list[str], games: int = 1, seed: int = 0, options=None,
                record_path=None, input_fn=None, output=None) -> list:
     """A person (seat `human_seat`) against `agent_names` in the other seats. Returns the GameResults."""
-    from agents.human import HumanAgent, QuitGame, action_text
+    from tabletop_rl.agents.human import HumanAgent, QuitGame, action_text
 
     _ensure_bots()
     spec = get_game(game)
@@ -138,14 +138,14 @@ def play_human(game: str, human_seat: int, agent_names: list[str], games: int = 
         print(f"game {g + 1}: winners {result.winners} ({verdict}); returns {result.returns}", file=out)
         results.append(result)
         if record_path is not None:
-            from agents.records import append_record
+            from tabletop_rl.agents.records import append_record
 
             append_record(record_path, result.to_record(spec, agents=names))
     return results
 
 
 def main(argv=None) -> int:
-    from agents.base import limit_blas_threads
+    from tabletop_rl.agents.base import limit_blas_threads
 
     limit_blas_threads()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,11 +1,11 @@
 """A bot that plays a policy trained by `train.py` (MaskablePPO), in plain numpy.
 
-    from agents.ppo_agent import PPOAgent
+    from tabletop_rl.agents.ppo_agent import PPOAgent
     bot = PPOAgent()                                   # the shipped Fae 2-player policy
     bot = PPOAgent(path="runs/<run>/policy.npz")       # or a run's model.zip
     action = bot.act(observation, action_mask)
 
-    python -m agents.play fae --agents ppo greedy --games 100      # registered as "ppo"
+    python -m tabletop_rl.agents.play fae --agents ppo greedy --games 100      # registered as "ppo"
 
 The agent keeps only the policy head of the actor-critic (the MLP and action layer) as numpy
 arrays (`PolicyWeights`), so playing needs neither torch nor Stable-Baselines3, a forward pass
@@ -20,19 +20,26 @@ repeat the same cycle for ever. Observations that do not repeat (every Fae game)
 from __future__ import annotations
 
 import json
+import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
-from agents.registry import register_agent
+from tabletop_rl.agents.base import Agent
+from tabletop_rl.agents.registry import register_agent
 
-_ROOT = Path(__file__).resolve().parent.parent
-POLICY_DIR = _ROOT / "fae_rl" / "policies"
+
+
+def _package_dir(name: str) -> Path:
+    """A game package's folder, found without importing it (checkout and installed wheel alike)."""
+    return Path(importlib.util.find_spec(name).origin).parent
+
+
+POLICY_DIR = _package_dir("fae_rl") / "policies"
 # game -> default policy file (Fantastiqa's is trained on the STAND-IN cards: it fits no other card set)
-SHIPPED = {"fae": POLICY_DIR / "fae_2p.npz", "fantastiqa": _ROOT / "fantastiqa_rl" / "policies" / "fantastiqa_2p_STAND-IN.npz"}
+SHIPPED = {"fae": POLICY_DIR / "fae_2p.npz", "fantastiqa": _package_dir("fantastiqa_rl") / "policies" / "fantastiqa_2p_STAND-IN.npz"}
 _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 
 

@@ -1,6 +1,6 @@
 """Game records: one JSON object per game, one game per line (JSONL), replayable on the rules core.
 
-    from agents.records import read_records, replay
+    from tabletop_rl.agents.records import read_records, replay
     for record in read_records("runs/arena/demo/records.jsonl"):
         states = replay(record)             # every state, from the deal to the end
         print(states[-1])
@@ -16,7 +16,7 @@ test, a bug report and offline-RL data (`transitions(record)` yields observation
 Fields (format_version 1): format, format_version, game, env_id, env_version, package_version,
 num_players, options (rule options), seed, actions, returns, winners, scores (or null),
 final_state_sha256 (or null), and optionally agents (per seat), ended ("terminal" or
-"illegal_action"), illegal_action, rewards (env rewards summed, from `envs.recording`), meta.
+"illegal_action"), illegal_action, rewards (env rewards summed, from `tabletop_rl.envs.recording`), meta.
 """
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def _check(record: dict) -> None:
 
 
 def _spec_for(record: dict):
-    from envs.registry import get_game
+    from tabletop_rl.envs.registry import get_game
 
     spec = get_game(record["game"])
     if spec.env_id != record["env_id"]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from agents.base import Agent, RandomAgent
+from tabletop_rl.agents.base import Agent, RandomAgent
 
 _FACTORIES: dict[tuple[str, str], Callable[..., Agent]] = {}
 

@@ -1,17 +1,17 @@
-"""A bot that plays a policy trained with the RLlib backend (`envs.rllib_backend`).
+"""A bot that plays a policy trained with the RLlib backend (`tabletop_rl.envs.rllib_backend`).
 
-    from agents.rllib_agent import RLlibAgent
+    from tabletop_rl.agents.rllib_agent import RLlibAgent
     bot = RLlibAgent(path="runs/rllib/fae_2p_seed0/policy.npz")      # numpy only
     bot = RLlibAgent(path="runs/rllib/fae_2p_seed0/checkpoint")      # an RLlib checkpoint (needs ray, torch)
     action = bot.act(observation, action_mask)
 
-    python -m agents.arena --game fae --players 2 --import agents.rllib_agent \\
+    python -m tabletop_rl.agents.arena --game fae --players 2 --import tabletop_rl.agents.rllib_agent \\
         --agents rllib:path=runs/rllib/fae_2p_seed0/policy.npz greedy --games 200
 
-Registered as "rllib" for every game when this module is imported (`--import agents.rllib_agent`
+Registered as "rllib" for every game when this module is imported (`--import tabletop_rl.agents.rllib_agent`
 in the arena). Two sources:
 - `policy.npz` (what the backend exports): the actor MLP and action head as numpy arrays, in the
-  file format of `agents.ppo_agent.PolicyWeights` (arrays W0, b0, ... and a JSON header), so
+  file format of `tabletop_rl.agents.ppo_agent.PolicyWeights` (arrays W0, b0, ... and a JSON header), so
   playing needs neither Ray nor torch and works in the main environment.
 - an RLlib checkpoint directory (`<run-dir>/checkpoint`, the Algorithm's, or a module's own):
   the `main` RLModule is loaded with Ray/torch, imported only then, and exported to numpy.
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.ppo_agent import PolicyWeights, PPOAgent
-from agents.registry import register_agent
+from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
+from tabletop_rl.agents.registry import register_agent
 
 
 class MLPPolicy(PolicyWeights):
@@ -38,7 +38,7 @@ class MLPPolicy(PolicyWeights):
     def load(cls, path) -> "MLPPolicy":
         path = Path(path)
         if not path.is_file():
-            raise FileNotFoundError(f"no policy file {path} (train with `python -m envs.rllib_backend`, which "
+            raise FileNotFoundError(f"no policy file {path} (train with `python -m tabletop_rl.envs.rllib_backend`, which "
                                     f"writes <run-dir>/policy.npz)")
         with np.load(path) as z:
             if "header" not in z:
@@ -56,7 +56,7 @@ def load_checkpoint_policy(path, module_id: str = "main") -> MLPPolicy:
     except ImportError as exc:
         raise ImportError(f"loading an RLlib checkpoint needs ray[rllib] and torch ({exc}); export a policy.npz "
                           f"with the backend or use .venv-rllib") from exc
-    from envs.rllib_backend import export_policy
+    from tabletop_rl.envs.rllib_backend import export_policy
 
     path = Path(path).resolve()
     # An Algorithm checkpoint, a MultiRLModule's (holding module_id/), or the module's own.

@@ -3,7 +3,7 @@
     python benchmarks/bench_arena.py [--games 1000] [--workers 2] [--mcts-games 4] [--iterations N]
 
 1. Wall time of an arena run of `--games` Fae games between random bots (2 players, records and
-   plot included), as `python -m agents.arena` does it. Target: 1,000 games in under a minute
+   plot included), as `python -m tabletop_rl.agents.arena` does it. Target: 1,000 games in under a minute
    on 2 cores.
 2. Median / p90 seconds per MCTS move (Fae defaults unless `--iterations`) over `--mcts-games`
    games against the greedy bot, in this process. Target: median at most 0.2 s. The arena
@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=None)
     args = parser.parse_args(argv)
 
-    from agents.arena import ArenaConfig, run_arena
+    from tabletop_rl.agents.arena import ArenaConfig, run_arena
 
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
@@ -38,10 +38,10 @@ def main(argv=None) -> int:
     print(f"arena: {res['summary']['games']} random-vs-random Fae games, {args.workers} workers: {wall:.1f} s "
           f"(target < 60 s)")
 
-    import agents.mcts  # noqa: F401
-    from agents import make_agent
-    from agents.match import play_game
-    from envs.registry import get_game
+    import tabletop_rl.agents.mcts  # noqa: F401
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.match import play_game
+    from tabletop_rl.envs.registry import get_game
 
     spec = get_game("fae")
     kw = {} if args.iterations is None else {"iterations": args.iterations}

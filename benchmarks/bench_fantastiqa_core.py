@@ -18,8 +18,8 @@ The Abbey and teams (issue 7), `--abbey` (or `--only-abbey` to skip the base-gam
   (the line with 0 Abbey cards), or the creature deck running out;
 - `--arena N`: greedy vs random, 2 players, abbey=True, N duplicate games (each deal played in
   both seat orders; the arena's `schedule`, seed 0) straight on the core with the semantics of
-  `agents.match.play_game`: the greedy bot's win share with its Wilson 95% interval and the share
-  of its wins by an Abbey line vs by quest points. (`python -m agents.arena --game fantastiqa
+  `tabletop_rl.agents.match.play_game`: the greedy bot's win share with its Wilson 95% interval and the share
+  of its wins by an Abbey line vs by quest points. (`python -m tabletop_rl.agents.arena --game fantastiqa
   --option abbey=true` measures the same through the env once the env registers the option.)
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from agents.fantastiqa_greedy import FantastiqaGreedyAgent  # noqa: E402
+from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent  # noqa: E402
 from fantastiqa_rl import FantastiqaState  # noqa: E402
 
 
@@ -153,7 +153,7 @@ def completion(name: str, games: int, play, cap, **opts) -> None:
 
 
 class _CoreSpec:
-    """The part of a GameSpec that agents.match.play_game uses, straight on the core."""
+    """The part of a GameSpec that tabletop_rl.agents.match.play_game uses, straight on the core."""
     name = "fantastiqa"
 
     @staticmethod
@@ -172,9 +172,9 @@ class _CoreSpec:
 
 
 def arena_abbey(games: int) -> None:
-    from agents.arena import schedule, wilson_interval
-    from agents.base import RandomAgent
-    from agents.match import play_game
+    from tabletop_rl.agents.arena import schedule, wilson_interval
+    from tabletop_rl.agents.base import RandomAgent
+    from tabletop_rl.agents.match import play_game
     t0 = time.perf_counter()
     wins, won, steps = 0.0, Counter(), []
     for task in schedule(2, games, seed=0, deals="duplicate"):

@@ -1,12 +1,12 @@
 """Suite-level registry and shared wrappers.
 
-    import envs
+    from tabletop_rl import envs
     env = envs.make("fae_v0", num_players=3)      # the protected AEC env
     spec = envs.get_game("fae")                    # rules core, encoders, env factories
 
 Every game of the suite is described by a `GameSpec`, so tools (arena, training, benchmarks)
 work on any registered game without knowing its rules.
 """
-from envs.registry import GameSpec, get_game, list_games, make, register_game
+from tabletop_rl.envs.registry import GameSpec, get_game, list_games, make, register_game
 
 __all__ = ["GameSpec", "get_game", "list_games", "make", "register_game"]

@@ -1,11 +1,11 @@
-"""A PettingZoo AEC wrapper that writes a game record (JSONL, `agents.records`) per episode.
+"""A PettingZoo AEC wrapper that writes a game record (JSONL, `tabletop_rl.agents.records`) per episode.
 
-    from envs.recording import RecordEpisodes, make_recorded
+    from tabletop_rl.envs.recording import RecordEpisodes, make_recorded
     env = make_recorded("fae_v0", "games.jsonl", num_players=3)       # any registered env id
     env = RecordEpisodes(fae_rl.env(num_players=3), path="games.jsonl")  # or wrap an env you have
     env.reset(seed=42)
     ...   # play as usual; when the episode ends one line is appended to games.jsonl
-    from agents.records import read_records, replay
+    from tabletop_rl.agents.records import read_records, replay
     states = replay(next(read_records("games.jsonl")))
 
 Works for every game of the suite registry: the wrapper finds the game by the env's
@@ -35,7 +35,7 @@ class RecordEpisodes(BaseWrapper):
     def __init__(self, env, path: str | os.PathLike | None = None, sink: Callable[[dict], None] | None = None,
                  options: dict | None = None, seed: int | None = None, meta: dict | None = None):
         super().__init__(env)
-        from envs.registry import get_game
+        from tabletop_rl.envs.registry import get_game
 
         if path is None and sink is None:
             raise ValueError("RecordEpisodes needs path= (a JSONL file) or sink= (a callable taking a record)")
@@ -93,7 +93,7 @@ class RecordEpisodes(BaseWrapper):
             self._write(illegal=int(action) if ended_illegal else None)
 
     def _write(self, illegal: int | None) -> None:
-        from agents.records import append_record, make_record
+        from tabletop_rl.agents.records import append_record, make_record
 
         spec = self.spec
         n = len(self.env.possible_agents)
@@ -124,7 +124,7 @@ class RecordEpisodes(BaseWrapper):
 
 def make_recorded(env_id: str, path: str | os.PathLike | None = None, *, sink=None, raw: bool = False,
                   recorder_seed: int | None = None, **kwargs) -> RecordEpisodes:
-    """`envs.make(env_id, raw, **kwargs)` wrapped in `RecordEpisodes(path=..., sink=...)`."""
-    from envs.registry import make
+    """`tabletop_rl.envs.make(env_id, raw, **kwargs)` wrapped in `RecordEpisodes(path=..., sink=...)`."""
+    from tabletop_rl.envs.registry import make
 
     return RecordEpisodes(make(env_id, raw=raw, **kwargs), path=path, sink=sink, seed=recorder_seed)

@@ -1,19 +1,19 @@
 """Train on a Ray cluster (or this machine) with RLlib PPO: the `rllib` backend of `train.py`.
 
-    python -m envs.rllib_backend --game fae --players 2 --num-env-runners 2 --timesteps 200000
-    python -m envs.rllib_backend --address auto ...             # join a running Ray cluster
-    python -m envs.rllib_backend --run-dir runs/rllib/x --resume # continue from the last checkpoint
-    python -m agents.arena --game fae --players 2 --import agents.rllib_agent \\
+    python -m tabletop_rl.envs.rllib_backend --game fae --players 2 --num-env-runners 2 --timesteps 200000
+    python -m tabletop_rl.envs.rllib_backend --address auto ...             # join a running Ray cluster
+    python -m tabletop_rl.envs.rllib_backend --run-dir runs/rllib/x --resume # continue from the last checkpoint
+    python -m tabletop_rl.agents.arena --game fae --players 2 --import tabletop_rl.agents.rllib_agent \\
         --agents rllib:path=runs/rllib/x/policy.npz greedy --games 200
 
 Needs the `rllib` extra in its own environment (`ray[rllib]` pins its own gymnasium):
 `make test-rllib` / `make train-rllib` create `.venv-rllib`.
 
 What a run does:
-- Env: `envs.rllib_env.RLlibGameEnv` (any registered game, 2-4 players), one env per env runner
+- Env: `tabletop_rl.envs.rllib_env.RLlibGameEnv` (any registered game, 2-4 players), one env per env runner
   (`--num-env-runners`, remote Ray actors; 0 samples in the driver) times
   `--num-envs-per-env-runner`.
-- Model: `envs.rllib_env.MaskedPPOTorchRLModule` (RLlib's default PPO module plus the action
+- Model: `tabletop_rl.envs.rllib_env.MaskedPPOTorchRLModule` (RLlib's default PPO module plus the action
   masking of RLlib's `ActionMaskingTorchRLModule` example), separate actor and critic MLPs
   (`--net-arch`, `--activation`). Parameter sharing: every seat is the one trained module `main`. `--league-size k` adds k frozen modules `league_*` that hold snapshots of `main`
   (refreshed round-robin every `--league-every` env steps by `LeagueCallback`); the env seats
@@ -25,12 +25,12 @@ What a run does:
   the teacher on `--bc-samples` decisions (masked cross-entropy), as train.py does.
 - Every `--checkpoint-every` env steps and at the end: an RLlib checkpoint (`Algorithm.save_to_path`)
   in `<run-dir>/checkpoint`, the exported policy `<run-dir>/policy.npz` (numpy MLP weights, the
-  format of `agents.ppo_agent.PolicyWeights`, checked against the torch module on export) and
+  format of `tabletop_rl.agents.ppo_agent.PolicyWeights`, checked against the torch module on export) and
   `<run-dir>/progress.json` (per-iteration throughput and evaluations). `--resume` restores the
   checkpoint (`Algorithm.restore_from_path`) and continues to `--timesteps`.
 - Evaluation every `--eval-every` env steps and at the end (`--final-eval-games`): `--eval-games`
   games of the exported policy (greedy, i.e. most probable legal action) against each of `--eval-opponents`, seats
-  alternating, deals and bot seeds from `--seed` (agents.match.play_game). Win share counts a
+  alternating, deals and bot seeds from `--seed` (tabletop_rl.agents.match.play_game). Win share counts a
   shared win as 1/k. `--target-win-rate` stops the run once the win share against the first
   eval opponent reaches it.
 
@@ -134,7 +134,7 @@ class RLlibTrainConfig:
     quiet: bool = False
 
     def validate(self) -> "RLlibTrainConfig":
-        from envs.registry import get_game
+        from tabletop_rl.envs.registry import get_game
 
         spec = get_game(self.game)
         if not spec.min_players <= self.num_players <= spec.max_players:
@@ -172,9 +172,9 @@ class RLlibTrainConfig:
             raise ValueError("target_win_rate needs eval_games > 0 (it is measured by the evaluation)")
         if self.reward not in ("win_loss", "score_diff"):
             raise ValueError(f"reward must be 'win_loss' or 'score_diff'; got {self.reward!r}")
-        from agents.registry import make_agent
+        from tabletop_rl.agents.registry import make_agent
 
-        import agents  # noqa: F401  (registers the built-in bots)
+        from tabletop_rl import agents  # noqa: F401  (registers the built-in bots)
         for name in self.eval_opponents + ((self.bc_teacher,) if self.bc_teacher else ()) + tuple(self.opponents):
             make_agent(spec.name, name, seed=0)  # raises, naming the known bots
         if not self.run_dir:
@@ -228,7 +228,7 @@ def config_from(config) -> RLlibTrainConfig:
 def _league_callback_class():
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
-    from envs.rllib_env import MAIN, league_module_ids
+    from tabletop_rl.envs.rllib_env import MAIN, league_module_ids
 
     class LeagueCallback(RLlibCallback):
         """Keeps the frozen `league_*` modules as snapshots of `main` (RLlib self-play style):
@@ -268,7 +268,7 @@ def build_algo_config(cfg: RLlibTrainConfig):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, league_module_ids, module_for_agent
+    from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, league_module_ids, module_for_agent
 
     env_config = {"game": cfg.game, "num_players": cfg.num_players, "options": {**cfg.options, "reward": cfg.reward},
                   "win_bonus": cfg.win_bonus, "reward_scale": cfg.reward_scale,
@@ -306,7 +306,7 @@ def export_policy(module, meta: dict | None = None, check: bool = True):
     observations and raises if they differ (e.g. an architecture this exporter does not know)."""
     import torch
 
-    from agents.rllib_agent import MLPPolicy
+    from tabletop_rl.agents.rllib_agent import MLPPolicy
 
     def linear_and_acts(net):
         layers, acts = [], set()
@@ -351,8 +351,8 @@ def export_policy(module, meta: dict | None = None, check: bool = True):
 def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
     """Fit `main`'s actor MLP and action head to the teacher's moves (masked cross-entropy, Adam),
     then load the result into the learner and the env runners."""
-    from agents.imitation import fit, teacher_data
-    from envs.rllib_env import MAIN, MaskedPPOTorchRLModule, league_module_ids
+    from tabletop_rl.agents.imitation import fit, teacher_data
+    from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, league_module_ids
 
     start = time.perf_counter()
     obs, masks, actions, probs = teacher_data(cfg.game, cfg.num_players, cfg.bc_teacher, cfg.bc_samples,
@@ -385,11 +385,11 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
 def evaluate(policy, game: str, num_players: int, opponents, games: int, seed: int, options: dict | None = None) -> dict:
     """Win share of `policy` (an Agent) against each bot: `games` games per bot, `policy` at seat
     g % num_players, every other seat that bot; deals and bot seeds from `seed`."""
-    from agents.match import play_game
-    from agents.registry import make_agent
-    from envs.registry import get_game
+    from tabletop_rl.agents.match import play_game
+    from tabletop_rl.agents.registry import make_agent
+    from tabletop_rl.envs.registry import get_game
 
-    import agents  # noqa: F401
+    from tabletop_rl import agents  # noqa: F401
 
     spec = get_game(game)
     rule_opts, obs_opts = spec.split_options(dict(options or {}))
@@ -475,7 +475,7 @@ def train_rllib(config) -> dict:
             raise ValueError(f"--resume: {', '.join(f'{k} was {old.get(k)!r}, now {getattr(cfg, k)!r}' for k in changed)}; "
                              f"a run resumes with the same game, options and model (or start a new --run-dir)")
     run_dir.mkdir(parents=True, exist_ok=True)
-    from agents.rllib_agent import RLlibAgent
+    from tabletop_rl.agents.rllib_agent import RLlibAgent
 
     import ray
     import torch

@@ -1,7 +1,7 @@
 """Any registered game as an RLlib multi-agent env (`ray.rllib.env.MultiAgentEnv`), for
-`envs.rllib_backend` and for users who bring their own RLlib config.
+`tabletop_rl.envs.rllib_backend` and for users who bring their own RLlib config.
 
-    from envs.rllib_env import RLlibGameEnv, module_for_agent
+    from tabletop_rl.envs.rllib_env import RLlibGameEnv, module_for_agent
     config = (PPOConfig()
               .environment(RLlibGameEnv, env_config={"game": "fae", "num_players": 2})
               .multi_agent(policies={"main"}, policy_mapping_fn=module_for_agent))
@@ -21,13 +21,13 @@ what RLlib's action-masking RLModule (`ActionMaskingTorchRLModule`) needs: each 
   `league_0..league_{k-1}` with probability `league_prob`, else a bot (if `opponents`), else `main`. The role is
   part of the agent id (`player_1@league_2`), so `module_for_agent` needs no randomness of its
   own and a run is reproducible from its seeds. The backend refreshes the frozen modules with
-  copies of `main` (`envs.rllib_backend.LeagueCallback`), as RLlib's self-play examples do.
+  copies of `main` (`tabletop_rl.envs.rllib_backend.LeagueCallback`), as RLlib's self-play examples do.
 - Rewards: the AEC env's (`options["reward"]`: "win_loss" or the game's dense "score_diff"),
   times `reward_scale`; with `win_bonus`, at the end each agent also gets win_bonus x its
   win_loss return (from the winners named in the env's final infos), as `train.py` does.
 - Bot opponents (`opponents={"random": 1, "greedy": 0.5}`): every seat that is neither `main`
-  nor a frozen module is played inside the env by a suite bot (`agents.make_agent`) drawn by
-  weight, as `envs.selfplay.SelfPlayEnv` does for SB3; bot seats are not RLlib agents (no
+  nor a frozen module is played inside the env by a suite bot (`tabletop_rl.agents.make_agent`) drawn by
+  weight, as `tabletop_rl.envs.selfplay.SelfPlayEnv` does for SB3; bot seats are not RLlib agents (no
   observations, no samples). Bots that need the rules state read it from the AEC env's `.game`.
 - Seeding: every draw (deals, league roles, bots and their seeds) comes from the env's generator, seeded by
   `reset(seed=...)`, else by `env_config["seed"]` mixed with the env runner's worker and vector
@@ -54,10 +54,10 @@ try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(f"envs.rllib_env needs ray[rllib] ({exc}); install the `rllib` extra in its own "
+    raise ImportError(f"tabletop_rl.envs.rllib_env needs ray[rllib] ({exc}); install the `rllib` extra in its own "
                       f"environment: `make test-rllib` creates .venv-rllib") from exc
 
-from envs.registry import get_game
+from tabletop_rl.envs.registry import get_game
 
 MAIN = "main"
 ROLE_SEP = "@"
@@ -117,9 +117,9 @@ class RLlibGameEnv(MultiAgentEnv):
         if any(float(v) < 0 for v in dict(cfg.get("opponents") or {}).values()):
             raise ValueError(f"opponents weights must be >= 0; got {cfg.get('opponents')}")
         if self.opponents:
-            from agents.registry import make_agent
+            from tabletop_rl.agents.registry import make_agent
 
-            import agents  # noqa: F401
+            from tabletop_rl import agents  # noqa: F401
             for bot in self.opponents:
                 make_agent(spec.name, bot, seed=0)  # raises, naming the known bots
         self._bot_names = sorted(self.opponents)
@@ -185,9 +185,9 @@ class RLlibGameEnv(MultiAgentEnv):
                     bot = self._bot_names[int(self._rng.choice(len(self._bot_names), p=self._bot_p))]
                     agent = self._bot_cache.get(bot)
                     if agent is None:
-                        from agents.registry import make_agent
+                        from tabletop_rl.agents.registry import make_agent
 
-                        import agents  # noqa: F401  (registers the suite's bots)
+                        from tabletop_rl import agents  # noqa: F401  (registers the suite's bots)
                         agent = self._bot_cache[bot] = make_agent(self.game_spec.name, bot)
                     agent.reset(int(self._rng.integers(2**63)))
                     self._bots[a] = agent
@@ -311,7 +311,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         obs = batch[Columns.OBS]
         if not isinstance(obs, dict) or "action_mask" not in obs or "observations" not in obs:
             raise ValueError("MaskedPPOTorchRLModule: the batch's observations must be dicts with 'observations' "
-                             "and 'action_mask' (use envs.rllib_env.RLlibGameEnv)")
+                             "and 'action_mask' (use tabletop_rl.envs.rllib_env.RLlibGameEnv)")
         inner = dict(batch)
         inner[Columns.OBS] = obs["observations"]
         return obs["action_mask"], inner

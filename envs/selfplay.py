@@ -26,7 +26,7 @@ learner, which `train.py` refreshes while training).
 - Every random draw (deal, seat, opponents and their seeds) comes from `self.np_random`, so
   `reset(seed=s)` fixes the whole episode.
 
-Everything game-specific comes from the suite registry (`envs.get_game`); the score_diff potential
+Everything game-specific comes from the suite registry (`tabletop_rl.envs.get_game`); the score_diff potential
 and the renderers come from `GameSpec.extra` ("potential", "render_text", "render_rgb"), with the
 Fae ones supplied below until Fae's spec carries them.
 """
@@ -40,7 +40,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from envs.registry import GameSpec, get_game
+from tabletop_rl.envs.registry import GameSpec, get_game
 
 REWARDS = ("win_loss", "score_diff")
 
@@ -88,7 +88,7 @@ class OpponentPool:
     With probability `snapshot_prob` (once a snapshot exists) a frozen snapshot of the learner:
     the latest with probability `latest_prob`, else one of the kept snapshots uniformly; otherwise
     a fixed bot drawn by `fixed` weights ({"random": 1, "greedy": 2}). At most `max_snapshots` are
-    kept (oldest dropped). Snapshots are `agents.ppo_agent.PolicyWeights`; ids are unique and
+    kept (oldest dropped). Snapshots are `tabletop_rl.agents.ppo_agent.PolicyWeights`; ids are unique and
     never reused, so an env can name the snapshot it is playing in a checkpoint.
 
     The pool holds no random state: envs draw from it with their own generators.
@@ -137,7 +137,7 @@ class OpponentPool:
 
 def _as_pool(opponent) -> tuple[OpponentPool, dict]:
     """(pool, {bot name: Agent instance given by the caller})."""
-    from agents.base import Agent
+    from tabletop_rl.agents.base import Agent
 
     if isinstance(opponent, OpponentPool):
         return opponent, {}
@@ -218,11 +218,11 @@ class SelfPlayEnv(gymnasium.Env):
         if kind == "bot":
             agent = self._bots.get(ref)
             if agent is None:
-                from agents.registry import make_agent
+                from tabletop_rl.agents.registry import make_agent
 
                 agent = self._bots[ref] = make_agent(self.spec_game.name, ref)
             return agent
-        from agents.ppo_agent import PPOAgent
+        from tabletop_rl.agents.ppo_agent import PPOAgent
 
         weights = (snapshots or {}).get(ref) or self.pool.snapshots.get(ref)
         if weights is None:

@@ -14,7 +14,7 @@ from fae_rl.environment import ENV_ID, env, raw_env  # noqa: E402  (the AEC env;
 
 
 def _register() -> None:
-    """Register fae_v0 with PettingZoo's registry (the suite's `envs.make` finds it too)."""
+    """Register fae_v0 with PettingZoo's registry (the suite's `tabletop_rl.envs.make` finds it too)."""
     import warnings
 
     try:
@@ -30,7 +30,7 @@ def _register() -> None:
         import gymnasium
 
         if "fae_rl/Fae-v0" not in gymnasium.registry:
-            gymnasium.register(id="fae_rl/Fae-v0", entry_point="envs.selfplay:SelfPlayEnv", kwargs={"game": "fae"})
+            gymnasium.register(id="fae_rl/Fae-v0", entry_point="tabletop_rl.envs.selfplay:SelfPlayEnv", kwargs={"game": "fae"})
     except ImportError:
         pass
 

@@ -1,6 +1,6 @@
 """Board data for Fae: the published Clans board (Winning Moves 2002).
 
-Reviews of Fae report that its board is identical to Clans'; the spec (`shared/rules/fae.md`)
+Reviews of Fae report that its board is identical to Clans'; the spec (`docs/rules/fae.md`)
 takes the Clans board on that word, and so do we. Spaces are numbered 1..60 as in the spec;
 arrays indexed by space use index `space - 1`.
 

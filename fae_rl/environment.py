@@ -1,7 +1,7 @@
 """
 # Fae
 
-| Import | `from fae_rl import env` (or `pettingzoo.make("aec", "fae_v0")`, `envs.make("fae_v0")`) |
+| Import | `from fae_rl import env` (or `pettingzoo.make("aec", "fae_v0")`, `tabletop_rl.envs.make("fae_v0")`) |
 |---|---|
 | Actions | Discrete(330) |
 | Parallel API | No (turn-based) |
@@ -17,7 +17,7 @@ isolated: a ritual scores it (with curse, strife and blessing from the next ritu
 colour present there. After 12 rituals (or when the player to move cannot move) spirits are
 revealed; each ritual card a player took is +1 for its colour, and the highest player colour wins.
 The skill is to score your colour without showing which one it is, and to infer the others'.
-Rules: `shared/rules/fae.md` (ids F-x). The board is the published Clans board, which reviews
+Rules: `docs/rules/fae.md` (ids F-x). The board is the published Clans board, which reviews
 report identical to Fae's.
 
 ### Arguments
@@ -82,7 +82,7 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from envs.aec_base import TurnBasedAECEnv
+from tabletop_rl.envs.aec_base import TurnBasedAECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS

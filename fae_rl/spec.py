@@ -1,5 +1,5 @@
-"""Fae's entry in the suite registry (`envs.get_game("fae")`)."""
-from envs.registry import GameSpec, register_game
+"""Fae's entry in the suite registry (`tabletop_rl.envs.get_game("fae")`)."""
+from tabletop_rl.envs.registry import GameSpec, register_game
 from fae_rl import ENV_ID, FaeState, action_mask, env, observe, raw_env
 
 GAME_SPEC = GameSpec(

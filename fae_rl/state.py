@@ -1,6 +1,6 @@
 """The Fae rules core: state, legal actions, apply, clone, to/from dict. No PettingZoo here.
 
-Every rule of `shared/rules/fae.md` is implemented here; comments name the rule ids (F-x).
+Every rule of `docs/rules/fae.md` is implemented here; comments name the rule ids (F-x).
 
 Representation (chosen for speed: a random-legal step is a handful of Python list operations):
 - `_druids[5*i + c]`: bytearray, druids of colour c on space i+1; `_count[i]` their sum (at most

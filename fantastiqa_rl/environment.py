@@ -1,7 +1,7 @@
 """
 # Fantastiqa
 
-| Import | `from fantastiqa_rl import env` (or `pettingzoo.make("aec", "fantastiqa_v0")`, `envs.make("fantastiqa_v0")`) |
+| Import | `from fantastiqa_rl import env` (or `pettingzoo.make("aec", "fantastiqa_v0")`, `tabletop_rl.envs.make("fantastiqa_v0")`) |
 |---|---|
 | Actions | Discrete(405) with the STAND-IN cards (30 + 3K + Q for a card file with K card kinds, Q quest kinds) |
 | Parallel API | No (turn-based; a turn is several steps of the same agent) |
@@ -15,7 +15,7 @@ you subdue its creature with hand cards showing the symbol it is vulnerable to (
 stand in for any one). Subdued creatures join your deck; gems buy artifacts and beasts at the
 statues; quests, completed in the region printed on them with exactly matching symbols, score
 points. The first player to reach the quest goal wins; if the creature deck runs out, the highest
-final score wins. Rules: `shared/rules/fantastiqa.md` (ids Q-x); the rules core is
+final score wins. Rules: `docs/rules/fantastiqa.md` (ids Q-x); the rules core is
 `fantastiqa_rl.FantastiqaState`. The shipped cards are a STAND-IN set (`card_set=PATH` loads
 real ones written in the same format).
 
@@ -119,7 +119,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from envs.aec_base import TurnBasedAECEnv
+from tabletop_rl.envs.aec_base import TurnBasedAECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fantastiqa_rl.observation import MAX_PLAYERS, action_mask, observation_high, observation_size, observe
@@ -295,4 +295,4 @@ def register_envs() -> None:
             warnings.simplefilter("ignore")
             pettingzoo.register("aec", ENV_ID, entry_point="fantastiqa_rl.environment:env")
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="envs.selfplay:SelfPlayEnv", kwargs={"game": "fantastiqa"})
+        gymnasium.register(id=GYM_ID, entry_point="tabletop_rl.envs.selfplay:SelfPlayEnv", kwargs={"game": "fantastiqa"})

@@ -4,7 +4,7 @@
     d = sample_consistent(state, seat, rng)        # a full state the seat cannot tell apart
 
 Both are attached as methods (`state.information_state(seat)`, `state.sample_consistent(seat,
-rng)`) by `fantastiqa_rl.spec` at import, which is what the suite's MCTS (`agents.mcts`) calls.
+rng)`) by `fantastiqa_rl.spec` at import, which is what the suite's MCTS (`tabletop_rl.agents.mcts`) calls.
 
 The seat's knowledge, as the observation encoder (`fantastiqa_rl.observation`) has it:
 - known: everything public (board, positions, gems, tokens, scores, discard piles, committed cards,

@@ -1,6 +1,6 @@
 """FantastiqaState: the rules core of Fantastiqa (base game), pure Python + numpy.
 
-Implements ../shared/rules/fantastiqa.md: the base game, the Abandoned Abbey expansion (Q-B,
+Implements docs/rules/fantastiqa.md: the base game, the Abandoned Abbey expansion (Q-B,
 option `abbey=True`) and the team variant (Q-TM, option `teams=True`).
 Every choice is one step of the deciding player in one flat action space (see
 `fantastiqa_rl.actions` for the action table: ids, ranges and what they mean per decision;

@@ -4,7 +4,7 @@ from __future__ import annotations
 from fae_rl import FaeState
 from fae_rl.board import NEIGHBOURS, NUM_SPACES
 
-GOLDEN_PATH = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "rules" / "fae_golden.jsonl"
+GOLDEN_PATH = __import__("pathlib").Path(__file__).resolve().parent / "data" / "fae_golden.jsonl"
 
 
 def scenario(stacks: dict[int, dict[int, int]], num_players: int = 2, colours=None, cards_used: int = 0,

@@ -13,9 +13,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.arena import ArenaConfig, main, parse_agent, run_arena, schedule, summarize, wilson_interval
-from agents.records import read_records, replay
-from envs.registry import GameSpec, register_game
+from tabletop_rl.agents.arena import ArenaConfig, main, parse_agent, run_arena, schedule, summarize, wilson_interval
+from tabletop_rl.agents.records import read_records, replay
+from tabletop_rl.envs.registry import GameSpec, register_game
 
 
 # ------------------------------------------------------------------------------------ toy game
@@ -121,7 +121,7 @@ TOY = GameSpec(name="toyrace", env_id="toyrace_v3", env=_no_env, raw_env=_no_env
 @pytest.fixture
 def toy_game():
     """Registers the toy game for one test only (other tests may iterate over the real games)."""
-    import envs.registry as registry
+    import tabletop_rl.envs.registry as registry
 
     register_game(TOY)
     yield TOY

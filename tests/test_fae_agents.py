@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 
 import fae_rl
-from agents import RandomAgent, agent_names, make_agent
-from agents.fae_greedy import greedy_values
-from agents.match import play_game
-from agents.play import main as play_main
-from envs import get_game
+from tabletop_rl.agents import RandomAgent, agent_names, make_agent
+from tabletop_rl.agents.fae_greedy import greedy_values
+from tabletop_rl.agents.match import play_game
+from tabletop_rl.agents.play import main as play_main
+from tabletop_rl.envs import get_game
 from fae_rl import move_action, resolve_action
 from tests.fae_helpers import scenario
 

@@ -6,7 +6,7 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-import envs
+from tabletop_rl import envs
 import fae_rl
 from fae_rl import FaeState
 

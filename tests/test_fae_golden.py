@@ -1,4 +1,4 @@
-"""Replay every game of shared/rules/fae_golden.jsonl: the engine must reproduce each step exactly."""
+"""Replay every game of tests/data/fae_golden.jsonl: the engine must reproduce each step exactly."""
 import json
 
 import pytest

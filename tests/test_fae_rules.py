@@ -1,4 +1,4 @@
-"""One scenario test (at least) per Fae rule id of shared/rules/fae.md."""
+"""One scenario test (at least) per Fae rule id of docs/rules/fae.md."""
 import numpy as np
 import pytest
 

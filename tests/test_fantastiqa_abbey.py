@@ -1,5 +1,5 @@
 """The Abandoned Abbey (option abbey=True): one test per rule id Q-B1..Q-B5 of
-../shared/rules/fantastiqa.md on hand-built positions, card conservation with the Abbey,
+docs/rules/fantastiqa.md on hand-built positions, card conservation with the Abbey,
 random games, round trips, the Abbey view (fantastiqa_rl.abbey_view) and the greedy bot's
 stop threshold.
 
@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from agents.fantastiqa_greedy import FantastiqaGreedyAgent
+from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 from fantastiqa_rl import FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey_view import (ABBEY_FEATURES_SIZE, ABBEY_LAYOUT, abbey_features, abbey_text,

@@ -8,9 +8,9 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-import envs
+from tabletop_rl import envs
 import fantastiqa_rl.spec  # noqa: F401  (registers fantastiqa_v0 and the Gymnasium adapter)
-from agents import make_agent
+from tabletop_rl.agents import make_agent
 from fantastiqa_rl.environment import env, potential, raw_env
 from fantastiqa_rl.observation import observe
 from fantastiqa_rl.state import FantastiqaState

@@ -3,9 +3,9 @@ better than random."""
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent
-from agents.fantastiqa_greedy import FantastiqaGreedyAgent
-from agents.registry import make_agent
+from tabletop_rl.agents.base import RandomAgent
+from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
+from tabletop_rl.agents.registry import make_agent
 from fantastiqa_rl import FantastiqaState
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import fantastiqa_rl.spec  # noqa: F401  (attaches the methods, registers the game and its bots)
-from agents import make_agent
+from tabletop_rl.agents import make_agent
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.debug import check_conservation
 from fantastiqa_rl.information import information_state, sample_consistent
@@ -120,7 +120,7 @@ def test_mcts_plays_legal_moves_reproducibly():
 
 
 def test_arena_runs_fantastiqa():
-    from agents.arena import ArenaConfig, run_arena
+    from tabletop_rl.agents.arena import ArenaConfig, run_arena
 
     res = run_arena(ArenaConfig(game="fantastiqa", agents=["greedy", "random"], games=4, workers=1, seed=1),
                     write=False, plot=False, quiet=True)

@@ -1,4 +1,4 @@
-"""One test per rule id of ../shared/rules/fantastiqa.md (Q-x), on hand-built positions.
+"""One test per rule id of docs/rules/fantastiqa.md (Q-x), on hand-built positions.
 
 Positions are built from a real game after setup with fantastiqa_rl.debug helpers, which move
 card instances between zones (so card conservation still holds)."""

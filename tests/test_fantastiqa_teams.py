@@ -1,11 +1,11 @@
 """The team variant (option teams=True, 4 players): one test per rule id Q-TM1..Q-TM4 of
-../shared/rules/fantastiqa.md, with and without the Abbey; random and greedy team games; the team
+docs/rules/fantastiqa.md, with and without the Abbey; random and greedy team games; the team
 structure in the Abbey/team view (partner seat, never the partner's hand); the generic MCTS."""
 import numpy as np
 import pytest
 
-from agents.fantastiqa_greedy import FantastiqaGreedyAgent
-from agents.mcts import MCTSAgent
+from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
+from tabletop_rl.agents.mcts import MCTSAgent
 from fantastiqa_rl import FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey_view import ABBEY_LAYOUT, abbey_features, abbey_text

@@ -1,11 +1,11 @@
-"""agents.imitation: the teacher data and loss of the behaviour-cloning warm start (both backends)."""
+"""tabletop_rl.agents.imitation: the teacher data and loss of the behaviour-cloning warm start (both backends)."""
 import numpy as np
 import pytest
 import torch
 
-import envs
+from tabletop_rl import envs
 import fae_rl
-from agents.imitation import imitation_loss, teacher_data
+from tabletop_rl.agents.imitation import imitation_loss, teacher_data
 
 
 def test_teacher_data_is_seeded_legal_and_aligned():
@@ -50,7 +50,7 @@ def test_imitation_loss_hard_and_soft_agree_on_one_hot_targets():
 
 
 def test_fit_learns_the_teacher_and_is_seeded():
-    from agents.imitation import fit
+    from tabletop_rl.agents.imitation import fit
 
     _, m, a, p = teacher_data("fae", 2, "greedy", 400, 0.5, seed=3)
     o = np.eye(400, dtype=np.float32)  # one feature per decision: a separable toy problem

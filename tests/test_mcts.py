@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents.mcts  # noqa: F401  (registers "mcts")
-from agents import agent_names, make_agent
-from agents.match import play_game
-from agents.mcts import MCTSAgent, fae_evaluate, fae_prior
-from envs.registry import get_game
+import tabletop_rl.agents.mcts  # noqa: F401  (registers "mcts")
+from tabletop_rl.agents import agent_names, make_agent
+from tabletop_rl.agents.match import play_game
+from tabletop_rl.agents.mcts import MCTSAgent, fae_evaluate, fae_prior
+from tabletop_rl.envs.registry import get_game
 from fae_rl import FaeState, action_mask, observe
 
 SPEC = get_game("fae")
@@ -179,7 +179,7 @@ def test_fae_evaluate_is_a_margin_between_players():
 
 
 def test_fae_ritual_move_detection_matches_playing_every_move():
-    from agents.mcts import _fae_ritual_moves
+    from tabletop_rl.agents.mcts import _fae_ritual_moves
 
     checked = 0
     for seed in range(4):
@@ -253,7 +253,7 @@ def test_generic_mcts_with_legal_sets_that_depend_on_hidden_state():
 
 
 def test_many_pending_rituals_use_a_greedy_order_never_better_than_the_best(monkeypatch):
-    import agents.mcts as M
+    import tabletop_rl.agents.mcts as M
 
     found = 0
     for seed in range(40):

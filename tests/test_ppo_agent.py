@@ -1,11 +1,11 @@
-"""agents.ppo_agent.PPOAgent: numpy policy play, and deterministic play that cannot cycle."""
+"""tabletop_rl.agents.ppo_agent.PPOAgent: numpy policy play, and deterministic play that cannot cycle."""
 import numpy as np
 import pytest
 
-import envs
-from agents.match import play_game
-from agents.ppo_agent import PolicyWeights, PPOAgent
-from agents.registry import make_agent
+from tabletop_rl import envs
+from tabletop_rl.agents.match import play_game
+from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
+from tabletop_rl.agents.registry import make_agent
 
 
 def fixed_policy(obs_size: int, preference: dict, num_actions: int) -> PolicyWeights:
@@ -66,7 +66,7 @@ def test_policy_shape_mismatch_names_the_sizes():
 def test_limit_blas_threads_sets_openblas_to_one_thread():
     from threadpoolctl import threadpool_info
 
-    from agents.base import limit_blas_threads
+    from tabletop_rl.agents.base import limit_blas_threads
 
     limit_blas_threads()
     openblas = [i for i in threadpool_info() if i["internal_api"] == "openblas"]

@@ -8,16 +8,16 @@ import json
 import numpy as np
 import pytest
 
-import agents.mcts  # noqa: F401
-from agents import make_agent
-from agents.human import HumanAgent, QuitGame
-from agents.match import play_game
-from agents.play import main as play_main
-from agents.play import play_human
-from agents.records import (FORMAT_VERSION, ReplayError, make_record, read_records, replay, state_digest,
+import tabletop_rl.agents.mcts  # noqa: F401
+from tabletop_rl.agents import make_agent
+from tabletop_rl.agents.human import HumanAgent, QuitGame
+from tabletop_rl.agents.match import play_game
+from tabletop_rl.agents.play import main as play_main
+from tabletop_rl.agents.play import play_human
+from tabletop_rl.agents.records import (FORMAT_VERSION, ReplayError, make_record, read_records, replay, state_digest,
                             transitions, write_records)
-from envs.recording import RecordEpisodes, make_recorded
-from envs.registry import get_game
+from tabletop_rl.envs.recording import RecordEpisodes, make_recorded
+from tabletop_rl.envs.registry import get_game
 from fae_rl import FaeState, action_mask, observe
 
 SPEC = get_game("fae")

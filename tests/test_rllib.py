@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("ray", reason="ray[rllib] is not installed here: run `make test-rllib` (uses .venv-rllib)")
 pytest.importorskip("torch", reason="torch is not installed here: run `make test-rllib` (uses .venv-rllib)")
 
-import envs  # noqa: E402
+from tabletop_rl import envs  # noqa: E402
 import fae_rl  # noqa: E402
-from agents.rllib_agent import MLPPolicy, RLlibAgent  # noqa: E402
-from envs.rllib_backend import config_from, evaluate, export_policy, train_rllib  # noqa: E402
-from envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent, seat_of  # noqa: E402
+from tabletop_rl.agents.rllib_agent import MLPPolicy, RLlibAgent  # noqa: E402
+from tabletop_rl.envs.rllib_backend import config_from, evaluate, export_policy, train_rllib  # noqa: E402
+from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent, seat_of  # noqa: E402
 
 
 def _game_env_available(game: str) -> str | None:
@@ -232,7 +232,7 @@ def test_exported_policy_file_roundtrip_and_errors(tmp_path):
     with pytest.raises(ValueError, match="needs path="):
         RLlibAgent()
     try:  # the suite's numpy PPO agent reads the same file format
-        from agents.ppo_agent import PolicyWeights
+        from tabletop_rl.agents.ppo_agent import PolicyWeights
     except ImportError:
         return
     np.testing.assert_allclose(PolicyWeights.load(tmp_path / "p.npz").logits(x), policy.logits(x), rtol=1e-6)
@@ -310,7 +310,7 @@ def test_unknown_teacher_is_rejected():
 
 
 def test_evaluate_is_seeded_and_counts_wins():
-    from agents import make_agent
+    from tabletop_rl.agents import make_agent
 
     r1 = evaluate(make_agent("fae", "greedy", seed=0), "fae", 2, ["random"], 6, seed=3)
     r2 = evaluate(make_agent("fae", "greedy", seed=0), "fae", 2, ["random"], 6, seed=3)
@@ -332,7 +332,7 @@ def ray_local():
 
 @pytest.mark.slow
 def test_tiny_ppo_run_trains_checkpoints_resumes_and_plays_in_the_arena(ray_local, tmp_path):
-    from agents.arena import ArenaConfig, run_arena
+    from tabletop_rl.agents.arena import ArenaConfig, run_arena
 
     run_dir = tmp_path / "run"
     base = dict(game="fae", num_players=2, seed=0, timesteps=10_000, train_batch_size=400, minibatch_size=200,
@@ -364,7 +364,7 @@ def test_tiny_ppo_run_trains_checkpoints_resumes_and_plays_in_the_arena(ray_loca
 
     # The checkpoint's module and the exported file are the same policy; the league snapshot was
     # refreshed from main after the last update (league_every = one iteration).
-    from agents.rllib_agent import load_checkpoint_policy
+    from tabletop_rl.agents.rllib_agent import load_checkpoint_policy
 
     from_ckpt = RLlibAgent(path=run_dir / "checkpoint").policy
     x = np.random.default_rng(0).random((4, policy.obs_size), dtype=np.float32)
@@ -375,6 +375,6 @@ def test_tiny_ppo_run_trains_checkpoints_resumes_and_plays_in_the_arena(ray_loca
         load_checkpoint_policy(run_dir / "checkpoint", "league_7")
 
     cfg = ArenaConfig(game="fae", agents=[f"rllib:path={run_dir / 'policy.npz'}", "random"], games=2, workers=1,
-                      imports=["agents.rllib_agent"], records=False)
+                      imports=["tabletop_rl.agents.rllib_agent"], records=False)
     out = run_arena(cfg, plot=False, quiet=True, write=False)
     assert len(out["rows"]) == 2 and out["labels"][0].startswith("rllib:")

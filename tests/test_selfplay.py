@@ -1,4 +1,4 @@
-"""The single-agent self-play adapter (envs.selfplay): API checks, reward attribution, seats, pool."""
+"""The single-agent self-play adapter (tabletop_rl.envs.selfplay): API checks, reward attribution, seats, pool."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import fae_rl  # noqa: F401  (registers fae_rl/Fae-v0)
-from agents.base import Agent
-from envs.selfplay import OpponentPool, SelfPlayEnv
+from tabletop_rl.agents.base import Agent
+from tabletop_rl.envs.selfplay import OpponentPool, SelfPlayEnv
 
 
 class Recorder(Agent):
@@ -142,7 +142,7 @@ def test_illegal_action_ends_the_episode_with_minus_one():
 
 
 def test_snapshot_opponents_and_checkpoint_round_trip():
-    from agents.ppo_agent import PolicyWeights
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
 
     rng = np.random.default_rng(0)
     env = SelfPlayEnv("fae", opponent=OpponentPool(fixed={"random": 1.0}, snapshot_prob=1.0))

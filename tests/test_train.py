@@ -35,7 +35,7 @@ def test_cli_is_generated_from_the_config_dataclass():
     with pytest.raises(SystemExit):
         train.parse_args(["--preset", "nope"])
     # Every preset names real Config fields and a registered game.
-    import envs
+    from tabletop_rl import envs
 
     for name in train.PRESETS:
         cfg = train.parse_args(["--preset", name])
@@ -69,8 +69,8 @@ def test_tiny_training_run_end_to_end(tmp_path):
     assert [(r["steps"], r["opponent"]) for r in summary["evals"]] == [(0, "random"), (0, "greedy"), (2048, "random"), (2048, "greedy")]
     assert str(run / "curve.png") in out and str(run / "model.zip") in out
     # The numpy policy and the SB3 model are the same policy.
-    from agents.ppo_agent import PolicyWeights, PPOAgent
-    from envs.selfplay import SelfPlayEnv
+    from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
+    from tabletop_rl.envs.selfplay import SelfPlayEnv
 
     a, b = PPOAgent(path=run / "policy.npz"), PPOAgent(path=run / "model.zip")
     env = SelfPlayEnv("fae", opponent="random")
@@ -86,7 +86,7 @@ def test_tiny_training_run_end_to_end(tmp_path):
 def _equal(x, y) -> bool:
     import torch
 
-    from agents.ppo_agent import PolicyWeights
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
 
     if isinstance(x, torch.Tensor):
         return isinstance(y, torch.Tensor) and x.shape == y.shape and bool(torch.equal(x, y))
@@ -155,8 +155,8 @@ def test_sigkill_after_second_checkpoint_then_resume(tmp_path):
 
 def test_shipped_policy_is_the_ppo_bot_and_beats_random():
     """The policy in fae_rl/policies is a trained one (not a stub): small, and clearly better than random."""
-    import agents.ppo_agent as ppo
-    from agents import make_agent
+    import tabletop_rl.agents.ppo_agent as ppo
+    from tabletop_rl.agents import make_agent
 
     path = ppo.default_policy_path("fae")
     assert path.is_file() and 50_000 < path.stat().st_size < 1_000_000
@@ -175,8 +175,8 @@ def test_shipped_policy_is_the_ppo_bot_and_beats_random():
 
 def test_shipped_fantastiqa_policy_is_labelled_stand_in_and_beats_random():
     """fantastiqa_rl/policies holds a trained policy for the STAND-IN cards (train.py --preset fantastiqa)."""
-    import agents.ppo_agent as ppo
-    from agents import make_agent
+    import tabletop_rl.agents.ppo_agent as ppo
+    from tabletop_rl.agents import make_agent
 
     path = ppo.default_policy_path("fantastiqa")
     assert path.is_file() and "STAND-IN" in path.name and path.stat().st_size < 2_000_000

@@ -22,7 +22,7 @@ HEADER = """\
 # ============================================================================================
 # STAND-IN card set for Fantastiqa -- NOT the published cards.
 # Built by fantastiqa_rl/data/make_standin.py to the shapes of the rules spec
-# (../shared/rules/fantastiqa.md, section "STAND-IN card set"). Supply sizes are STAND-IN too.
+# (docs/rules/fantastiqa.md, section "STAND-IN card set"). Supply sizes are STAND-IN too.
 # A user who owns the game writes the real cards in this format and passes card_set=PATH.
 # Format: see the docstring of fantastiqa_rl/cards.py.
 # ============================================================================================

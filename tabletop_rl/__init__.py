@@ -1,0 +1,19 @@
+"""tabletop-rl: the suite's one collision-free import root.
+
+The repository keeps the design card's layout (`envs/`, `agents/` at the top); what is installed puts
+them under this package, so a researcher's own `envs` or `agents` folders neither break the suite nor
+get shadowed by it:
+
+    tabletop_rl.envs     suite registry (`make`, `get_game`), the AEC base, self-play adapter, recording
+    tabletop_rl.agents   baseline bots, the arena, game records, human play
+    fae_rl, fantastiqa_rl  the games (unique names, importable as they are)
+
+Nothing is imported here eagerly: the game packages import `tabletop_rl.envs.aec_base`, and the
+bots are registered when `tabletop_rl.agents` is imported.
+"""
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("tabletop-rl")
+except PackageNotFoundError:  # a checkout used without installing it
+    __version__ = "0+unknown"

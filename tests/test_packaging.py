@@ -1,0 +1,137 @@
+"""The installed wheel takes collision-free names (issue 16).
+
+A researcher's project commonly has its own `envs/` and `agents/` folders. The wheel must install
+only `fae_rl`, `fantastiqa_rl` and `tabletop_rl` (whose `envs`/`agents` are the repository's
+folders), so both the suite and the user's own packages keep working side by side. This builds the
+wheel, installs it into a fresh virtualenv that borrows this environment's site-packages for the
+dependencies only, and drives the suite from a folder that holds its own `envs` and `agents`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_package_folder_is_listed_in_pyproject():
+    text = (ROOT / "pyproject.toml").read_text()
+    listed = set(re.search(r"^packages = \[(.*?)\]", text, re.M | re.S).group(1).replace('"', "").replace(" ", "").split(","))
+    mapped = {"envs": "tabletop_rl.envs", "agents": "tabletop_rl.agents"}
+    found = set()
+    for init in ROOT.glob("*/**/__init__.py"):
+        rel = init.parent.relative_to(ROOT)
+        if rel.parts[0] in {"tests", "build", ".venv", ".venv-rllib"} or rel.parts[0].startswith("."):
+            continue
+        top = mapped.get(rel.parts[0], rel.parts[0])
+        found.add(".".join((top,) + rel.parts[1:]))
+    assert found == listed, f"folders with __init__.py {sorted(found)} != pyproject packages {sorted(listed)}"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    "-w", str(out), str(ROOT)], check=True, capture_output=True, text=True)
+    (path,) = out.glob("tabletop_rl-*.whl")
+    return path
+
+
+def test_wheel_contents(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"fae_rl", "fantastiqa_rl", "tabletop_rl"}, tops
+    assert "fantastiqa_rl/data/fantastiqa_STAND-IN.toml" in names
+    assert {"fae_rl/policies/fae_2p.npz", "fae_rl/policies/fae_2p.json"} <= set(names)
+    assert any(n.startswith("fantastiqa_rl/policies/") and n.endswith(".npz") for n in names)
+    assert {"tabletop_rl/envs/aec_base.py", "tabletop_rl/agents/arena.py", "tabletop_rl/train.py"} <= set(names)
+    assert not any(n.startswith("tests/") or "/tests/" in n for n in names)
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "tabletop-arena = tabletop_rl.agents.arena:main" in scripts
+
+
+USER_CODE = textwrap.dedent('''
+    import subprocess, sys
+    import envs, agents                      # the user's own packages, not ours
+    assert envs.OWNER == agents.OWNER == "user", (envs.__file__, agents.__file__)
+
+    import gymnasium, numpy as np
+    import fae_rl, fantastiqa_rl
+    from tabletop_rl.agents import agent_names, make_agent
+    from tabletop_rl.envs import make as make_env
+    assert "site-packages" in fae_rl.__file__
+
+    # Fae quickstart
+    env = fae_rl.env(num_players=2, render_mode="ansi")
+    env.reset(seed=42)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert "winners" in info
+
+    # Fantastiqa quickstart (STAND-IN cards): the card file comes from the wheel
+    env = fantastiqa_rl.env(num_players=2)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    assert obs["action_mask"].any()
+    assert make_env("fae_v0", num_players=3).possible_agents == ["player_0", "player_1", "player_2"]
+
+    # every registered bot builds and moves
+    for game, spec in (("fae", fae_rl), ("fantastiqa", fantastiqa_rl)):
+        e = spec.env(num_players=2)
+        e.reset(seed=1)
+        obs, *_ = e.last()
+        for name in agent_names(game):
+            bot = make_agent(game, name, seed=0)
+            a = bot.act(obs["observation"], obs["action_mask"], state=e.unwrapped.game, seat=e.unwrapped.game.current_player)
+            assert obs["action_mask"][a], (game, name)
+
+    # the Gymnasium adapters, in the form that needs no import of ours first
+    for gid in ("fae_rl:fae_rl/Fae-v0", "fantastiqa_rl:fantastiqa_rl/Fantastiqa-v0"):
+        g = gymnasium.make(gid, opponent="random")
+        g.reset(seed=0)
+        g.close()
+
+    # the CLIs, as console scripts and as modules
+    bindir = __import__("os").path.dirname(sys.executable)
+    for cmd in ([bindir + "/tabletop-arena"], [sys.executable, "-m", "tabletop_rl.agents.arena"]):
+        subprocess.run(cmd + ["--game", "fae", "--players", "2", "--agents", "greedy", "random", "--games", "4",
+                              "--workers", "1", "--out", "arena_out", "--quiet", "--no-plot"], check=True)
+    subprocess.run([bindir + "/tabletop-play", "fae", "--agents", "random", "random", "--games", "2"], check=True)
+    subprocess.run([bindir + "/tabletop-train", "--help"], check=True, capture_output=True)
+    print("USER-OK")
+''')
+
+
+@pytest.mark.slow
+def test_installed_wheel_beside_a_users_own_envs_and_agents(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    # dependencies only: a plain path line does not run this environment's .pth files (our editable finder)
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    Path(site, "borrowed_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+                    "--no-index", str(wheel)], check=True, capture_output=True, text=True)
+    user = tmp_path / "research"
+    for pkg in ("envs", "agents"):
+        (user / pkg).mkdir(parents=True)
+        (user / pkg / "__init__.py").write_text('OWNER = "user"\n')
+    (user / "run.py").write_text(USER_CODE)
+    clean_env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTHONHOME"}}
+    result = subprocess.run([str(python), "run.py"], cwd=user, env=clean_env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "USER-OK" in result.stdout
