@@ -1,0 +1,189 @@
+"""fae_rl.vector.FaeVector: differential against FaeState (the exact scalar core), errors, resets."""
+import numpy as np
+import pytest
+
+import fae_rl
+from fae_rl import FaeState
+from fae_rl.board import NUM_ACTIONS, NUM_MOVE_ACTIONS, RESOLVE_OFFSET
+from fae_rl.vector import FaeVector
+
+CONFIGS = [(p, big) for p in (2, 3, 4) for big in (False, True)]
+GAMES_PER_CONFIG = 170  # 6 configs x 170 = 1020 random games compared at every step
+
+
+def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row (-1 where no action is legal)."""
+    out = np.full(mask.shape[0], -1, dtype=np.int64)
+    for i in np.flatnonzero(mask.any(axis=1)):
+        legal = np.flatnonzero(mask[i])
+        out[i] = legal[rng.integers(legal.size)]
+    return out
+
+
+def snapshot(v: FaeVector) -> list[dict]:
+    return [v.state(i).to_dict() for i in range(v.num_envs)]
+
+
+def check_equal(v: FaeVector, refs: list[FaeState]) -> None:
+    mask = v.legal_mask()
+    assert mask.dtype == bool and mask.shape == (v.num_envs, NUM_ACTIONS)
+    assert v.current_player.tolist() == [s.current_player for s in refs]
+    assert v.terminated.tolist() == [s.is_terminal() for s in refs]
+    obs = {h: v.observe(history=h) for h in ("summary", "none")}
+    seat0 = v.observe(seats=np.zeros(v.num_envs, dtype=np.int64))  # also finished games, from seat 0
+    for i, s in enumerate(refs):
+        assert v.state(i).to_dict() == s.to_dict(), i
+        assert np.array_equal(mask[i], s.legal_mask().astype(bool)), i
+        for h, o in obs.items():
+            expected = np.zeros_like(o[i]) if s.is_terminal() else fae_rl.observe(s, s.current_player, h)
+            assert o.dtype == np.float32 and np.array_equal(o[i], expected), (i, h)
+        assert np.array_equal(seat0[i], fae_rl.observe(s, 0)), i
+    assert np.array_equal(v.returns(), np.stack([s.returns() for s in refs]))
+
+
+@pytest.mark.parametrize("num_players,big", CONFIGS)
+def test_random_games_match_the_scalar_core_at_every_step(num_players, big):
+    # F-T1..F-T5, F-R1..F-R9, F-E1..F-E4 (and F-T4 with big=True): every rule FaeState implements.
+    seeds = np.arange(GAMES_PER_CONFIG) + 1000 * num_players + 500 * big
+    v = FaeVector(num_envs=GAMES_PER_CONFIG, num_players=num_players, big_stack_merge=big)
+    v.reset(seeds)
+    refs = [FaeState.new(num_players, seed=int(s), big_stack_merge=big) for s in seeds]
+    rng = np.random.default_rng(num_players)
+    steps = 0
+    while not v.terminated.all():
+        check_equal(v, refs)
+        actions = random_actions(v.legal_mask(), rng)
+        v.step(actions)
+        for s, a in zip(refs, actions):
+            if not s.is_terminal():
+                s.apply(int(a))
+        steps += 1
+    check_equal(v, refs)
+    assert steps > 30 and all(s.is_terminal() for s in refs)
+    assert v.returns().any(axis=1).any()
+
+
+def _midgame(num_players=3, n=40, steps=12, seed=7):
+    v = FaeVector(num_envs=n, num_players=num_players)
+    v.reset(np.arange(n) + seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        v.step(random_actions(v.legal_mask(), rng))
+    return v, rng
+
+
+def test_an_illegal_action_raises_naming_game_and_action_and_changes_no_game():
+    v, rng = _midgame()
+    live = np.flatnonzero(~v.terminated)
+    assert live.size > 2
+    bad_game = int(live[1])
+    before = snapshot(v)
+    mask_before = v.legal_mask()
+    for bad in (int(np.flatnonzero(~mask_before[bad_game])[0]), NUM_ACTIONS, -1):
+        actions = random_actions(mask_before, rng)
+        actions[bad_game] = bad
+        with pytest.raises(ValueError, match=rf"game {bad_game}\b.*action {bad}\b"):
+            v.step(actions)
+        assert snapshot(v) == before
+        assert np.array_equal(v.legal_mask(), mask_before)
+
+
+def test_malformed_actions_raise():
+    v, _ = _midgame(n=5, steps=0)
+    with pytest.raises(ValueError, match="shape"):
+        v.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(ValueError, match="integers"):
+        v.step(np.zeros(5, dtype=np.float64))
+    with pytest.raises(ValueError, match="reset"):
+        FaeVector(3).legal_mask()
+    for bad in (0, -2, True, 2.0):
+        with pytest.raises(ValueError, match="num_envs"):
+            FaeVector(bad)
+
+
+def test_finished_games_entries_are_ignored():
+    v = FaeVector(num_envs=30, num_players=2)
+    v.reset(np.arange(30))
+    rng = np.random.default_rng(1)
+    while not v.terminated.any():
+        v.step(random_actions(v.legal_mask(), rng))
+    done = v.terminated
+    before = [v.state(i).to_dict() for i in np.flatnonzero(done)]
+    mask = v.legal_mask()
+    assert not mask[done].any() and (v.current_player[done] == -1).all()
+    assert not v.observe()[done].any()
+    actions = random_actions(mask, rng)
+    actions[done] = 999  # out of range: ignored for finished games
+    v.step(actions)
+    assert [v.state(i).to_dict() for i in np.flatnonzero(done)] == before
+
+
+def test_reset_is_deterministic_and_deals_like_faestate_new():
+    # F-S1, F-S2: the deal of game i is FaeState.new's for seeds[i].
+    seeds = np.arange(50) * 7919
+    a, b = FaeVector(50, 4, True), FaeVector(50, 4, True)
+    a.reset(seeds)
+    b.reset(seeds)
+    assert snapshot(a) == snapshot(b)
+    assert snapshot(a) == [FaeState.new(4, seed=int(s), big_stack_merge=True).to_dict() for s in seeds]
+    b.reset(seeds + 1)
+    assert all(x["druids"] != y["druids"] for x, y in zip(snapshot(a), snapshot(b)))
+
+
+def test_reset_done_deals_only_finished_games_with_their_seeds():
+    v, rng = _midgame(num_players=2, n=30, steps=0, seed=3)
+    while v.terminated.sum() < 3:
+        v.step(random_actions(v.legal_mask(), rng))
+    done = v.terminated
+    live_before = {i: v.state(i).to_dict() for i in np.flatnonzero(~done)}
+    seeds = np.arange(30) + 10_000
+    dealt = v.reset_done(seeds)
+    assert dealt.tolist() == np.flatnonzero(done).tolist()
+    for i in dealt:
+        assert v.state(i).to_dict() == FaeState.new(2, seed=int(seeds[i])).to_dict()
+    assert {i: v.state(i).to_dict() for i in live_before} == live_before
+    assert not v.terminated.any()
+
+
+def test_scores_winners_and_repr():
+    v = FaeVector(num_envs=20, num_players=3)
+    v.reset(np.arange(20))
+    rng = np.random.default_rng(2)
+    while not v.terminated.all():
+        v.step(random_actions(v.legal_mask(), rng))
+    refs = [v.state(i) for i in range(20)]
+    assert v.scores().tolist() == [s.scores().tolist() for s in refs]
+    assert v.final_colour_scores().tolist() == [s.final_colour_scores().tolist() for s in refs]
+    assert [np.flatnonzero(w).tolist() for w in v.winners()] == [s.winners() for s in refs]
+    assert v.colours().tolist() == [s.colours for s in refs]
+    assert "num_envs=20" in repr(v) and "20 over" in repr(v)
+
+
+def test_observe_writes_into_out_and_checks_seats():
+    v, _ = _midgame(n=6, steps=3)
+    out = np.full((6, fae_rl.observation_size("none")), 7.0, dtype=np.float32)
+    assert v.observe(history="none", out=out) is out
+    assert np.array_equal(out, v.observe(history="none"))
+    with pytest.raises(ValueError, match="out"):
+        v.observe(out=out)  # wrong width for "summary"
+    with pytest.raises(ValueError, match="seats"):
+        v.observe(seats=np.full(6, 3))
+    with pytest.raises(ValueError, match="history"):
+        v.observe(history="full")
+
+
+def test_resolve_actions_while_rituals_are_pending():
+    # F-R2: with several rituals pending, only resolve actions are legal, and the mover keeps playing.
+    v = FaeVector(num_envs=200, num_players=2)
+    v.reset(np.arange(200))
+    rng = np.random.default_rng(5)
+    seen = 0
+    while not v.terminated.all():
+        mask = v.legal_mask()
+        pending = mask[:, NUM_MOVE_ACTIONS:].any(axis=1)
+        assert not (pending & mask[:, :NUM_MOVE_ACTIONS].any(axis=1)).any()
+        seen += int(pending.sum())
+        for i in np.flatnonzero(pending):
+            assert [a - RESOLVE_OFFSET for a in np.flatnonzero(mask[i])] == v.state(i).pending
+        v.step(random_actions(mask, rng))
+    assert seen > 20
