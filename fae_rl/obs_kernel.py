@@ -57,61 +57,71 @@ HELD_F32 = np.asarray([k / NUM_RITUAL_CARDS for k in range(NUM_RITUAL_CARDS + 1)
 SCORE_MUL = np.float32(1.0 / SCORE_SCALE)  # `block *= 1/100` on a float32 block multiplies in float32
 DRUID_MUL = np.float32(1.0 / DRUID_SCALE)
 
+NB_MASK = np.asarray([sum(1 << int(n) for n in NB[i, :NB_N[i]]) for i in range(NUM_SPACES)], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    """Set bits of a non-negative int64 below 2**62 (LLVM turns this into one popcnt)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
 
 @njit(cache=True)
 def encode(b, w, seats, num_players, summary, out):
     """out[g] = observe(state_g, seats[g], "summary" if summary else "none"); zeros where seats[g] < 0."""
     template = TEMPLATE_SUMMARY if summary else TEMPLATE_NONE
-    width = out.shape[1]
-    occ = np.empty(NUM_SPACES, dtype=np.int64)
-    nbc = np.empty(NUM_SPACES, dtype=np.int64)
-    lonely = np.empty(NUM_SPACES, dtype=np.int64)
     for g in range(b.shape[0]):
         seat = seats[g]
+        o, bg, wg = out[g], b[g], w[g]
         if seat < 0:
-            for k in range(width):
-                out[g, k] = 0.0
+            o[:] = 0.0
             continue
-        for k in range(width):
-            out[g, k] = template[k]
+        o[:] = template
         for k in range(NUM_SPACES * NUM_COLOURS):
-            out[g, O_DRUIDS + k] = DRUID_F32[b[g, B_DRUIDS + k]]
+            o[O_DRUIDS + k] = DRUID_F32[bg[B_DRUIDS + k]]
+        # Spaces as 60-bit sets: a neighbour count is one popcount.
+        occupied = resolved = 0
         for i in range(NUM_SPACES):
-            occ[i] = 1 if b[g, B_COUNT + i] else 0
-            out[g, O_OCC + i] = occ[i]
-            out[g, O_RES + i] = b[g, B_RESOLVED + i]
-        if w[g, W_NPEND]:
+            if bg[B_COUNT + i]:
+                occupied |= np.int64(1) << i
+                o[O_OCC + i] = 1.0
+            if bg[B_RESOLVED + i]:
+                resolved |= np.int64(1) << i
+                o[O_RES + i] = 1.0
+        if wg[W_NPEND]:
             for i in range(NUM_SPACES):
-                out[g, O_PEND + i] = b[g, B_PENDING + i]
+                o[O_PEND + i] = bg[B_PENDING + i]
+        one = 0  # spaces with exactly one occupied neighbour
         for i in range(NUM_SPACES):
-            s = 0
-            for k in range(NB_N[i]):
-                s += occ[NB[i, k]]
-            nbc[i] = s
-            out[g, O_NB + i] = DEGREE_F32[s + 6]
-            # An occupied, unresolved space whose only occupied neighbour is s is isolated when s moves away.
-            lonely[i] = (occ[i] - b[g, B_RESOLVED + i]) if s == 1 else 0
+            s = _popcount(occupied & NB_MASK[i])
+            o[O_NB + i] = DEGREE_F32[s + 6]
+            if s == 1:
+                one |= np.int64(1) << i
+        # observe's lonely = (occupied - resolved) * (one occupied neighbour): +1 and -1 sets.
+        plus, minus = occupied & ~resolved & one, ~occupied & resolved & one
         for i in range(NUM_SPACES):
-            s = 0
-            for k in range(NB_N[i]):
-                s += lonely[NB[i, k]]
-            out[g, O_ISO + i] = DEGREE_F32[s * occ[i] + 6]
-        cards = w[g, W_CARDS]
+            if (occupied >> i) & 1:
+                s = _popcount(NB_MASK[i] & plus) - _popcount(NB_MASK[i] & minus)
+                o[O_ISO + i] = DEGREE_F32[s + 6]
+        cards = wg[W_CARDS]
         for v in range(CARDS_LEFT.shape[1]):
-            out[g, O_LEFT + v] = CARDS_LEFT[cards, v]
+            o[O_LEFT + v] = CARDS_LEFT[cards, v]
         for c in range(NUM_COLOURS):
-            out[g, O_SCORES + c] = np.float32(w[g, W_SCORES + c]) * SCORE_MUL
+            o[O_SCORES + c] = np.float32(wg[W_SCORES + c]) * SCORE_MUL
         for k in range(num_players):
             p = (seat + k) % num_players
-            out[g, O_HELD + k] = HELD_F32[w[g, W_RITUAL + p]]
-            out[g, O_PRESENT + k] = 1.0
-        out[g, O_OWN + w[g, W_COLOURS + seat]] = 1.0
+            o[O_HELD + k] = HELD_F32[wg[W_RITUAL + p]]
+            o[O_PRESENT + k] = 1.0
+        o[O_OWN + wg[W_COLOURS + seat]] = 1.0
         if summary:
             for k in range(1, num_players):
                 p = (seat + k) % num_players
                 for c in range(NUM_COLOURS):
-                    out[g, O_MOVED[k] + c] = np.float32(w[g, W_MOVED + NUM_COLOURS * p + c]) * DRUID_MUL
-                    out[g, O_POINTS[k] + c] = np.float32(w[g, W_POINTS + NUM_COLOURS * p + c]) * SCORE_MUL
-                last = w[g, W_LAST + p]
+                    o[O_MOVED[k] + c] = np.float32(wg[W_MOVED + NUM_COLOURS * p + c]) * DRUID_MUL
+                    o[O_POINTS[k] + c] = np.float32(wg[W_POINTS + NUM_COLOURS * p + c]) * SCORE_MUL
+                last = wg[W_LAST + p]
                 if 0 <= last < NUM_MOVE_ACTIONS:
-                    out[g, O_LAST[k] + last] = 1.0
+                    o[O_LAST[k] + last] = 1.0
