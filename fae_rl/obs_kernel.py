@@ -22,6 +22,7 @@ from fae_rl.state import MAX_PLAYERS
 from fae_rl.vector_core import (
     B_COUNT,
     B_DRUIDS,
+    B_MOVE_OK,
     B_PENDING,
     B_RESOLVED,
     NB,
@@ -30,7 +31,6 @@ from fae_rl.vector_core import (
     W_COLOURS,
     W_LAST,
     W_MOVED,
-    W_NPEND,
     W_POINTS,
     W_RITUAL,
     W_SCORES,
@@ -70,58 +70,66 @@ def _popcount(x):
 
 
 @njit(cache=True)
+def encode_row(o, druids, count, resolved, pending, cards, scores, ritual, colours, moved, points, last,
+               seat, num_players, summary):
+    """o[:] = observe(state, seat, history) from one game's fields (seat-indexed ones padded or not)."""
+    o[:] = TEMPLATE_SUMMARY if summary else TEMPLATE_NONE
+    for k in range(NUM_SPACES * NUM_COLOURS):
+        o[O_DRUIDS + k] = DRUID_F32[druids[k]]
+    # Spaces as 60-bit sets: a neighbour count is one popcount.
+    occupied = done = 0
+    for i in range(NUM_SPACES):
+        if count[i]:
+            occupied |= np.int64(1) << i
+            o[O_OCC + i] = 1.0
+        if resolved[i]:
+            done |= np.int64(1) << i
+            o[O_RES + i] = 1.0
+        if pending[i]:
+            o[O_PEND + i] = 1.0
+    one = 0  # spaces with exactly one occupied neighbour
+    for i in range(NUM_SPACES):
+        s = _popcount(occupied & NB_MASK[i])
+        o[O_NB + i] = DEGREE_F32[s + 6]
+        if s == 1:
+            one |= np.int64(1) << i
+    # observe's lonely = (occupied - resolved) * (one occupied neighbour): its +1 and -1 sets.
+    plus, minus = occupied & ~done & one, ~occupied & done & one
+    for i in range(NUM_SPACES):
+        s = _popcount(NB_MASK[i] & plus) - _popcount(NB_MASK[i] & minus)
+        if (occupied >> i) & 1:
+            o[O_ISO + i] = DEGREE_F32[s + 6]
+        elif s < 0:
+            o[O_ISO + i] = -0.0  # observe's float32 (-k) * 0: the bytes match too
+    for v in range(CARDS_LEFT.shape[1]):
+        o[O_LEFT + v] = CARDS_LEFT[cards, v]
+    for c in range(NUM_COLOURS):
+        o[O_SCORES + c] = np.float32(scores[c]) * SCORE_MUL
+    for k in range(num_players):
+        p = (seat + k) % num_players
+        o[O_HELD + k] = HELD_F32[ritual[p]]
+        o[O_PRESENT + k] = 1.0
+    o[O_OWN + colours[seat]] = 1.0
+    if summary:
+        for k in range(1, num_players):
+            p = (seat + k) % num_players
+            for c in range(NUM_COLOURS):
+                o[O_MOVED[k] + c] = np.float32(moved[NUM_COLOURS * p + c]) * DRUID_MUL
+                o[O_POINTS[k] + c] = np.float32(points[NUM_COLOURS * p + c]) * SCORE_MUL
+            if 0 <= last[p] < NUM_MOVE_ACTIONS:
+                o[O_LAST[k] + last[p]] = 1.0
+
+
+@njit(cache=True)
 def encode(b, w, seats, num_players, summary, out):
     """out[g] = observe(state_g, seats[g], "summary" if summary else "none"); zeros where seats[g] < 0."""
-    template = TEMPLATE_SUMMARY if summary else TEMPLATE_NONE
     for g in range(b.shape[0]):
         seat = seats[g]
-        o, bg, wg = out[g], b[g], w[g]
         if seat < 0:
-            o[:] = 0.0
+            out[g, :] = 0.0
             continue
-        o[:] = template
-        for k in range(NUM_SPACES * NUM_COLOURS):
-            o[O_DRUIDS + k] = DRUID_F32[bg[B_DRUIDS + k]]
-        # Spaces as 60-bit sets: a neighbour count is one popcount.
-        occupied = resolved = 0
-        for i in range(NUM_SPACES):
-            if bg[B_COUNT + i]:
-                occupied |= np.int64(1) << i
-                o[O_OCC + i] = 1.0
-            if bg[B_RESOLVED + i]:
-                resolved |= np.int64(1) << i
-                o[O_RES + i] = 1.0
-        if wg[W_NPEND]:
-            for i in range(NUM_SPACES):
-                o[O_PEND + i] = bg[B_PENDING + i]
-        one = 0  # spaces with exactly one occupied neighbour
-        for i in range(NUM_SPACES):
-            s = _popcount(occupied & NB_MASK[i])
-            o[O_NB + i] = DEGREE_F32[s + 6]
-            if s == 1:
-                one |= np.int64(1) << i
-        # observe's lonely = (occupied - resolved) * (one occupied neighbour): +1 and -1 sets.
-        plus, minus = occupied & ~resolved & one, ~occupied & resolved & one
-        for i in range(NUM_SPACES):
-            if (occupied >> i) & 1:
-                s = _popcount(NB_MASK[i] & plus) - _popcount(NB_MASK[i] & minus)
-                o[O_ISO + i] = DEGREE_F32[s + 6]
-        cards = wg[W_CARDS]
-        for v in range(CARDS_LEFT.shape[1]):
-            o[O_LEFT + v] = CARDS_LEFT[cards, v]
-        for c in range(NUM_COLOURS):
-            o[O_SCORES + c] = np.float32(wg[W_SCORES + c]) * SCORE_MUL
-        for k in range(num_players):
-            p = (seat + k) % num_players
-            o[O_HELD + k] = HELD_F32[wg[W_RITUAL + p]]
-            o[O_PRESENT + k] = 1.0
-        o[O_OWN + wg[W_COLOURS + seat]] = 1.0
-        if summary:
-            for k in range(1, num_players):
-                p = (seat + k) % num_players
-                for c in range(NUM_COLOURS):
-                    o[O_MOVED[k] + c] = np.float32(wg[W_MOVED + NUM_COLOURS * p + c]) * DRUID_MUL
-                    o[O_POINTS[k] + c] = np.float32(wg[W_POINTS + NUM_COLOURS * p + c]) * SCORE_MUL
-                last = wg[W_LAST + p]
-                if 0 <= last < NUM_MOVE_ACTIONS:
-                    o[O_LAST[k] + last] = 1.0
+        bg, wg = b[g], w[g]
+        encode_row(out[g], bg[B_DRUIDS:B_COUNT], bg[B_COUNT:B_RESOLVED], bg[B_RESOLVED:B_PENDING],
+                   bg[B_PENDING:B_MOVE_OK], wg[W_CARDS], wg[W_SCORES:W_RITUAL], wg[W_RITUAL:W_CARDS],
+                   wg[W_COLOURS:W_MOVED], wg[W_MOVED:W_POINTS], wg[W_POINTS:W_LAST], wg[W_LAST:W_LAST + MAX_PLAYERS],
+                   seat, num_players, summary)

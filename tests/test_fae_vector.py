@@ -6,6 +6,8 @@ import fae_rl
 from fae_rl import FaeState
 from fae_rl.board import NUM_ACTIONS, NUM_MOVE_ACTIONS, RESOLVE_OFFSET
 from fae_rl.vector import FaeVector
+from tests.fae_observe_reference import observe_reference
+from tests.test_fae_state import random_state
 
 CONFIGS = [(p, big) for p in (2, 3, 4) for big in (False, True)]
 GAMES_PER_CONFIG = 170  # 6 configs x 170 = 1020 random games compared at every step
@@ -32,12 +34,15 @@ def check_equal(v: FaeVector, refs: list[FaeState], games: np.ndarray, explicit_
     assert v.current_player.tolist() == [s.current_player for s in refs]
     assert v.terminated.tolist() == [s.is_terminal() for s in refs]
     assert np.array_equal(mask[games], np.stack([s.legal_mask() for s in sub]).astype(bool))
-    for h in ("summary", "none"):
+    # Against the plain-numpy encoder (fae_rl.observe shares the kernel). Its "none" vector is the
+    # "summary" one without the history blocks (the same code, which appends them last).
+    width = fae_rl.observation_size("none")
+    expected = np.stack([np.zeros(fae_rl.observation_size(), np.float32) if s.is_terminal()
+                         else observe_reference(s, s.current_player) for s in sub])
+    for h, cut in (("summary", expected), ("none", expected[:, :width])):
         obs = v.observe(history=h)
-        expected = np.stack([np.zeros(obs.shape[1], np.float32) if s.is_terminal()
-                             else fae_rl.observe(s, s.current_player, h) for s in sub])
-        assert obs.dtype == np.float32 and np.array_equal(obs[games], expected), h
-    if explicit_seats:  # an explicit seat observes finished games too
+        assert obs.dtype == np.float32 and obs[games].tobytes() == np.ascontiguousarray(cut).tobytes(), h
+    if explicit_seats:  # an explicit seat observes finished games too; fae_rl.observe agrees
         seats = np.arange(v.num_envs) % v.num_players
         expected = np.stack([fae_rl.observe(s, int(seats[i])) for i, s in zip(games, sub)])
         assert np.array_equal(v.observe(seats=seats)[games], expected)
@@ -55,7 +60,7 @@ def test_random_games_match_the_scalar_core_at_every_step(num_players, big):
     rng = np.random.default_rng(num_players)
     steps, moved = 0, np.arange(GAMES_PER_CONFIG)
     while moved.size:  # a finished game is compared once more, then it never changes
-        check_equal(v, refs, moved, explicit_seats=steps % 3 == 0)
+        check_equal(v, refs, moved, explicit_seats=steps % 4 == 0)
         moved = np.flatnonzero(~v.terminated)
         actions = random_actions(v.legal_mask(), rng)
         v.step(actions)
@@ -64,6 +69,17 @@ def test_random_games_match_the_scalar_core_at_every_step(num_players, big):
         steps += 1
     assert steps > 30 and v.terminated.all() and all(s.is_terminal() for s in refs)
     assert v.returns().any(axis=1).mean() > 0.8  # a few games end with every seat tied (all 0)
+
+
+def test_scalar_observe_is_byte_equal_to_the_numpy_reference():
+    checked = 0
+    for seed in range(400):
+        s = random_state(seed, seed % 70, 2 + seed % 3, big=seed % 2 == 1)
+        for seat in range(s.num_players):
+            for h in ("summary", "none"):
+                assert fae_rl.observe(s, seat, h).tobytes() == observe_reference(s, seat, h).tobytes(), (seed, seat, h)
+                checked += 1
+    assert checked > 2000
 
 
 def _midgame(num_players=3, n=40, steps=12, seed=7):
