@@ -7,7 +7,8 @@ and the tests compare the two on every step of 1,000+ random games.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from fae_rl.board import NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
 from fae_rl.observation import (
@@ -49,7 +50,7 @@ TEMPLATE_SUMMARY, TEMPLATE_NONE = _TEMPLATES["summary"], _TEMPLATES["none"]
 CARDS_LEFT = _CARDS_LEFT
 
 # observe's expressions, run on every possible integer, so the kernel copies their rounding.
-DRUID_F32 = (np.arange(256, dtype=np.uint8) * (1.0 / DRUID_SCALE)).astype(np.float32)  # uint8 -> float64 -> float32
+DRUID_STEP = 1.0 / DRUID_SCALE
 _nb = np.arange(-6, 7, dtype=np.float32)
 _nb *= 1.0 / _MAX_DEGREE  # float32 arithmetic, as observe's np.multiply / *= on float32 blocks
 DEGREE_F32 = _nb  # index k + 6 for k in -6..6
@@ -60,22 +61,24 @@ DRUID_MUL = np.float32(1.0 / DRUID_SCALE)
 NB_MASK = np.asarray([sum(1 << int(n) for n in NB[i, :NB_N[i]]) for i in range(NUM_SPACES)], dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
-def _popcount(x):
-    """Set bits of a non-negative int64 below 2**62 (LLVM turns this into one popcnt)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56
+@intrinsic
+def _popcount(typingctx, x):
+    """Set bits of an int64: LLVM's ctpop (one popcnt instruction on x86-64)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
 
 
 @njit(cache=True)
 def encode_row(o, druids, count, resolved, pending, cards, scores, ritual, colours, moved, points, last,
                seat, num_players, summary):
     """o[:] = observe(state, seat, history) from one game's fields (seat-indexed ones padded or not)."""
-    o[:] = TEMPLATE_SUMMARY if summary else TEMPLATE_NONE
+    template = TEMPLATE_SUMMARY if summary else TEMPLATE_NONE
+    for k in range(o.shape[0]):  # a plain loop: faster here than numba's slice assignment
+        o[k] = template[k]
     for k in range(NUM_SPACES * NUM_COLOURS):
-        o[O_DRUIDS + k] = DRUID_F32[druids[k]]
+        o[O_DRUIDS + k] = np.float32(druids[k] * DRUID_STEP)  # observe's uint8 * (1/12) in float64, then float32
     # Spaces as 60-bit sets: a neighbour count is one popcount.
     occupied = done = 0
     for i in range(NUM_SPACES):
