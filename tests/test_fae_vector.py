@@ -22,6 +22,12 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def play(v: FaeVector, rng: np.random.Generator, until) -> None:
+    """Random legal steps until `until(v)` holds."""
+    while not until(v):
+        v.step(random_actions(v.legal_mask(), rng))
+
+
 def snapshot(v: FaeVector) -> list[dict]:
     return [v.state(i).to_dict() for i in range(v.num_envs)]
 
@@ -124,8 +130,7 @@ def test_finished_games_entries_are_ignored():
     v = FaeVector(num_envs=30, num_players=2)
     v.reset(np.arange(30))
     rng = np.random.default_rng(1)
-    while not v.terminated.any():
-        v.step(random_actions(v.legal_mask(), rng))
+    play(v, rng, until=lambda v: v.terminated.any())
     done = v.terminated
     before = [v.state(i).to_dict() for i in np.flatnonzero(done)]
     mask = v.legal_mask()
@@ -151,8 +156,7 @@ def test_reset_is_deterministic_and_deals_like_faestate_new():
 
 def test_reset_done_deals_only_finished_games_with_their_seeds():
     v, rng = _midgame(num_players=2, n=30, steps=0, seed=3)
-    while v.terminated.sum() < 3:
-        v.step(random_actions(v.legal_mask(), rng))
+    play(v, rng, until=lambda v: v.terminated.sum() >= 3)
     done = v.terminated
     live_before = {i: v.state(i).to_dict() for i in np.flatnonzero(~done)}
     seeds = np.arange(30) + 10_000
@@ -167,9 +171,7 @@ def test_reset_done_deals_only_finished_games_with_their_seeds():
 def test_scores_winners_and_repr():
     v = FaeVector(num_envs=20, num_players=3)
     v.reset(np.arange(20))
-    rng = np.random.default_rng(2)
-    while not v.terminated.all():
-        v.step(random_actions(v.legal_mask(), rng))
+    play(v, np.random.default_rng(2), until=lambda v: v.terminated.all())
     refs = [v.state(i) for i in range(20)]
     assert v.scores().tolist() == [s.scores().tolist() for s in refs]
     assert v.final_colour_scores().tolist() == [s.final_colour_scores().tolist() for s in refs]
