@@ -274,12 +274,11 @@ class FaeVector:
         bad = _core.first_illegal(self._b, self._w, actions)
         if bad >= 0:
             a = int(actions[bad])
-            try:  # the scalar core words the reason (F-x rule ids)
+            try:  # the scalar core words the reason, with the rule id (F-x)
                 self.state(bad)._check_action(a)
-                why = ""
             except ValueError as e:
-                why = f": {e}"
-            raise ValueError(f"game {bad}: action {a} is illegal{why}")
+                raise ValueError(f"game {bad}: {e}") from None
+            raise ValueError(f"game {bad}: action {a} is illegal")  # unreachable unless the cores disagree
         _core.step(self._b, self._w, actions, self.big_stack_merge, self.num_players)
 
     # ------------------------------------------------------------------ greedy opponent
