@@ -36,23 +36,31 @@ def time_core(new_state: Callable, games: int, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def time_env(make_env: Callable, games: int, seed: int = 0) -> float:
+def time_env(make_env: Callable, games: int, seed: int = 0, engine_only: bool = False) -> float:
+    """Steps/s of random legal games. engine_only: the clock runs only inside `last()` and `step()`
+    (resets and drawing the random action are off it), as benchmarks/bench_vector.py times engines."""
     rng = np.random.default_rng(seed)
     env = make_env()
     steps = 0
-    start = time.perf_counter()
+    clock = time.perf_counter
+    engine = 0.0
+    start = clock()
     for g in range(games):
         env.reset(seed=g)
         for agent in env.agent_iter():
+            t0 = clock()
             obs, _reward, term, trunc, _info = env.last()
+            t1 = clock()
             if term or trunc:
                 action = None
             else:
                 legal = np.flatnonzero(obs["action_mask"])
                 action = int(legal[rng.integers(legal.size)])
+            t2 = clock()
             env.step(action)
+            engine += (t1 - t0) + (clock() - t2)
             steps += 1
-    return steps / (time.perf_counter() - start)
+    return steps / (engine if engine_only else clock() - start)
 
 
 def contenders(games: int) -> dict[str, Callable[[], float]]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from fae_rl.board import (
-    NEIGHBOURS,
     NUM_ACTIONS,
     NUM_COLOURS,
     NUM_MOVE_ACTIONS,
@@ -101,14 +100,8 @@ for _h in HISTORY_OPTIONS:
     _terrain[np.arange(NUM_SPACES), TERRAIN] = 1.0
     _t[_LAYOUTS[_h]["terrain"]] = _terrain.ravel()
     _TEMPLATES[_h] = _t
-_L = _LAYOUTS["summary"]  # base blocks sit at the same offsets in both layouts
-_S_DRUIDS, _S_OCCUPIED, _S_RESOLVED = _L["druids"], _L["occupied"], _L["resolved"]
-_S_NEIGHBOURS, _S_ISOLATES = _L["occupied_neighbours"], _L["isolates_if_moved"]
-_PENDING0 = _L["pending"].start
-_ADJ = np.zeros((NUM_SPACES, NUM_SPACES), dtype=np.float32)
-for _i, _nbs in enumerate(NEIGHBOURS):
-    _ADJ[_i, list(_nbs)] = 1.0
 _MAX_DEGREE = 6.0
+_NO_PENDING = np.zeros(NUM_SPACES, dtype=np.uint8)
 
 
 def observation_size(history: str = "summary") -> int:
@@ -117,48 +110,27 @@ def observation_size(history: str = "summary") -> int:
 
 
 def observe(state: FaeState, seat: int, history: str = "summary") -> np.ndarray:
-    """The observation vector of `seat` (float32, shape `(observation_size(history),)`)."""
+    """The observation vector of `seat` (float32, shape `(observation_size(history),)`).
+
+    Encoded by the numba kernel `fae_rl.obs_kernel.encode_row` (shared with `fae_rl.vector`); the
+    tests hold it byte-equal to a plain numpy statement of every block (tests/fae_observe_reference.py).
+    """
     if not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be in 0..{state.num_players - 1}; got {seat}")
-    obs = _TEMPLATES[history].copy()
-    obs[_S_DRUIDS] = np.frombuffer(state._druids, dtype=np.uint8) * (1.0 / DRUID_SCALE)
-    occupied = obs[_S_OCCUPIED]
-    np.greater(np.frombuffer(state._count, dtype=np.uint8), 0, out=occupied)
-    resolved = obs[_S_RESOLVED]
-    resolved[:] = np.frombuffer(state._resolved, dtype=np.uint8)
-    occupied_nb = _ADJ @ occupied
-    np.multiply(occupied_nb, 1.0 / _MAX_DEGREE, out=obs[_S_NEIGHBOURS])
-    # An occupied, unresolved space whose only occupied neighbour is s is isolated when s moves away.
-    lonely = (occupied - resolved) * (occupied_nb == 1.0)
-    isolates = obs[_S_ISOLATES]
-    np.matmul(_ADJ, lonely, out=isolates)
-    isolates *= occupied
-    isolates *= 1.0 / _MAX_DEGREE
-    for i in state._pending:
-        obs[_PENDING0 + i] = 1.0
-    obs[_L["ritual_cards_left"]] = _CARDS_LEFT[state._cards_used]
-    obs[_L["scores"]] = state._scores
-    obs[_L["scores"]] *= 1.0 / SCORE_SCALE
-    n = state.num_players
-    order = [(seat + k) % n for k in range(n)]  # seat-relative
-    held = _L["ritual_cards_held"].start
-    present = _L["seat_in_game"].start
-    for k, p in enumerate(order):
-        obs[held + k] = state._ritual_cards[p] / NUM_RITUAL_CARDS
-        obs[present + k] = 1.0
-    obs[_L["own_colour"].start + state.colours[seat]] = 1.0
-    if history == "summary":
-        for k in range(1, n):
-            p = order[k]
-            base = _L[f"other{k}_moved"].start
-            obs[base:base + NUM_COLOURS] = state._hist_moved[p]
-            obs[base:base + NUM_COLOURS] *= 1.0 / DRUID_SCALE
-            base = _L[f"other{k}_points"].start
-            obs[base:base + NUM_COLOURS] = state._hist_points[p]
-            obs[base:base + NUM_COLOURS] *= 1.0 / SCORE_SCALE
-            last = state._hist_last[p]
-            if last >= 0:
-                obs[_L[f"other{k}_last_move"].start + last] = 1.0
+    _check_history(history)
+    pending = _NO_PENDING
+    if state._pending:
+        pending = np.zeros(NUM_SPACES, dtype=np.uint8)
+        pending[state._pending] = 1
+    obs = np.empty(_SIZES[history], dtype=np.float32)
+    _encode_row(
+        obs, np.frombuffer(state._druids, dtype=np.uint8), np.frombuffer(state._count, dtype=np.uint8),
+        np.frombuffer(state._resolved, dtype=np.uint8), pending, state._cards_used,
+        np.asarray(state._scores, dtype=np.int64), np.asarray(state._ritual_cards, dtype=np.int64),
+        np.asarray(state.colours, dtype=np.int64), np.asarray(state._hist_moved, dtype=np.int64).ravel(),
+        np.asarray(state._hist_points, dtype=np.int64).ravel(), np.asarray(state._hist_last, dtype=np.int64),
+        seat, state.num_players, history == "summary",
+    )
     return obs
 
 
@@ -167,3 +139,6 @@ def action_mask(state: FaeState, seat: int) -> np.ndarray:
     if seat != state.current_player:
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
     return state.legal_mask()
+
+
+from fae_rl.obs_kernel import encode_row as _encode_row  # noqa: E402  (the kernel reads this module's tables)

@@ -1,0 +1,183 @@
+"""The margin of a move, for every legal action of N games at once (a numba kernel).
+
+margin(a) = change in the mover's colour score + change in the mover's ritual cards
+            - max over the other 4 colours of their change in score,
+after playing `a` and, if rituals are left pending, resolving them in the best order for the
+mover (every order is searched, F-R2). This is the one-move lookahead of the greedy Fae bot
+(`agents/fae_greedy.py`), computed from the rules without cloning states: a move changes only its
+source and destination, each isolated space scores from its own druids and the card it draws
+(F-R3..F-R6), so a resolution order only decides which card each space draws, and the game stops
+drawing after the 12th card (F-E1).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fae_rl.board import NUM_ACTIONS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
+from fae_rl.vector_core import (
+    B_COUNT,
+    B_DRUIDS,
+    B_MOVE_OK,
+    B_PENDING,
+    B_RESOLVED,
+    MDST,
+    MSRC,
+    NB,
+    NB_N,
+    W_CARDS,
+    W_COLOURS,
+    W_CURRENT,
+    W_NPEND,
+    W_TERMINAL,
+    ritual_gain,
+)
+
+MAX_ISOLATED = int(NB_N.max())  # a move isolates at most the source's neighbours
+
+
+@njit(cache=True)
+def _count_after(b, g, x, src, dst):
+    """Druids on space x after moving src's stack onto dst."""
+    if x == src:
+        return 0
+    if x == dst:
+        return np.int64(b[g, B_COUNT + dst]) + b[g, B_COUNT + src]
+    return np.int64(b[g, B_COUNT + x])
+
+
+@njit(cache=True)
+def _best_orders(contrib, m, drawn, own, best_by_first, perm, heap):
+    """Best margin over every order of the m isolated spaces, also per space resolved first.
+
+    contrib[j, k, c]: points colour c gets if space j is resolved k-th; only the first `drawn`
+    positions draw a card. Heap's algorithm (iterative) visits every permutation once.
+    """
+    for j in range(m):
+        perm[j] = j
+        heap[j] = 0
+        best_by_first[j] = -(1 << 62)
+    best = -(1 << 62)
+    i = 0
+    while True:
+        value = drawn
+        worst_other = 0
+        for c in range(NUM_COLOURS):
+            d = 0
+            for k in range(drawn):
+                d += contrib[perm[k], k, c]
+            if c == own:
+                value += d
+            elif d > worst_other:
+                worst_other = d
+        value -= worst_other
+        if value > best_by_first[perm[0]]:
+            best_by_first[perm[0]] = value
+        if value > best:
+            best = value
+        # next permutation
+        while i < m and heap[i] >= i:
+            heap[i] = 0
+            i += 1
+        if i >= m:
+            return best
+        if i % 2 == 0:
+            perm[0], perm[i] = perm[i], perm[0]
+        else:
+            perm[heap[i]], perm[i] = perm[i], perm[heap[i]]
+        heap[i] += 1
+        i = 0
+
+
+@njit(cache=True)
+def _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row):
+    for j in range(m):
+        for k in range(drawn):
+            for c in range(NUM_COLOURS):
+                row[c] = rows[j, c]
+            gain = ritual_gain(row, spaces[j], first_card + k)
+            for c in range(NUM_COLOURS):
+                contrib[j, k, c] = gain if row[c] else 0
+
+
+@njit(cache=True)
+def margins(b, w, out):
+    """out[g, a] = margin of legal action a of game g's mover; -inf where illegal or the game is over."""
+    rows = np.zeros((MAX_ISOLATED, NUM_COLOURS), dtype=np.int64)
+    spaces = np.zeros(MAX_ISOLATED, dtype=np.int64)
+    contrib = np.zeros((MAX_ISOLATED, MAX_ISOLATED, NUM_COLOURS), dtype=np.int64)
+    best_by_first = np.zeros(MAX_ISOLATED, dtype=np.int64)
+    perm = np.zeros(MAX_ISOLATED, dtype=np.int64)
+    heap = np.zeros(MAX_ISOLATED, dtype=np.int64)
+    row = np.zeros(NUM_COLOURS, dtype=np.int64)
+    for g in range(b.shape[0]):
+        for a in range(NUM_ACTIONS):
+            out[g, a] = -np.inf
+        if w[g, W_TERMINAL]:
+            continue
+        own = w[g, W_COLOURS + w[g, W_CURRENT]]
+        first_card = w[g, W_CARDS]
+        if w[g, W_NPEND]:
+            m = 0
+            for i in range(NUM_SPACES):
+                if b[g, B_PENDING + i]:
+                    spaces[m] = i
+                    for c in range(NUM_COLOURS):
+                        rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * i + c]
+                    m += 1
+            drawn = min(m, NUM_RITUAL_CARDS - first_card)
+            _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
+            _best_orders(contrib, m, drawn, own, best_by_first, perm, heap)
+            for j in range(m):
+                out[g, NUM_MOVE_ACTIONS + spaces[j]] = best_by_first[j]
+            continue
+        for a in range(NUM_MOVE_ACTIONS):
+            if not b[g, B_MOVE_OK + a]:
+                continue
+            src, dst = MSRC[a], MDST[a]
+            m = 0  # F-R1: occupied, unresolved neighbours of src left with no occupied neighbour
+            for k in range(NB_N[src]):
+                n = NB[src, k]
+                if _count_after(b, g, n, src, dst) and not b[g, B_RESOLVED + n]:
+                    alone = True
+                    for q in range(NB_N[n]):
+                        if _count_after(b, g, NB[n, q], src, dst):
+                            alone = False
+                            break
+                    if alone:
+                        spaces[m] = n
+                        for c in range(NUM_COLOURS):
+                            rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * n + c]
+                            if n == dst:
+                                rows[m, c] += b[g, B_DRUIDS + NUM_COLOURS * src + c]
+                        m += 1
+            if m == 0:
+                out[g, a] = 0.0
+                continue
+            drawn = min(m, NUM_RITUAL_CARDS - first_card)
+            _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
+            out[g, a] = _best_orders(contrib, m, drawn, own, best_by_first, perm, heap)
+
+
+@njit(cache=True)
+def pick_best(values, u, out):
+    """out[g] = the floor(u[g] * ties)-th of game g's best actions (-1 if none is legal)."""
+    for g in range(values.shape[0]):
+        best = -np.inf
+        ties = 0
+        for a in range(values.shape[1]):
+            v = values[g, a]
+            if v > best:
+                best, ties = v, 1
+            elif v == best and v > -np.inf:
+                ties += 1
+        if ties == 0:
+            out[g] = -1
+            continue
+        k = min(int(u[g] * ties), ties - 1)
+        for a in range(values.shape[1]):
+            if values[g, a] == best:
+                if k == 0:
+                    out[g] = a
+                    break
+                k -= 1
