@@ -10,8 +10,8 @@ seat equally often when N divides the number of games. A shared win counts 1/k t
 winners. Game g uses seed `--seed + g`. With `--human S` you keep seat S in every game (no
 rotation) and the bots fill the other seats in order; you see only what your seat may know (the
 game's `view_text`) and answer with an action text (Fae: `4 32`, `4->32`, `resolve 17`), an index of
-the `?` listing or `#id` (see `tabletop_rl.agents.human`); bots' moves are echoed in a form you can type. For tournaments with ratings and
-confidence intervals use `python -m tabletop_rl.agents.arena`.
+the `?` listing or `#id` (see `tabletop_rl.agents.human`); bots' moves are echoed in a form you can
+type. For tournaments with ratings and confidence intervals use `python -m tabletop_rl.agents.arena`.
 """
 from __future__ import annotations
 
