@@ -37,12 +37,14 @@ class GameResult:
 
 def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agent_seeds=None,
               rule_options: dict | None = None, observation_options: dict | None = None,
-              max_steps: int = 1_000_000, timing: bool = False, on_action=None) -> GameResult:
+              max_steps: int = 1_000_000, timing: bool = False, on_action=None,
+              on_choice=None) -> GameResult:
     """Seat i is played by agents[i]. Each agent is reset with agent_seeds[i] when given.
 
     Bots with `uses_state` get the rules state and their seat; the others get only the seat's
     observation and action mask. An illegal choice raises RuntimeError naming the bot and action.
-    `on_action(state, seat, action)` is called after each action (e.g. to show it to a human).
+    `on_action(state, seat, action)` is called after each action; `on_choice(state, seat, action)` before
+    it is applied (e.g. to show it to a human: action texts may depend on the decision in progress).
     `timing=True` records the seconds each act() call took (for reports only: never for results).
     """
     n = len(agents)
@@ -73,6 +75,8 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
             raise RuntimeError(f"{agent!r} at seat {seat} returned {action!r}, not an action id") from None
         if not 0 <= action < mask.shape[0] or not mask[action]:
             raise RuntimeError(f"{agent!r} chose illegal action {action} at seat {seat}")
+        if on_choice is not None:
+            on_choice(state, seat, action)
         state.apply(action)
         actions.append(action)
         if on_action is not None:

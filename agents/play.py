@@ -8,9 +8,10 @@
 Bots rotate through the seats (game g seats bot j at seat (j + g) mod N), so every bot plays every
 seat equally often when N divides the number of games. A shared win counts 1/k to each of the k
 winners. Game g uses seed `--seed + g`. With `--human S` you keep seat S in every game (no
-rotation) and the bots fill the other seats in order; you see the board as `str(state)` and
-choose actions by index, `#id` or text (see `tabletop_rl.agents.human`). For tournaments with ratings and
-confidence intervals use `python -m tabletop_rl.agents.arena`.
+rotation) and the bots fill the other seats in order; you see only what your seat may know (the
+game's `view_text`) and answer with an action text (Fae: `4 32`, `4->32`, `resolve 17`), an index of
+the `?` listing or `#id` (see `tabletop_rl.agents.human`); bots' moves are echoed in a form you can
+type. For tournaments with ratings and confidence intervals use `python -m tabletop_rl.agents.arena`.
 """
 from __future__ import annotations
 
@@ -114,24 +115,27 @@ def play_human(game: str, human_seat: int, agent_names: list[str], games: int = 
         raise ValueError(f"--human seat must be in 0..{players - 1}; got {human_seat}")
     rule_opts, obs_opts = check_options(spec, options or {})
     out = output or sys.stdout
-    human = HumanAgent(input_fn=input_fn, output=output)
+    view = spec.extra.get("view_text")
+    if view is None:
+        raise ValueError(f"{spec.name} has no view_text in its GameSpec.extra: human play needs one")
+    human = HumanAgent(input_fn=input_fn, output=output, view=view)
     bots = [make_agent(spec.name, name, seed=seed + 1000 * j) for j, name in enumerate(agent_names)]
     seated = bots[:human_seat] + [human] + bots[human_seat:]
     names = agent_names[:human_seat] + ["human"] + agent_names[human_seat:]
 
     def show(state, seat, action):
         who = "you play" if seat == human_seat else f"player_{seat} ({names[seat]}) plays"
-        print(f"{who} {action_text(state, action)}", file=out)
+        print(f"{who} {action_text(state, action)}", file=out)  # before the move: texts follow the decision
 
     results = []
     for g in range(games):
         try:
             result = play_game(spec, seated, seed=seed + g, agent_seeds=[seed + 7919 * g + s for s in range(players)],
-                               rule_options=rule_opts, observation_options=obs_opts, on_action=show)
+                               rule_options=rule_opts, observation_options=obs_opts, on_choice=show)
         except QuitGame:
             print("quit.", file=out)
             break
-        print(str(result.final_state), file=out)
+        print(view(result.final_state, human_seat), file=out)
         verdict = "you win" if human_seat in result.winners else "you lose"
         if human_seat in result.winners and len(result.winners) > 1:
             verdict = f"you share the win with {len(result.winners) - 1} other(s)"

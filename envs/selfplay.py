@@ -1,7 +1,7 @@
 """Single-agent Gymnasium view of a multi-player game, for self-play training.
 
-    import gymnasium, fae_rl
-    env = gymnasium.make("fae_rl/Fae-v0", opponent="greedy", num_players=2)
+    import gymnasium
+    env = gymnasium.make("fae_rl:fae_rl/Fae-v0", opponent="greedy", num_players=2)
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks().argmax())
 
@@ -25,6 +25,18 @@ learner, which `train.py` refreshes while training).
   multiplied by `reward_scale` (1 by default; train.py scales Fae's point margins towards +-1).
 - Every random draw (deal, seat, opponents and their seeds) comes from `self.np_random`, so
   `reset(seed=s)` fixes the whole episode.
+- Ids: `"fae_rl:fae_rl/Fae-v0"` and `"fantastiqa_rl:fantastiqa_rl/Fantastiqa-v0"` make Gymnasium import
+  the registering package itself; the bare `"fae_rl/Fae-v0"` works only after `import fae_rl`.
+- Vector envs: once the episode is over, `action_masks()` and `info["action_mask"]` are all zero.
+  With Gymnasium's default next-step autoreset (`SyncVectorEnv`, `AsyncVectorEnv`) that all-zero row
+  comes back with `terminated=True` (or `truncated=True`), and the env resets on the next `step`,
+  ignoring the action. Sampling a legal action from that row fails, so give finished rows any action:
+
+      masks = infos["action_mask"].astype(bool)      # (num_envs, num_actions)
+      actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+      obs, rewards, terminated, truncated, infos = envs.step(actions)
+
+  (README, "Single-agent Gymnasium envs", has the whole loop; tests/test_selfplay_gym.py runs it.)
 
 Everything game-specific comes from the suite registry (`tabletop_rl.envs.get_game`); the score_diff potential
 and the renderers come from `GameSpec.extra` ("potential", "render_text", "render_rgb"), with the

@@ -131,3 +131,26 @@ def action_to_string(action: int) -> str:
     if NUM_MOVE_ACTIONS <= action < NUM_ACTIONS:
         return f"resolve {action - RESOLVE_OFFSET}"
     return f"<invalid action {action}>"
+
+
+def string_to_action(text: str) -> int:
+    """Inverse of `action_to_string`, also taking the short forms a person types:
+    'move 4->32', '4->32', '4-32', '4 32' (moves) and 'resolve 17', 'r 17' (rituals).
+    A ValueError names what is wrong (not a move, a space out of 1..60, spaces not adjacent).
+    Legality in a given state is the caller's business (the action mask)."""
+    if not isinstance(text, str):
+        raise ValueError(f"an action text must be a str; got {type(text).__name__}")
+    words = text.strip().lower().replace("->", " ").replace("-", " ").split()
+    if words and words[0] in ("resolve", "r"):
+        if len(words) != 2 or not words[1].isdigit():
+            raise ValueError(f"{text!r}: write a ritual as 'resolve 17' (or 'r 17')")
+        return resolve_action(int(words[1]))
+    if words and words[0] in ("move", "m"):
+        words = words[1:]
+    if len(words) != 2 or not all(w.isdigit() for w in words):
+        raise ValueError(f"{text!r} is not a move ('4 32', '4->32', 'move 4->32') or a ritual ('resolve 17')")
+    src, dst = int(words[0]), int(words[1])
+    for space in (src, dst):
+        if not 1 <= space <= NUM_SPACES:
+            raise ValueError(f"{text!r}: space {space} is not in 1..{NUM_SPACES}")
+    return move_action(src, dst)

@@ -8,17 +8,22 @@ from fae_rl.board import (
     CENTRES,
     COLOUR_NAMES,
     EDGES,
+    NEIGHBOURS,
     NUM_COLOURS,
     NUM_RITUAL_CARDS,
     NUM_SPACES,
     REGION,
     RITUAL_CARDS,
     TERRAIN,
-    TERRAIN_LETTERS,
     TERRAIN_NAMES,
 )
 
 _COUNT_CHARS = ".123456789ABC"  # 0..12 druids of one colour
+#: Display abbreviations of TERRAIN_NAMES (the first two letters of each name; the Clans letters in
+#: `fae_rl.board.TERRAIN_LETTERS` are opaque ids and do not match the names).
+TERRAIN_SHORT = tuple(name[:2] for name in TERRAIN_NAMES)  # Hi, Mu, Mo, Fo
+LEGEND = ("legend: " + ", ".join(f"{a} {n}" for a, n in zip(TERRAIN_SHORT, TERRAIN_NAMES))
+          + "; druids per colour r y g b p ('.' = none); * resolved, ! pending ritual")
 _COLOUR_RGB = ((220, 40, 40), (235, 200, 30), (40, 160, 60), (40, 90, 220), (150, 60, 190))
 _TERRAIN_RGB = ((200, 175, 120), (205, 150, 190), (150, 150, 160), (95, 150, 90))  # F, M, G, S
 _PANEL_HEIGHT = 90
@@ -34,8 +39,8 @@ def _card_text(k: int) -> str:
 
 
 def render_text(state) -> str:
-    """Text board: one line per region; each space as `NN T rygbp` (druid counts, '.' = 0),
-    `*` marks a resolved space, `!` a pending ritual."""
+    """Text board: one line per region; each space as `NN Tt rygbp` (terrain abbreviation, druid counts,
+    '.' = 0), `*` marks a resolved space, `!` a pending ritual; a legend line explains the letters."""
     druids = state.druids()
     pending = set(state.pending)
     resolved = state.resolved()
@@ -53,15 +58,42 @@ def render_text(state) -> str:
     else:
         lines.append(f"to move: player_{state.current_player}"
                      + (f"; choose the order of pending rituals on {sorted(pending)}" if pending else ""))
-    lines.append("space/terrain/druids (r y g b p):")
+    lines.append(LEGEND)
     for region in range(NUM_SPACES // 5):
         cells = []
         for i in range(5 * region, 5 * region + 5):
             counts = "".join(_COUNT_CHARS[n] for n in druids[i])
             mark = "!" if (i + 1) in pending else ("*" if resolved[i] else " ")
-            cells.append(f"{i + 1:2d}{TERRAIN_LETTERS[TERRAIN[i]]} {counts}{mark}")
+            cells.append(f"{i + 1:2d} {TERRAIN_SHORT[TERRAIN[i]]} {counts}{mark}")
         lines.append(f"  R{region + 1:<2d} " + "  ".join(cells))
     return "\n".join(lines)
+
+
+def view_text(state, seat: int) -> str:
+    """What `seat` may see: the public board and, while the game runs, its own colour (at the end
+    `render_text` shows every spirit anyway)."""
+    if not 0 <= seat < state.num_players:
+        raise ValueError(f"seat must be in 0..{state.num_players - 1}; got {seat!r}")
+    text = render_text(state)
+    if not state.is_terminal():
+        text += f"\nyou are player_{seat}; your secret colour: {COLOUR_NAMES[state.colours[seat]]}"
+    return text
+
+
+def _space_cell(druids, i: int) -> str:
+    counts = "".join(_COUNT_CHARS[n] for n in druids[i])
+    return f"{i + 1} {TERRAIN_NAMES[TERRAIN[i]]} {counts}"
+
+
+def space_text(state, space: int) -> str:
+    """One space and its neighbours (terrain, druids r y g b p); `~` marks a river crossing."""
+    if isinstance(space, bool) or not isinstance(space, (int, np.integer)) or not 1 <= space <= NUM_SPACES:
+        raise ValueError(f"space must be an int in 1..{NUM_SPACES}; got {space!r}")
+    i = int(space) - 1
+    druids = state.druids()
+    near = [("~" if REGION[j] != REGION[i] else "") + _space_cell(druids, j) for j in NEIGHBOURS[i]]
+    return (f"space {_space_cell(druids, i)} (region {REGION[i] + 1}); neighbours ('~' across a river): "
+            + "; ".join(near))
 
 
 def render_rgb(state) -> np.ndarray:

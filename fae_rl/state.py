@@ -33,6 +33,7 @@ from fae_rl.board import (
     RITUAL_CARDS,
     TERRAIN,
     action_to_string,
+    string_to_action,
 )
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -434,6 +435,23 @@ class FaeState:
     # ------------------------------------------------------------------ display
     def action_to_string(self, action: int) -> str:
         return action_to_string(action)
+
+    def string_to_action(self, text: str) -> int:
+        """Action id of 'move 4->32' / '4->32' / '4 32' / 'resolve 17' (see `fae_rl.board.string_to_action`)."""
+        return string_to_action(text)
+
+    def view_text(self, seat: int) -> str:
+        """What `seat` may see, as text: the public board (`str(self)`) and, while the game runs, its own
+        colour. It never depends on another seat's colour (F-I1)."""
+        from fae_rl.render import view_text
+
+        return view_text(self, seat)
+
+    def space_text(self, space: int) -> str:
+        """Space `space` (1..60): terrain, druids and its neighbours with theirs."""
+        from fae_rl.render import space_text
+
+        return space_text(self, space)
 
     def __str__(self) -> str:
         from fae_rl.render import render_text

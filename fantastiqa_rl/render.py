@@ -100,6 +100,14 @@ def render_text(state, seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def view_text(state, seat: int) -> str:
+    """What `seat` may see, as text: the public state and its own hand (`render_text(state, seat)`);
+    never another seat's hand or any deck's order (Q-I1)."""
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < state.n:
+        raise ValueError(f"seat must be in 0..{state.n - 1}; got {seat!r}")
+    return render_text(state, seat=int(seat))
+
+
 def _cell_box(pos):
     cx, cy = _POS_XY[pos]
     x0 = _MARGIN + cx * (_CELL_W + 120)

@@ -15,7 +15,7 @@ from tabletop_rl.envs.registry import GameSpec, register_game
 from fantastiqa_rl.environment import ENV_ID, GYM_ID, env, potential, raw_env, register_envs
 from fantastiqa_rl.information import attach
 from fantastiqa_rl.observation import action_mask, observe
-from fantastiqa_rl.render import render_rgb, render_text
+from fantastiqa_rl.render import render_rgb, render_text, view_text
 from fantastiqa_rl.state import FantastiqaState
 
 attach()
@@ -36,6 +36,7 @@ GAME_SPEC = GameSpec(
     observation_options=(),
     gym_id=GYM_ID,
     # max_steps: the step guard of SelfPlayEnv and train.py's evaluation (a turn can loop on free actions).
-    extra={"potential": potential, "render_text": render_text, "render_rgb": render_rgb, "max_steps": 50_000},
+    extra={"potential": potential, "render_text": render_text, "render_rgb": render_rgb, "max_steps": 50_000,
+           "view_text": view_text},  # what a human at a seat sees (tabletop_rl.agents.human)
 )
 register_game(GAME_SPEC)

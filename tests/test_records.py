@@ -10,7 +10,7 @@ import pytest
 
 import tabletop_rl.agents.mcts  # noqa: F401
 from tabletop_rl.agents import make_agent
-from tabletop_rl.agents.human import HumanAgent, QuitGame
+from tabletop_rl.agents.human import HumanAgent, QuitGame, listing_order
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.agents.play import main as play_main
 from tabletop_rl.agents.play import play_human
@@ -158,9 +158,9 @@ def test_human_agent_parses_index_id_and_text():
     legal = [int(a) for a in np.flatnonzero(mask)]
     out = io.StringIO()
     bot = HumanAgent(input_fn=_scripted(["zz", "999", "#5000", "?", "3"]), output=out)
-    assert bot.act(None, mask, state=state, seat=0) == legal[3]
+    assert bot.act(None, mask, state=state, seat=0) == listing_order(state, legal)[0][3]  # index of the ? listing
     text = out.getvalue()
-    assert "not an index" in text and "out of range" in text and "not legal" in text
+    assert "is not a move" in text and "out of range" in text and "not legal" in text
     assert "your secret colour" in text and "to move: player_0" in text
     bot = HumanAgent(input_fn=_scripted([f"#{legal[7]}"]), output=io.StringIO())
     assert bot.act(None, mask, state=state, seat=0) == legal[7]
