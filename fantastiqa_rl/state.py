@@ -1334,10 +1334,15 @@ class FantastiqaState:
 
     @classmethod
     def from_dict(cls, d: dict) -> "FantastiqaState":
-        """Rebuild a state from `to_dict()` output (also after a JSON round trip)."""
+        """Rebuild a state from `to_dict()` output (also after a JSON round trip).
+
+        The dict is validated completely first (`fantastiqa_rl.validation`: keys, types, every
+        card in exactly one place, token counts, the decision in progress); any problem raises
+        ValueError naming the key path."""
+        from fantastiqa_rl.validation import check_decision, validate_state_dict
+
+        s = validate_state_dict(d, cls.new)
         try:
-            s = cls.new(num_players=d["num_players"], seed=0, goal=d["goal"],
-                        card_set=d["card_set"], **d["options"])
             s.phase, s.cur, s.turns = PHASES.index(d["phase"]), d["current"], d["turns"]
             s.winners_ = None if d["winners"] is None else list(d["winners"])
             s.end_reason = d["end_reason"]
@@ -1386,6 +1391,7 @@ class FantastiqaState:
         except (KeyError, TypeError, IndexError) as e:
             raise ValueError(f"from_dict: malformed state dict ({type(e).__name__}: {e})") from None
         s._legal = None
+        check_decision(s)
         return s
 
     # ------------------------------------------------------------------ text
