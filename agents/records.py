@@ -37,7 +37,8 @@ import numpy as np
 
 FORMAT = "tabletop-rl/game-record"
 FORMAT_VERSION = 1
-REQUIRED_KEYS = ("format", "format_version", "game", "env_id", "num_players", "options", "seed", "actions", "returns")
+REQUIRED_KEYS = ("format", "format_version", "game", "env_id", "env_version", "num_players", "options", "seed",
+                 "actions", "returns")
 
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "ReplayError", "make_record", "state_digest", "seat_scores", "write_records",
@@ -154,7 +155,7 @@ def append_record(path: str | os.PathLike, record: dict) -> None:
 
 MAX_LINE_BYTES = 64 << 20  # a longer line is refused before parsing
 ENDINGS = ("terminal", "illegal_action", "truncated")
-_OPTIONAL_KEYS = ("env_version", "package_version", "winners", "scores", "final_state_sha256", "agents", "ended",
+_OPTIONAL_KEYS = ("package_version", "winners", "scores", "final_state_sha256", "agents", "ended",
                   "illegal_action", "rewards", "meta")
 KNOWN_KEYS = REQUIRED_KEYS + _OPTIONAL_KEYS
 
@@ -280,7 +281,7 @@ def _check(record: dict) -> None:
     if digest is not None and not (isinstance(digest, str) and len(digest) == 64
                                    and all(c in "0123456789abcdef" for c in digest)):
         raise _fail(record, "final_state_sha256", f"must be 64 lowercase hex digits; got {digest!r}")
-    if "env_version" in record and not (record["env_version"] is None or _is_int(record["env_version"])):
+    if not _is_int(record["env_version"]):
         raise _fail(record, "env_version", f"must be an int; got {record['env_version']!r}")
     if "package_version" in record and not (record["package_version"] is None
                                             or isinstance(record["package_version"], str)):
@@ -317,7 +318,7 @@ def _spec_for(record: dict):
         raise _fail(record, "game", str(exc)) from None
     if spec.env_id != record["env_id"]:
         raise _fail(record, "env_id", f"record was made with env {record['env_id']!r}; this suite has {spec.env_id!r}")
-    if "env_version" in record and record["env_version"] != _env_version(spec.env_id):
+    if record["env_version"] != _env_version(spec.env_id):
         raise _fail(record, "env_version", f"{record['env_version']!r} does not match env {spec.env_id!r} "
                                            f"(version {_env_version(spec.env_id)})")
     if not spec.min_players <= record["num_players"] <= spec.max_players:
