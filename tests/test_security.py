@@ -220,3 +220,21 @@ def test_no_pickle_on_any_load_path_of_the_suite():
                 if "weights_only=True" not in m.group(1):
                     offenders.append(f"{f.relative_to(root)}: torch.load without weights_only=True")
     assert not offenders, offenders
+
+
+def test_rllib_checkpoint_is_refused_without_trust_pickle(tmp_path):
+    """An RLlib checkpoint directory is unpickled by RLlib: refused before Ray is even imported."""
+    from tabletop_rl.agents.rllib_agent import MLPPolicy, RLlibAgent
+
+    marker, ckpt = tmp_path / "pwned", tmp_path / "checkpoint"
+    (ckpt / "main").mkdir(parents=True)
+    (ckpt / "main" / "module_state.pkl").write_bytes(payload_bytes(marker))
+    (ckpt / "main" / "class_and_ctor_args.pkl").write_bytes(payload_bytes(marker))
+    with pytest.raises(PolicyFileError, match="trust_pickle=True"):
+        RLlibAgent(path=ckpt)
+    with pytest.raises(PolicyFileError, match="trust_pickle=True"):
+        make_agent("fae", "rllib", path=str(ckpt))
+    (tmp_path / "policy.npz").write_bytes(payload_bytes(marker))
+    with pytest.raises(PolicyFileError, match="not an .npz archive"):
+        MLPPolicy.load(tmp_path / "policy.npz")
+    assert not marker.exists()
