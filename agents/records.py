@@ -9,13 +9,14 @@ A record holds what rebuilds the game exactly (env id and version, package versi
 players, rule options, seed, actions) and what it produced (returns, winners, seat scores, a
 SHA-256 digest of the final state's `to_dict()`), plus optional labels (the bot on each seat).
 The deal, and in games with chance every chance event, comes from `seed` inside the rules core's
-`new_state`, so seed + actions determine every state. `replay` checks the returns, winners and
-digest and raises `ReplayError` naming the first mismatch, so a record doubles as a regression
+`new_state`, so seed + actions determine every state. `replay` checks every field, then the
+outcome (digest, returns, winners, scores) whatever ended the game, and raises `ReplayError`
+naming the first problem, so a record doubles as a regression
 test, a bug report and offline-RL data (`transitions(record)` yields observation, mask, action).
 
 Fields (format_version 1): format, format_version, game, env_id, env_version, package_version,
 num_players, options (rule options), seed, actions, returns, winners, scores (or null),
-final_state_sha256, ended ("terminal", "illegal_action" or "truncated"), and optionally agents
+final_state_sha256, ended ("terminal", "illegal_action" or "truncated"; absent means terminal), and optionally agents
 (per seat), illegal_action (with ended "illegal_action"), rewards (env rewards summed, from
 `tabletop_rl.envs.recording`), meta. Every record carries the digest of its final state, whatever
 ended the game. Returns are the game's outcome: the rules' returns at a terminal state; -1 for the
@@ -393,7 +394,7 @@ def replay(record: dict, check: bool = True) -> list:
 
 def transitions(record: dict, **observation_options) -> Iterator[dict]:
     """Offline-RL view of a record: for each action, the acting seat's observation, mask and action."""
-    spec = _spec_for(record)
+    spec = validate_record(record)
     states = replay(record)
     for state, action in zip(states, record["actions"]):
         seat = state.current_player
