@@ -99,7 +99,7 @@ def _spaces(v, key) -> list[int]:
     return spaces
 
 
-def state_from_dict(cls, d: dict):
+def state_from_dict(cls, d: dict, conserved: bool = True):
     if not isinstance(d, dict):
         raise ValueError(f"from_dict: expected a dict; got {type(d).__name__}")
     missing = [k for k in DICT_KEYS if k not in d]
@@ -142,7 +142,8 @@ def state_from_dict(cls, d: dict):
     for s in pending:
         if s in resolved or counts[s - 1] == 0:
             raise ValueError(f"from_dict: key 'pending_rituals': space {s} is resolved or empty")
-    _check_druids_and_scores(rows, resolved, scores)
+    if conserved is not False:
+        _check_druids_and_scores(rows, resolved, scores)
 
     terminal = d["terminal"]
     current = _int(d, "current_player", -1, n - 1)
@@ -165,7 +166,8 @@ def state_from_dict(cls, d: dict):
     for c in range(NUM_COLOURS):
         if sum(h["points"][c] for h in history) != scores[c]:
             raise ValueError(f"from_dict: key 'history' points of colour {c} do not sum to scores[{c}]")
-    _check_moved(rows, history)
+    if conserved is not False:
+        _check_moved(rows, history)
 
     s = cls._from_parts(n, d["big_stack_merge"], [x for r in rows for x in r], colours)
     s._scores = scores

@@ -261,3 +261,18 @@ def test_round_trip_with_one_ritual_left_pending():
     s = random_state(2, 31, 2)
     assert len(s.pending) == 1
     assert FaeState.from_dict(s.to_dict()).to_dict() == s.to_dict()
+
+
+def test_conserved_false_only_skips_the_conservation_checks():
+    """Hand-built rule scenarios (a few stacks on an empty board) load with conserved=False; the
+    type and range checks still apply."""
+    d = FaeState.new(2, seed=0).to_dict()
+    d["druids"] = [[0] * 5 for _ in range(60)]
+    d["druids"][0][:2] = [1, 1]
+    d["druids"][1][2] = 1
+    with pytest.raises(ValueError, match="'druids'"):
+        FaeState.from_dict(d)
+    assert FaeState.from_dict(d, conserved=False).to_dict() == d
+    d["druids"][0][0] = -1
+    with pytest.raises(ValueError, match="'druids'"):
+        FaeState.from_dict(d, conserved=False)
