@@ -29,7 +29,9 @@ Design:
 
 A bot is `name` or `name:key=value,key=value` (keyword arguments for `make_agent`, e.g.
 `mcts:iterations=200,c=0.5`); any bot registered with `tabletop_rl.agents.register_agent` works, and
-`--import mypackage.bots` imports a module that registers your own.
+`--import mypackage.bots` imports a module that registers your own. A trained policy plays as
+`ppo:path=policy.npz` (safe to take from others); an SB3 `ppo:path=model.zip` is unpickled, which
+can run code, so it needs `--trust-pickle` (only for files you made).
 """
 from __future__ import annotations
 
@@ -53,6 +55,13 @@ __all__ = ["ArenaConfig", "parse_agent", "schedule", "wilson_interval", "run_are
 
 
 # ------------------------------------------------------------------------------- configuration
+def _bot_kwargs(kwargs: dict, trust_pickle: bool) -> dict:
+    """--trust-pickle reaches every bot given a path= (the ppo bot loads SB3 .zip files only with it)."""
+    if trust_pickle and "path" in kwargs:
+        return {**kwargs, "trust_pickle": True}
+    return kwargs
+
+
 def parse_agent(spec: str) -> tuple[str, dict]:
     """'mcts:iterations=200,c=0.5' -> ('mcts', {'iterations': 200, 'c': 0.5})."""
     if not isinstance(spec, str) or not spec.strip():
@@ -86,6 +95,7 @@ class ArenaConfig:
     options: dict = field(default_factory=dict)  # rule and observation options
     imports: list[str] = field(default_factory=list)  # modules that register extra bots
     records: bool = True
+    trust_pickle: bool = False  # let bots load pickle-based files (SB3 .zip) from their path=: runs their code
 
     def validate(self):
         """Check everything a run needs; returns the GameSpec. Errors name the problem."""
@@ -117,7 +127,7 @@ class ArenaConfig:
 
         for a in self.agents:  # fail here, not in a worker
             name, kwargs = parse_agent(a)
-            make_agent(spec.name, name, seed=0, **kwargs)
+            make_agent(spec.name, name, seed=0, **_bot_kwargs(kwargs, self.trust_pickle))
         spec.new_state(num_players=self.players, seed=0, **spec.split_options(self.options)[0])
         return spec
 
@@ -171,7 +181,8 @@ def schedule(players: int, games: int, seed: int = 0, deals: str = "duplicate") 
 _W: dict = {}
 
 
-def _init_worker(game: str, agents: list[str], options: dict, imports: list[str], seed: int, records: bool) -> None:
+def _init_worker(game: str, agents: list[str], options: dict, imports: list[str], seed: int, records: bool,
+                 trust_pickle: bool = False) -> None:
     from tabletop_rl.agents.base import limit_blas_threads
     from tabletop_rl.agents.registry import make_agent
     from tabletop_rl.envs.registry import get_game
@@ -182,7 +193,8 @@ def _init_worker(game: str, agents: list[str], options: dict, imports: list[str]
     bots = []
     for j, a in enumerate(agents):
         name, kwargs = parse_agent(a)
-        bots.append(make_agent(spec.name, name, seed=_seed_words(seed, (2, j), 1)[0], **kwargs))
+        bots.append(make_agent(spec.name, name, seed=_seed_words(seed, (2, j), 1)[0],
+                               **_bot_kwargs(kwargs, trust_pickle)))
     _W.update(spec=spec, bots=bots, agents=agents, rule=spec.split_options(options)[0],
               obs=spec.split_options(options)[1], records=records)
 
@@ -216,7 +228,8 @@ def play_all(config: ArenaConfig, tasks: list[dict], quiet: bool = False) -> lis
     """Play the scheduled games (in parallel processes unless workers == 1); rows in game order."""
     workers = config.workers or os.cpu_count() or 1
     workers = max(1, min(workers, len(tasks)))
-    init_args = (config.game, config.agents, config.options, config.imports, config.seed, config.records)
+    init_args = (config.game, config.agents, config.options, config.imports, config.seed, config.records,
+                 config.trust_pickle)
     rows = []
     if workers == 1:
         _init_worker(*init_args)
@@ -461,6 +474,9 @@ def main(argv=None) -> int:
                         help="rule or observation option of the game, e.g. big_stack_merge=true (repeatable)")
     parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                         help="import MODULE first (it registers your own bots with tabletop_rl.agents.register_agent)")
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help="let ppo:path=model.zip load an SB3 .zip: it is unpickled, which runs any code in it "
+                             "(only for files you made; policy .npz files need no flag)")
     parser.add_argument("--out", default=None, help="output folder (default runs/arena/<--name or timestamp>)")
     parser.add_argument("--name", default=None, help="run name for the default output folder")
     parser.add_argument("--no-records", action="store_true", help="do not write records.jsonl")
@@ -472,7 +488,8 @@ def main(argv=None) -> int:
 
         config = ArenaConfig(game=args.game, agents=args.agents, games=args.games, players=args.players,
                              seed=args.seed, deals=args.deals, workers=args.workers,
-                             options=parse_options(args.option), imports=args.imports, records=not args.no_records)
+                             options=parse_options(args.option), imports=args.imports, records=not args.no_records,
+                             trust_pickle=args.trust_pickle)
         result = run_arena(config, out=args.out or default_out_dir(args.name), plot=not args.no_plot,
                            quiet=args.quiet)
     except ValueError as exc:

@@ -2,14 +2,21 @@
 
     from tabletop_rl.agents.ppo_agent import PPOAgent
     bot = PPOAgent()                                   # the shipped Fae 2-player policy
-    bot = PPOAgent(path="runs/<run>/policy.npz")       # or a run's model.zip
+    bot = PPOAgent(path="runs/<run>/policy.npz")       # a policy file (safe to take from others)
+    bot = PPOAgent(path="runs/<run>/model.zip", trust_pickle=True)   # your OWN SB3 model only
     action = bot.act(observation, action_mask)
 
     python -m tabletop_rl.agents.play fae --agents ppo greedy --games 100      # registered as "ppo"
 
 The agent keeps only the policy head of the actor-critic (the MLP and action layer) as numpy
 arrays (`PolicyWeights`), so playing needs neither torch nor Stable-Baselines3, a forward pass
-costs tens of microseconds, and a policy file is small. `deterministic=True` (default) plays the
+costs tens of microseconds, and a policy file is small.
+
+Policies are exchanged as `.npz` files: `PolicyWeights.load` reads them with `allow_pickle=False`
+and validates every array and the JSON header, so a file from someone else cannot run code. An
+SB3 `model.zip` is different: SB3 unpickles parts of it (cloudpickle), so loading one can run any
+code its author put there. It is loaded only with `trust_pickle=True` (arena: `--trust-pickle`),
+with a warning; convert your own model once with `PolicyWeights.from_sb3(...).save("policy.npz")`. `deterministic=True` (default) plays the
 most probable legal action; `False` samples from the masked policy with the agent's generator.
 
 Deterministic play never loops: when the same observation comes back within a game (a CANCEL that
@@ -22,6 +29,8 @@ from __future__ import annotations
 import json
 import importlib.util
 import os
+import warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +50,16 @@ POLICY_DIR = _package_dir("fae_rl") / "policies"
 # game -> default policy file (Fantastiqa's is trained on the STAND-IN cards: it fits no other card set)
 SHIPPED = {"fae": POLICY_DIR / "fae_2p.npz", "fantastiqa": _package_dir("fantastiqa_rl") / "policies" / "fantastiqa_2p_STAND-IN.npz"}
 _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+MAX_LAYERS = 64  # a policy file naming more layers is rejected (no real policy comes close)
+MAX_HEADER_BYTES = 1 << 20
+
+
+class PolicyFileError(ValueError):
+    """A policy file that cannot be loaded (unsafe, malformed or inconsistent); names file and problem."""
+
+
+def _file_error(path, problem: str) -> PolicyFileError:
+    return PolicyFileError(f"policy file {str(path)!r}: {problem}")
 
 
 @dataclass
@@ -105,17 +124,105 @@ class PolicyWeights:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path) -> "PolicyWeights":
-        """From a `.npz` written by `save`, or a MaskablePPO `.zip` (needs torch and sb3-contrib)."""
+    def load(cls, path, trust_pickle: bool = False) -> "PolicyWeights":
+        """From a `.npz` written by `save` (no pickle: safe for files from others), or a MaskablePPO
+        `.zip` only with `trust_pickle=True` (SB3 unpickles it: it can run arbitrary code)."""
         path = Path(path)
         if path.suffix == ".zip":
+            if not trust_pickle:
+                raise _file_error(path, "an SB3 .zip is loaded by unpickling (cloudpickle), which can run "
+                                        "arbitrary code; load only your own with trust_pickle=True (arena: "
+                                        "--trust-pickle), or exchange policies as .npz (PolicyWeights.save)")
+            warnings.warn(f"loading {str(path)!r} with trust_pickle=True: SB3 unpickles it, which runs any "
+                          "code the file contains; do this only with files you made", stacklevel=2)
             from sb3_contrib import MaskablePPO
 
             return cls.from_sb3(MaskablePPO.load(path, device="cpu"))
-        with np.load(path) as z:
-            header = json.loads(bytes(z["header"]).decode())
-            weights = [(z[f"W{i}"], z[f"b{i}"]) for i in range(header["layers"])]
-        return cls(weights, header["activation"], header.get("meta", {}))
+        return cls._load_npz(path)
+
+    @classmethod
+    def _load_npz(cls, path: Path) -> "PolicyWeights":
+        if not path.is_file():
+            raise _file_error(path, "no such file" if not path.exists() else "not a regular file")
+        if not zipfile.is_zipfile(path):
+            raise _file_error(path, "not an .npz archive (policies are .npz files written by PolicyWeights.save)")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                names = set(z.files)
+                if "header" not in names:
+                    raise _file_error(path, "no 'header' entry")
+                raw = z["header"]
+                if raw.dtype != np.uint8 or raw.ndim != 1 or raw.size > MAX_HEADER_BYTES:
+                    raise _file_error(path, "'header' must be a 1-D uint8 array of JSON (at most 1 MiB)")
+                try:
+                    header = json.loads(bytes(raw).decode("utf-8"))
+                except (UnicodeDecodeError, ValueError) as exc:
+                    raise _file_error(path, f"'header' is not UTF-8 JSON ({exc})") from None
+                if not isinstance(header, dict) or set(header) - {"activation", "layers", "meta"}:
+                    raise _file_error(path, "'header' must be a JSON object with keys activation, layers, meta")
+                layers, activation, meta = header.get("layers"), header.get("activation"), header.get("meta", {})
+                if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+                    raise _file_error(path, f"header 'layers' must be an int in 1..{MAX_LAYERS}; got {layers!r}")
+                if activation not in _ACTIVATIONS:
+                    raise _file_error(path, f"header 'activation' must be one of {sorted(_ACTIVATIONS)}; "
+                                            f"got {activation!r}")
+                if not isinstance(meta, dict):
+                    raise _file_error(path, f"header 'meta' must be a JSON object; got {type(meta).__name__}")
+                expected = {"header"} | {f"{k}{i}" for i in range(layers) for k in "Wb"}
+                if names != expected:
+                    raise _file_error(path, f"entries {sorted(names)} do not match {layers} layer(s): "
+                                            f"expected {sorted(expected)}")
+                weights = []
+                for i in range(layers):
+                    w, b = z[f"W{i}"], z[f"b{i}"]
+                    for key, arr, ndim in ((f"W{i}", w, 2), (f"b{i}", b, 1)):
+                        if arr.dtype.kind != "f" or arr.ndim != ndim:
+                            raise _file_error(path, f"'{key}' must be a {ndim}-D float array; got "
+                                                    f"{arr.ndim}-D {arr.dtype}")
+                        if not np.isfinite(arr).all():
+                            raise _file_error(path, f"'{key}' holds NaN or infinite values")
+                    if b.shape[0] != w.shape[1]:
+                        raise _file_error(path, f"'b{i}' has {b.shape[0]} values for the {w.shape[1]} outputs of 'W{i}'")
+                    weights.append((w, b))
+        except PolicyFileError:
+            raise
+        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+            # np.load(allow_pickle=False) refuses object arrays here, before anything is unpickled
+            raise _file_error(path, f"unreadable ({type(exc).__name__}: {exc})") from None
+        try:
+            return cls(weights, activation, meta)
+        except ValueError as exc:
+            raise _file_error(path, str(exc)) from None
+
+    # ------------------------------------------------------------------ JSON (env snapshots, checkpoints)
+    def to_dict(self) -> dict:
+        """JSON-safe dict (float32 values are exact as JSON numbers); inverse of `from_dict`."""
+        return {"activation": self.activation, "meta": self.meta,
+                "weights": [[w.tolist(), b.tolist()] for w, b in self.weights]}
+
+    @classmethod
+    def from_dict(cls, d) -> "PolicyWeights":
+        """From `to_dict()` output; a malformed dict raises ValueError naming the key."""
+        if not isinstance(d, dict) or set(d) != {"activation", "meta", "weights"}:
+            raise ValueError("PolicyWeights.from_dict: needs exactly the keys activation, meta, weights")
+        ws = d["weights"]
+        if not isinstance(ws, list) or not 1 <= len(ws) <= MAX_LAYERS:
+            raise ValueError(f"PolicyWeights.from_dict: 'weights' must be a list of 1..{MAX_LAYERS} layers")
+        if not isinstance(d["meta"], dict):
+            raise ValueError("PolicyWeights.from_dict: 'meta' must be a dict")
+        layers = []
+        for i, layer in enumerate(ws):
+            if not (isinstance(layer, list) and len(layer) == 2):
+                raise ValueError(f"PolicyWeights.from_dict: 'weights[{i}]' must be [W, b]")
+            try:
+                w, b = np.array(layer[0], dtype=np.float32), np.array(layer[1], dtype=np.float32)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"PolicyWeights.from_dict: 'weights[{i}]' is not numeric ({exc})") from None
+            if w.ndim != 2 or b.ndim != 1 or b.shape[0] != w.shape[1] or not (np.isfinite(w).all() and np.isfinite(b).all()):
+                raise ValueError(f"PolicyWeights.from_dict: 'weights[{i}]' must be a finite (in, out) matrix "
+                                 "and an (out,) vector")
+            layers.append((w, b))
+        return cls(layers, d["activation"], dict(d["meta"]))
 
     @classmethod
     def from_sb3(cls, model, meta: dict | None = None) -> "PolicyWeights":
@@ -146,9 +253,10 @@ class PPOAgent(Agent):
     name = "ppo"
 
     def __init__(self, seed: int | None = None, path=None, weights: PolicyWeights | None = None,
-                 deterministic: bool = True, game: str = "fae"):
+                 deterministic: bool = True, game: str = "fae", trust_pickle: bool = False):
         super().__init__(seed)
-        self.policy = weights if weights is not None else PolicyWeights.load(path or default_policy_path(game))
+        self.policy = weights if weights is not None else PolicyWeights.load(path or default_policy_path(game),
+                                                                           trust_pickle=trust_pickle is True)
         self.deterministic = bool(deterministic)
         self._tried: dict = {}   # observation digest -> {action: times chosen there} (this game)
 
@@ -185,7 +293,8 @@ class PPOAgent(Agent):
 
 def _any_game(seed=None, path=None, **kwargs) -> PPOAgent:
     if path is None and kwargs.get("weights") is None:
-        raise ValueError("the ppo bot of this game needs path=... (a train.py policy.npz or model.zip); "
+        raise ValueError("the ppo bot of this game needs path=... (a train.py policy.npz; a model.zip "
+                         "needs trust_pickle=True); "
                          f"policies are shipped for {sorted(SHIPPED)} only")
     return PPOAgent(seed=seed, path=path, **kwargs)
 

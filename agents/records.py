@@ -9,14 +9,23 @@ A record holds what rebuilds the game exactly (env id and version, package versi
 players, rule options, seed, actions) and what it produced (returns, winners, seat scores, a
 SHA-256 digest of the final state's `to_dict()`), plus optional labels (the bot on each seat).
 The deal, and in games with chance every chance event, comes from `seed` inside the rules core's
-`new_state`, so seed + actions determine every state. `replay` checks the returns, winners and
-digest and raises `ReplayError` naming the first mismatch, so a record doubles as a regression
+`new_state`, so seed + actions determine every state. `replay` checks every field, then the
+outcome (digest, returns, winners, scores) whatever ended the game, and raises `ReplayError`
+naming the first problem, so a record doubles as a regression
 test, a bug report and offline-RL data (`transitions(record)` yields observation, mask, action).
 
 Fields (format_version 1): format, format_version, game, env_id, env_version, package_version,
 num_players, options (rule options), seed, actions, returns, winners, scores (or null),
-final_state_sha256 (or null), and optionally agents (per seat), ended ("terminal" or
-"illegal_action"), illegal_action, rewards (env rewards summed, from `tabletop_rl.envs.recording`), meta.
+final_state_sha256, ended ("terminal", "illegal_action" or "truncated"; absent means terminal), and optionally agents
+(per seat), illegal_action (with ended "illegal_action"), rewards (env rewards summed, from
+`tabletop_rl.envs.recording`), meta. Every record carries the digest of its final state, whatever
+ended the game. Returns are the game's outcome: the rules' returns at a terminal state; -1 for the
+seat that made the illegal action and 0 for the others; 0 for every seat of a truncated game.
+
+Files from others are data, never code: `read_records` parses JSON only, and `replay` checks
+every field (types included) against the rules; every failure is a `ReplayError` naming the
+file, the line and the field. Labels (agents, meta, package_version, rewards) are type-checked
+but cannot be verified.
 """
 from __future__ import annotations
 
@@ -29,16 +38,18 @@ import numpy as np
 
 FORMAT = "tabletop-rl/game-record"
 FORMAT_VERSION = 1
-REQUIRED_KEYS = ("format", "format_version", "game", "env_id", "num_players", "options", "seed", "actions", "returns")
+REQUIRED_KEYS = ("format", "format_version", "game", "env_id", "env_version", "num_players", "options", "seed",
+                 "actions", "returns")
 
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "ReplayError", "make_record", "state_digest", "seat_scores", "write_records",
-    "append_record", "read_records", "replay", "transitions", "package_version",
+    "append_record", "read_records", "replay", "validate_record", "transitions", "package_version", "Record",
 ]
 
 
 class ReplayError(ValueError):
-    """A record does not replay to what it says (bad action, other returns, other final state)."""
+    """A record is malformed or does not replay to what it says; the message names the file and line
+    (records from `read_records`) and the field."""
 
 
 def package_version() -> str | None:
@@ -112,10 +123,15 @@ def make_record(spec, *, num_players: int, seed: int, rule_options: dict | None,
         "actions": [int(a) for a in actions],
     }
     if final_state is not None:
-        rec["returns"] = [float(r) for r in np.asarray(final_state.returns())]
-        rec["winners"] = [int(w) for w in final_state.winners()]
+        # the outcome, whatever ended the game (ended: "terminal", "illegal_action" or "truncated")
+        ended = extra.pop("ended", "terminal" if final_state.is_terminal() else "truncated")
+        if ended not in ENDINGS:
+            raise ValueError(f"ended must be one of {list(ENDINGS)}; got {ended!r}")
+        rec["returns"] = _outcome_returns(final_state, ended, int(num_players))
+        rec["winners"] = [int(w) for w in final_state.winners()] if ended == "terminal" else []
         rec["scores"] = seat_scores(final_state)
         rec["final_state_sha256"] = state_digest(final_state)
+        rec["ended"] = ended
     if agents is not None:
         if len(agents) != num_players:
             raise ValueError(f"agents lists {len(agents)} names for {num_players} seats")
@@ -138,79 +154,247 @@ def append_record(path: str | os.PathLike, record: dict) -> None:
     write_records(path, [record], append=True)
 
 
+MAX_LINE_BYTES = 64 << 20  # a longer line is refused before parsing
+ENDINGS = ("terminal", "illegal_action", "truncated")
+_OPTIONAL_KEYS = ("package_version", "winners", "scores", "final_state_sha256", "agents", "ended",
+                  "illegal_action", "rewards", "meta")
+KNOWN_KEYS = REQUIRED_KEYS + _OPTIONAL_KEYS
+
+
+class Record(dict):
+    """A record read from a file: a plain dict that also knows where it came from (`source`:
+    'path:line'), so every ReplayError about it names the file and the line."""
+
+    source: str | None = None
+
+
+def _where(record) -> str:
+    return getattr(record, "source", None) or "<record>"
+
+
+def _fail(record, field: str | None, problem: str) -> ReplayError:
+    return ReplayError(f"{_where(record)}: " + (f"field {field!r}: " if field else "") + problem)
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicate_keys(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
 def read_records(path: str | os.PathLike) -> Iterator[dict]:
-    """Yield the records of a JSONL file; a bad line raises ValueError naming the line number."""
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
+    """Yield the records of a JSONL file (as `Record`s, plain dicts that know 'path:line').
+
+    Anything that is not a JSON object per line (bad UTF-8, bad JSON, NaN, duplicate keys, a line
+    over MAX_LINE_BYTES) raises ReplayError naming the file and line. The fields are checked by
+    `replay` (or `validate_record`), whose errors name the file, line and field too."""
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    with f:
+        lineno = 0
+        while True:
+            raw = f.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            lineno += 1
+            where = f"{path}:{lineno}"
+            if len(raw) > MAX_LINE_BYTES:
+                raise ReplayError(f"{where}: line longer than {MAX_LINE_BYTES} bytes")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ReplayError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not a JSON record ({exc})") from None
+                rec = json.loads(line, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
+            except (ValueError, RecursionError) as exc:
+                raise ReplayError(f"{where}: not a JSON record ({exc})") from None
             if not isinstance(rec, dict):
-                raise ValueError(f"{path}:{lineno}: a record must be a JSON object, got {type(rec).__name__}")
-            yield rec
+                raise ReplayError(f"{where}: a record must be a JSON object, got {type(rec).__name__}")
+            out = Record(rec)
+            out.source = where
+            yield out
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x) -> bool:
+    return (isinstance(x, (int, float)) and not isinstance(x, bool)) and bool(np.isfinite(x))
 
 
 def _check(record: dict) -> None:
+    """Structure and types of every field (no rules): ReplayError naming file, line and field."""
     if not isinstance(record, dict):
-        raise ValueError(f"a record must be a dict; got {type(record).__name__}")
+        raise ReplayError(f"a record must be a dict; got {type(record).__name__}")
     missing = [k for k in REQUIRED_KEYS if k not in record]
     if missing:
-        raise ValueError(f"record is missing {missing} (required: {list(REQUIRED_KEYS)})")
+        raise _fail(record, missing[0], f"missing (required: {list(REQUIRED_KEYS)})")
+    unknown = sorted(set(record) - set(KNOWN_KEYS))
+    if unknown:
+        raise _fail(record, unknown[0], f"unknown field (format_version {FORMAT_VERSION} has {list(KNOWN_KEYS)})")
     if record["format"] != FORMAT:
-        raise ValueError(f"record format is {record['format']!r}, expected {FORMAT!r}")
-    if record["format_version"] != FORMAT_VERSION:
-        raise ValueError(f"record format_version {record['format_version']!r} is not supported "
-                         f"(this code reads {FORMAT_VERSION})")
+        raise _fail(record, "format", f"is {record['format']!r}, expected {FORMAT!r}")
+    if not _is_int(record["format_version"]) or record["format_version"] != FORMAT_VERSION:
+        raise _fail(record, "format_version", f"{record['format_version']!r} is not supported "
+                                              f"(this code reads {FORMAT_VERSION})")
+    for key in ("game", "env_id"):
+        if not isinstance(record[key], str):
+            raise _fail(record, key, f"must be a string; got {record[key]!r}")
+    n = record["num_players"]
+    if not _is_int(n) or not 1 <= n <= 64:
+        raise _fail(record, "num_players", f"must be an int; got {n!r}")
+    if not isinstance(record["options"], dict):
+        raise _fail(record, "options", f"must be an object; got {type(record['options']).__name__}")
+    for k, v in record["options"].items():
+        if v is not None and not isinstance(v, (str, int, float, bool)):
+            raise _fail(record, f"options.{k}", f"must be a JSON scalar; got {type(v).__name__}")
+    if not _is_int(record["seed"]) or record["seed"] < 0:
+        raise _fail(record, "seed", f"must be an int >= 0; got {record['seed']!r}")
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise _fail(record, "actions", f"must be a list of ints; got {type(actions).__name__}")
+    for i, a in enumerate(actions):
+        if not _is_int(a):
+            raise _fail(record, f"actions[{i}]", f"must be an int; got {a!r}")
+    for key in ("returns", "rewards", "scores"):
+        v = record.get(key)
+        if v is None and key != "returns":
+            continue
+        if not isinstance(v, list) or len(v) != n or not all(_is_number(x) for x in v):
+            raise _fail(record, key, f"must be a list of {n} finite numbers; got {v!r}")
+    winners = record.get("winners")
+    if winners is not None and (not isinstance(winners, list) or not all(_is_int(w) and 0 <= w < n for w in winners)
+                                or len(set(winners)) != len(winners)):
+        raise _fail(record, "winners", f"must be a list of distinct seats in 0..{n - 1}; got {winners!r}")
+    digest = record.get("final_state_sha256")
+    if digest is not None and not (isinstance(digest, str) and len(digest) == 64
+                                   and all(c in "0123456789abcdef" for c in digest)):
+        raise _fail(record, "final_state_sha256", f"must be 64 lowercase hex digits; got {digest!r}")
+    if not _is_int(record["env_version"]):
+        raise _fail(record, "env_version", f"must be an int; got {record['env_version']!r}")
+    if "package_version" in record and not (record["package_version"] is None
+                                            or isinstance(record["package_version"], str)):
+        raise _fail(record, "package_version", f"must be a string or null; got {record['package_version']!r}")
+    agents = record.get("agents")
+    if agents is not None and (not isinstance(agents, list) or len(agents) != n
+                               or not all(isinstance(a, str) for a in agents)):
+        raise _fail(record, "agents", f"must be a list of {n} strings; got {agents!r}")
+    ended = record.get("ended", "terminal")
+    if ended not in ENDINGS:
+        raise _fail(record, "ended", f"must be one of {list(ENDINGS)}; got {ended!r}")
+    if ended == "illegal_action":
+        if not _is_int(record.get("illegal_action")):
+            raise _fail(record, "illegal_action", f"must be an int when ended is 'illegal_action'; got "
+                                                  f"{record.get('illegal_action')!r}")
+    elif "illegal_action" in record:
+        raise _fail(record, "illegal_action", f"only with ended 'illegal_action' (ended is {ended!r})")
+    if "meta" in record and not isinstance(record["meta"], dict):
+        raise _fail(record, "meta", f"must be an object; got {type(record['meta']).__name__}")
+
+
+def validate_record(record: dict):
+    """Every field's type and the game's identity, without replaying; returns the GameSpec."""
+    _check(record)
+    return _spec_for(record)
 
 
 def _spec_for(record: dict):
     from tabletop_rl.envs.registry import get_game
 
-    spec = get_game(record["game"])
+    try:
+        spec = get_game(record["game"])
+    except ValueError as exc:
+        raise _fail(record, "game", str(exc)) from None
     if spec.env_id != record["env_id"]:
-        raise ReplayError(f"record was made with env {record['env_id']!r}; this suite has {spec.env_id!r}")
+        raise _fail(record, "env_id", f"record was made with env {record['env_id']!r}; this suite has {spec.env_id!r}")
+    if record["env_version"] != _env_version(spec.env_id):
+        raise _fail(record, "env_version", f"{record['env_version']!r} does not match env {spec.env_id!r} "
+                                           f"(version {_env_version(spec.env_id)})")
+    if not spec.min_players <= record["num_players"] <= spec.max_players:
+        raise _fail(record, "num_players", f"{spec.name} takes {spec.min_players}..{spec.max_players}; "
+                                           f"got {record['num_players']}")
+    unknown = sorted(set(record["options"]) - set(spec.rule_options))
+    if unknown:
+        raise _fail(record, "options", f"{unknown} are not rule options of {spec.name} ({list(spec.rule_options)})")
     return spec
+
+
+def _outcome_returns(state, ended: str, n: int) -> list[float]:
+    """What a record's `returns` must be: the game's returns; after an illegal action -1 for the
+    offender (the seat to move) and 0 for the others (as the protected env pays); truncated: 0."""
+    if ended == "terminal":
+        return [float(r) for r in np.asarray(state.returns())]
+    if ended == "illegal_action":
+        return [-1.0 if p == state.current_player else 0.0 for p in range(n)]
+    return [0.0] * n
 
 
 def replay(record: dict, check: bool = True) -> list:
     """Every state of the recorded game: `states[0]` is the deal, `states[i+1]` follows action i.
 
-    With `check` (default) the recorded returns, winners and final-state digest must match; a
-    mismatch, or an action the rules reject, raises `ReplayError` naming it.
+    Every field is checked first (types included); with `check` (default) so is the outcome,
+    whatever ended the game: the final state's digest, the returns (see `_outcome_returns`),
+    winners and scores; terminal records must end the game, illegal_action records must name an
+    action the rules reject there, truncated ones must not be over. Every failure raises
+    `ReplayError` naming the file and line (for records from `read_records`) and the field.
     """
-    _check(record)
-    spec = _spec_for(record)
-    unknown = sorted(set(record["options"]) - set(spec.rule_options))
-    if unknown:
-        raise ReplayError(f"record options {unknown} are not rule options of {spec.name} ({list(spec.rule_options)})")
-    state = spec.new_state(num_players=record["num_players"], seed=record["seed"], **record["options"])
+    spec = validate_record(record)
+    n = record["num_players"]
+    try:
+        state = spec.new_state(num_players=n, seed=record["seed"], **record["options"])
+    except ValueError as exc:
+        raise _fail(record, "options", f"rejected by the rules: {exc}") from None
     states = [state.clone()]
     for i, a in enumerate(record["actions"]):
         try:
-            state.apply(int(a))
+            state.apply(a)
         except ValueError as exc:
-            raise ReplayError(f"action {i} ({a}) cannot be replayed: {exc}") from None
+            raise _fail(record, f"actions[{i}]", f"action {a} cannot be replayed: {exc}") from None
         states.append(state.clone())
-    if check and record.get("ended", "terminal") == "terminal" and "returns" in record:
-        if not state.is_terminal():
-            raise ReplayError(f"after {len(record['actions'])} actions the game is not over")
-        got = [float(r) for r in np.asarray(state.returns())]
-        if not np.allclose(got, record["returns"]):
-            raise ReplayError(f"returns {got} differ from the recorded {record['returns']}")
-        if "winners" in record and list(state.winners()) != list(record["winners"]):
-            raise ReplayError(f"winners {list(state.winners())} differ from the recorded {record['winners']}")
-        want = record.get("final_state_sha256")
-        if want is not None and state_digest(state) != want:
-            raise ReplayError("the final state differs from the recorded one (final_state_sha256)")
+    if not check:
+        return states
+    ended = record.get("ended", "terminal")
+    if ended == "terminal" and not state.is_terminal():
+        raise _fail(record, "actions", f"after {len(record['actions'])} actions the game is not over "
+                                       "(ended is 'terminal')")
+    if ended != "terminal" and state.is_terminal():
+        raise _fail(record, "ended", f"is {ended!r} but the game is over after {len(record['actions'])} actions")
+    if ended == "illegal_action":
+        bad = record["illegal_action"]
+        if bad in set(int(x) for x in state.legal_actions()):
+            raise _fail(record, "illegal_action", f"{bad} is legal at the end of the recorded actions")
+    want_digest = state_digest(state)
+    if want_digest is not None and record.get("final_state_sha256") is None:
+        raise _fail(record, "final_state_sha256", "missing: every record of this game carries its final state digest")
+    if want_digest is not None and record["final_state_sha256"] != want_digest:
+        raise _fail(record, "final_state_sha256", "the final state differs from the recorded one")
+    got = _outcome_returns(state, ended, n)
+    if got != [float(x) for x in record["returns"]]:
+        raise _fail(record, "returns", f"{got} differ from the recorded {record['returns']}")
+    winners = [int(w) for w in state.winners()] if ended == "terminal" else []
+    if "winners" not in record or record["winners"] != winners:
+        raise _fail(record, "winners", f"{winners} differ from the recorded {record.get('winners')}")
+    scores = seat_scores(state)
+    if record.get("scores") != scores:
+        raise _fail(record, "scores", f"{scores} differ from the recorded {record.get('scores')}")
     return states
 
 
 def transitions(record: dict, **observation_options) -> Iterator[dict]:
     """Offline-RL view of a record: for each action, the acting seat's observation, mask and action."""
-    spec = _spec_for(record)
+    spec = validate_record(record)
     states = replay(record)
     for state, action in zip(states, record["actions"]):
         seat = state.current_player

@@ -2,7 +2,7 @@
 
     from tabletop_rl.agents.rllib_agent import RLlibAgent
     bot = RLlibAgent(path="runs/rllib/fae_2p_seed0/policy.npz")      # numpy only
-    bot = RLlibAgent(path="runs/rllib/fae_2p_seed0/checkpoint")      # an RLlib checkpoint (needs ray, torch)
+    bot = RLlibAgent(path="runs/rllib/fae_2p_seed0/checkpoint", trust_pickle=True)  # your OWN RLlib checkpoint
     action = bot.act(observation, action_mask)
 
     python -m tabletop_rl.agents.arena --game fae --players 2 --import tabletop_rl.agents.rllib_agent \\
@@ -14,19 +14,20 @@ in the arena). Two sources:
   file format of `tabletop_rl.agents.ppo_agent.PolicyWeights` (arrays W0, b0, ... and a JSON header), so
   playing needs neither Ray nor torch and works in the main environment.
 - an RLlib checkpoint directory (`<run-dir>/checkpoint`, the Algorithm's, or a module's own):
-  the `main` RLModule is loaded with Ray/torch, imported only then, and exported to numpy.
+  the `main` RLModule is loaded with Ray/torch, imported only then, and exported to numpy. RLlib
+  unpickles parts of a checkpoint, which can run any code in it, so this needs
+  `trust_pickle=True` (arena: `--trust-pickle`): only for checkpoints you made. Exchange
+  policies as `policy.npz` (validated, never unpickled).
 
 `deterministic=True` (default) plays the most probable legal action; `False` samples from the
 masked policy with the agent's seeded generator.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import numpy as np
 
-from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
+from tabletop_rl.agents.ppo_agent import PolicyFileError, PolicyWeights, PPOAgent
 from tabletop_rl.agents.registry import register_agent
 
 
@@ -35,22 +36,27 @@ class MLPPolicy(PolicyWeights):
     error messages of the RLlib backend when a file is missing or not a policy."""
 
     @classmethod
-    def load(cls, path) -> "MLPPolicy":
+    def load(cls, path, trust_pickle: bool = False) -> "MLPPolicy":
+        """A validated `.npz` policy file (`PolicyWeights.load`: no pickle)."""
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no policy file {path} (train with `python -m tabletop_rl.envs.rllib_backend`, which "
                                     f"writes <run-dir>/policy.npz)")
-        with np.load(path) as z:
-            if "header" not in z:
-                raise ValueError(f"{path} is not a policy file (no header array)")
-            header = json.loads(bytes(z["header"]).decode())
-            weights = [(z[f"W{i}"], z[f"b{i}"]) for i in range(header["layers"])]
-        return cls(weights, header["activation"], header.get("meta", {}))
+        return super().load(path, trust_pickle=trust_pickle)
 
 
-def load_checkpoint_policy(path, module_id: str = "main") -> MLPPolicy:
+def load_checkpoint_policy(path, module_id: str = "main", trust_pickle: bool = False) -> MLPPolicy:
     """The policy of an RLlib checkpoint: an Algorithm checkpoint (`<run-dir>/checkpoint`) or an
-    RLModule's own. Needs ray[rllib] and torch (imported here)."""
+    RLModule's own. Needs ray[rllib] and torch (imported here). RLlib unpickles checkpoint files,
+    which can run any code in them: only with `trust_pickle=True`, for checkpoints you made."""
+    if trust_pickle is not True:
+        raise PolicyFileError(f"policy file {str(path)!r}: an RLlib checkpoint is loaded by unpickling, which can run "
+                              "arbitrary code; load only your own with trust_pickle=True (arena: --trust-pickle), or "
+                              "exchange policies as policy.npz")
+    import warnings
+
+    warnings.warn(f"loading RLlib checkpoint {str(path)!r} with trust_pickle=True: RLlib unpickles it, which runs "
+                  "any code the files contain; do this only with checkpoints you made", stacklevel=2)
     try:
         from ray.rllib.core.rl_module.rl_module import RLModule
     except ImportError as exc:
@@ -76,13 +82,14 @@ class RLlibAgent(PPOAgent):
     name = "rllib"
 
     def __init__(self, seed: int | None = None, path=None, policy: MLPPolicy | None = None,
-                 deterministic: bool = True, module_id: str = "main"):
+                 deterministic: bool = True, module_id: str = "main", trust_pickle: bool = False):
         if policy is None:
             if path is None:
                 raise ValueError("RLlibAgent needs path=<run-dir>/policy.npz (or an RLlib checkpoint directory) "
                                  "or policy=MLPPolicy")
             path = Path(path)
-            policy = load_checkpoint_policy(path, module_id) if path.is_dir() else MLPPolicy.load(path)
+            policy = (load_checkpoint_policy(path, module_id, trust_pickle=trust_pickle) if path.is_dir()
+                      else MLPPolicy.load(path, trust_pickle=trust_pickle))
         super().__init__(seed, weights=policy, deterministic=deterministic)
 
 

@@ -24,6 +24,19 @@ class TurnBasedAECEnv(AECEnv):
     def action_space(self, agent):
         return self.action_spaces[agent]
 
+    def last(self, observe: bool = True):
+        """As AECEnv.last, with a clear error before reset() (AECEnv's is an AttributeError)."""
+        if getattr(self, "game", None) is None:
+            raise RuntimeError("last() called before reset(): call env.reset() first")
+        return super().last(observe)
+
+    def _mask(self, agent, mask):
+        """The action mask `agent` sees: all zeros once it is terminated or truncated (an illegal
+        move or a turn limit ends the game without a terminal rules state)."""
+        if self._illegal_ended or agent not in self.terminations or self.terminations[agent] or self.truncations[agent]:
+            mask = mask * 0
+        return mask
+
     def _start(self, game) -> None:
         """reset(): `game` is the new rules state; every agent starts afresh, the seat to move first."""
         self.game = game

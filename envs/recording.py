@@ -10,13 +10,14 @@
 
 Works for every game of the suite registry: the wrapper finds the game by the env's
 `metadata["name"]` (its env id), reads the rule options from the unwrapped env's attributes of
-the same name (or takes `options=`), and seat i is `possible_agents[i]`. A record needs the seed
+the same name or its `rule_options` dict (or takes `options=`), and seat i is `possible_agents[i]`. A record needs the seed
 that dealt the game: when `reset()` gets no seed the wrapper draws one from its own generator
 (seeded by `seed=` at construction) and passes it on, so every recorded episode is replayable.
 At the end the wrapper rebuilds the final state from seed + actions on the rules core (cheap)
-and records returns, winners, scores and the final-state digest from it, and the env rewards
-summed per seat (`rewards`). An episode that the protected env ended because of an illegal
-action is recorded with `ended: "illegal_action"` and the offending `illegal_action`.
+and records returns, winners, scores and the final-state digest from it (whatever ended the
+episode), and the env rewards summed per seat (`rewards`). An episode that the protected env
+ended because of an illegal action is recorded with `ended: "illegal_action"` and the offending
+`illegal_action`; one cut short (truncated) with `ended: "truncated"`.
 """
 from __future__ import annotations
 
@@ -45,11 +46,14 @@ class RecordEpisodes(BaseWrapper):
         self.spec = get_game(env_id)
         raw = env.unwrapped
         if options is None:
-            missing = [k for k in self.spec.rule_options if not hasattr(raw, k)]
+            # an option is an attribute of the same name, or an entry of the env's `rule_options` dict
+            held = getattr(raw, "rule_options", None)
+            held = held if isinstance(held, dict) else {}
+            missing = [k for k in self.spec.rule_options if not hasattr(raw, k) and k not in held]
             if missing:
                 raise ValueError(f"RecordEpisodes: the env has no attribute(s) {missing} for rule options of "
                                  f"{self.spec.name}; pass options= explicitly")
-            options = {k: getattr(raw, k) for k in self.spec.rule_options}
+            options = {k: getattr(raw, k) if hasattr(raw, k) else held[k] for k in self.spec.rule_options}
         else:
             unknown = sorted(set(options) - set(self.spec.rule_options))
             if unknown:
@@ -103,14 +107,10 @@ class RecordEpisodes(BaseWrapper):
         extra = {"rewards": self._rewards}
         if self.meta:
             extra["meta"] = self.meta
-        if illegal is None and state.is_terminal():
-            rec = make_record(spec, num_players=n, seed=self._seed, rule_options=self.rule_options,
-                              actions=self._actions, final_state=state, ended="terminal", **extra)
-        else:
-            rec = make_record(spec, num_players=n, seed=self._seed, rule_options=self.rule_options,
-                              actions=self._actions, returns=self._rewards,
-                              ended="illegal_action" if illegal is not None else "truncated",
-                              **({"illegal_action": illegal} if illegal is not None else {}), **extra)
+        ended = "illegal_action" if illegal is not None else "terminal" if state.is_terminal() else "truncated"
+        rec = make_record(spec, num_players=n, seed=self._seed, rule_options=self.rule_options, actions=self._actions,
+                          final_state=state, ended=ended,
+                          **({"illegal_action": illegal} if illegal is not None else {}), **extra)
         self.last_record = rec
         self.episodes_recorded += 1
         if self.path is not None:

@@ -44,7 +44,6 @@ Fae ones supplied below until Fae's spec carries them.
 """
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -139,12 +138,32 @@ class OpponentPool:
         return ("bot", names[int(rng.choice(len(names), p=p / p.sum()))])
 
     def state_dict(self) -> dict:
+        """JSON-safe (snapshots as [id, PolicyWeights.to_dict()] pairs); inverse of `from_state_dict`."""
         return {"fixed": dict(self.fixed), "snapshot_prob": self.snapshot_prob, "latest_prob": self.latest_prob,
-                "max_snapshots": self.max_snapshots, "snapshots": dict(self.snapshots), "next_id": self.next_id}
+                "max_snapshots": self.max_snapshots, "next_id": self.next_id,
+                "snapshots": [[int(k), w.to_dict()] for k, w in self.snapshots.items()]}
 
     @classmethod
     def from_state_dict(cls, d: dict) -> "OpponentPool":
-        return cls(**{k: (dict(v) if isinstance(v, dict) else v) for k, v in d.items()})
+        from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+        keys = {"fixed", "snapshot_prob", "latest_prob", "max_snapshots", "snapshots", "next_id"}
+        if not isinstance(d, dict) or set(d) != keys:
+            raise ValueError(f"OpponentPool.from_state_dict: needs exactly the keys {sorted(keys)}")
+        if not isinstance(d["fixed"], dict):
+            raise ValueError("OpponentPool.from_state_dict: 'fixed' must be a dict")
+        snaps = d["snapshots"]
+        if not isinstance(snaps, list) or not all(isinstance(x, list) and len(x) == 2 and _is_int(x[0]) for x in snaps):
+            raise ValueError("OpponentPool.from_state_dict: 'snapshots' must be a list of [id, weights] pairs")
+        if not _is_int(d["next_id"]) or not _is_int(d["max_snapshots"]):
+            raise ValueError("OpponentPool.from_state_dict: 'next_id' and 'max_snapshots' must be ints")
+        return cls(fixed=dict(d["fixed"]), snapshot_prob=d["snapshot_prob"], latest_prob=d["latest_prob"],
+                   max_snapshots=d["max_snapshots"], next_id=d["next_id"],
+                   snapshots={int(k): PolicyWeights.from_dict(w) for k, w in snaps})
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _as_pool(opponent) -> tuple[OpponentPool, dict]:
@@ -208,7 +227,8 @@ class SelfPlayEnv(gymnasium.Env):
         if reward == "score_diff" and self._potential is None:
             raise ValueError(f"{spec.name} has no score_diff potential (GameSpec.extra['potential'])")
         self.observation_space = _observation_space(spec, self.num_players, self.rule_options, self.observation_options)
-        n_actions = int(spec.action_mask(spec.new_state(num_players=self.num_players, seed=0, **self.rule_options), 0).size)
+        self._template = spec.new_state(num_players=self.num_players, seed=0, **self.rule_options)  # its type loads states
+        n_actions = int(spec.action_mask(self._template, 0).size)
         self.action_space = spaces.Discrete(n_actions)
         self.pool, self._instances = _as_pool(opponent)
         self._bots: dict[str, Any] = dict(self._instances)  # bot name -> Agent (built once)
@@ -343,31 +363,99 @@ class SelfPlayEnv(gymnasium.Env):
         return hook(self.state)
 
     # ------------------------------------------------------------------ checkpoints
+    SNAPSHOT_KEYS = ("state", "seat", "steps", "opponent_keys", "opponent_rngs", "np_random", "phi", "carry",
+                     "done", "snapshot_weights")
+
     def get_snapshot(self) -> dict:
-        """Everything needed to continue this episode bit for bit (train.py's checkpoints)."""
+        """Everything needed to continue this episode bit for bit (train.py's checkpoints).
+
+        JSON-safe: plain dicts, lists, numbers and strings (the game state is its `to_dict()`, RNG
+        states their `bit_generator.state`, snapshot opponents their `PolicyWeights.to_dict()`),
+        so a checkpoint stores it as JSON and no load path unpickles anything."""
+        if self.state is None:
+            raise RuntimeError("get_snapshot() before reset(): there is no episode to snapshot")
         return {
-            "state": pickle.dumps(self.state), "seat": self.seat, "opponent_keys": list(self.opponent_keys),
+            "state": self.state.to_dict(), "seat": int(self.seat), "steps": int(self._steps),
+            "opponent_keys": [None if k is None else [k[0], k[1]] for k in self.opponent_keys],
             "opponent_rngs": [None if a is None else a.rng.bit_generator.state for a in self._opponents],
-            "np_random": self.np_random.bit_generator.state, "phi": self._phi, "carry": self._carry,
-            "done": self._done,
+            "np_random": self.np_random.bit_generator.state, "phi": float(self._phi), "carry": float(self._carry),
+            "done": bool(self._done),
             # the weights of the snapshots being played (the pool may drop them meanwhile)
-            "snapshot_weights": {k[1]: a.policy for k, a in zip(self.opponent_keys, self._opponents)
-                                 if k is not None and k[0] == "snapshot"},
+            "snapshot_weights": [[k[1], a.policy.to_dict()] for k, a in zip(self.opponent_keys, self._opponents)
+                                 if k is not None and k[0] == "snapshot"],
         }
 
     def set_snapshot(self, snap: dict) -> None:
-        """Inverse of `get_snapshot` (the opponent pool is not part of it: see `set_opponent_pool`)."""
-        snapshots = snap.get("snapshot_weights", {})
-        self.np_random.bit_generator.state = snap["np_random"]
-        self.state = pickle.loads(snap["state"])
-        self.seat = snap["seat"]
-        self.opponent_keys = list(snap["opponent_keys"])
-        self._opponents = []
-        for key, rng_state in zip(self.opponent_keys, snap["opponent_rngs"]):
+        """Inverse of `get_snapshot` (the opponent pool is not part of it: see `set_opponent_pool`).
+
+        Validates the whole snapshot before changing the env: a malformed one raises ValueError
+        naming the key and leaves the env as it was."""
+        from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+        def bad(key, why):
+            return ValueError(f"set_snapshot: {key!r} {why}")
+
+        if not isinstance(snap, dict) or set(snap) != set(self.SNAPSHOT_KEYS):
+            raise ValueError(f"set_snapshot: needs exactly the keys {list(self.SNAPSHOT_KEYS)}; got "
+                             f"{sorted(snap) if isinstance(snap, dict) else type(snap).__name__}")
+        n = self.num_players
+        if not _is_int(snap["seat"]) or not 0 <= snap["seat"] < n:
+            raise bad("seat", f"must be an int in 0..{n - 1}")
+        if not _is_int(snap["steps"]) or snap["steps"] < 0:
+            raise bad("steps", "must be an int >= 0")
+        for key in ("phi", "carry"):
+            if isinstance(snap[key], bool) or not isinstance(snap[key], (int, float)):
+                raise bad(key, "must be a number")
+        if not isinstance(snap["done"], bool):
+            raise bad("done", "must be true or false")
+        keys, rngs = snap["opponent_keys"], snap["opponent_rngs"]
+        if not (isinstance(keys, list) and isinstance(rngs, list) and len(keys) == len(rngs) == n):
+            raise bad("opponent_keys", f"and 'opponent_rngs' must be lists of {n} entries")
+        weights = snap["snapshot_weights"]
+        if not isinstance(weights, list) or not all(isinstance(x, list) and len(x) == 2 and _is_int(x[0])
+                                                    for x in weights):
+            raise bad("snapshot_weights", "must be a list of [snapshot id, weights] pairs")
+        snapshots = {k: PolicyWeights.from_dict(w) for k, w in weights}
+        try:
+            state = type(self._template).from_dict(snap["state"])
+        except ValueError as exc:
+            raise bad("state", f"is not a valid game state: {exc}") from None
+        if snap["state"]["num_players"] != n:
+            raise bad("state", f"has {snap['state']['num_players']} players; this env has {n}")
+        opponents, opponent_keys = [], []
+        for p, (key, rng_state) in enumerate(zip(keys, rngs)):
+            if (key is None) != (p == snap["seat"]) or (rng_state is None) != (key is None):
+                raise bad("opponent_keys", f"entry {p}: null exactly at the learner's seat, with a null rng")
             if key is None:
-                self._opponents.append(None)
+                opponents.append(None)
+                opponent_keys.append(None)
                 continue
-            agent = self._agent_for(tuple(key), snapshots)
-            agent.rng.bit_generator.state = rng_state
-            self._opponents.append(agent)
-        self._phi, self._carry, self._done = snap["phi"], snap["carry"], snap["done"]
+            if not (isinstance(key, list) and len(key) == 2 and
+                    ((key[0] == "bot" and isinstance(key[1], str)) or (key[0] == "snapshot" and _is_int(key[1])))):
+                raise bad("opponent_keys", f"entry {p} must be ['bot', name] or ['snapshot', id]; got {key!r}")
+            try:
+                agent = self._agent_for(tuple(key), snapshots)
+            except KeyError as exc:
+                raise bad("opponent_keys", f"entry {p}: {exc.args[0]}") from None
+            agent.rng = _generator_from_state(rng_state, f"opponent_rngs[{p}]")
+            opponents.append(agent)
+            opponent_keys.append(tuple(key))
+        np_random = _generator_from_state(snap["np_random"], "np_random")
+        # all checked: change the env
+        self.np_random = np_random
+        self.state, self.seat, self._steps = state, snap["seat"], snap["steps"]
+        self.opponent_keys, self._opponents = opponent_keys, opponents
+        self._phi, self._carry, self._done = float(snap["phi"]), float(snap["carry"]), snap["done"]
+
+
+def _generator_from_state(state, key: str) -> np.random.Generator:
+    """A Generator in the bit_generator.state `state` (any numpy bit generator); ValueError naming `key`."""
+    if not (isinstance(state, dict) and isinstance(state.get("bit_generator"), str)
+            and state["bit_generator"] in ("PCG64", "PCG64DXSM", "Philox", "SFC64", "MT19937")):
+        raise ValueError(f"set_snapshot: {key!r} must be a numpy bit_generator.state dict")
+    bit_generator = getattr(np.random, state["bit_generator"])()
+    try:
+        bit_generator.state = state
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValueError(f"set_snapshot: {key!r} is not a valid {state['bit_generator']} state ({exc})") from None
+    return np.random.Generator(bit_generator)

@@ -144,7 +144,8 @@ class raw_env(TurnBasedAECEnv):
         if self.game is None:
             EnvLogger.error_observe_before_reset()
         seat = self._agent_seat[agent]
-        return {"observation": observe(self.game, seat, self.history), "action_mask": action_mask(self.game, seat)}
+        return {"observation": observe(self.game, seat, self.history),
+                "action_mask": self._mask(agent, action_mask(self.game, seat))}
 
     def step(self, action) -> None:
         if not self._step_allowed(action):

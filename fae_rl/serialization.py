@@ -1,12 +1,69 @@
 """Strict `FaeState.from_dict`: every key required, no unknown keys, types and consistency checked.
 
 Errors are ValueErrors that name the offending key, so a hand-edited or corrupted record fails
-loudly instead of producing a state the rules could never reach.
+loudly instead of producing a state the rules could never reach. Besides types and ranges it
+checks what play conserves (`_check_druids_and_scores`): druids leave the board only on resolved
+spaces (a curse empties one, strife removes single druids), so with no ritual card drawn all 60
+are on the board, and every colour's score is earned on resolved spaces that still hold it.
 """
 from __future__ import annotations
 
-from fae_rl.board import NEIGHBOURS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
+from fae_rl.board import NEIGHBOURS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES, RITUAL_CARDS
 from fae_rl.state import DICT_KEYS, DICT_VERSION, HISTORY_KEYS, MAX_PLAYERS, MIN_PLAYERS
+
+MAX_CARD_VALUE = max(v for v, _, _ in RITUAL_CARDS)
+DRUIDS_PER_COLOUR = NUM_SPACES // NUM_COLOURS  # F-S1: one per colour per region
+
+
+def _check_moved(rows, history) -> None:
+    """F-S1 + F-T1: each region starts with one druid of each colour and a druid leaves its region
+    only by moving, so a region holding k > 1 druids of colour c means k - 1 of them moved at
+    least once each: the sum over regions of max(0, k - 1) is at most the druids of c moved
+    (history 'moved', summed over players). This catches colour columns swapped early in a game."""
+    for c in range(NUM_COLOURS):
+        moved = sum(h["moved"][c] for h in history)
+        excess = 0
+        for r in range(NUM_SPACES // 5):
+            k = sum(rows[s][c] for s in range(5 * r, 5 * r + 5))
+            excess += max(0, k - 1)
+        if excess > moved:
+            raise ValueError(f"from_dict: key 'druids': colour {c} has {excess} druid(s) more than one per region "
+                             f"but only {moved} druid move(s) of that colour in 'history' (F-S1)")
+
+
+def _check_druids_and_scores(rows, resolved, scores) -> None:
+    """Conservation checks (sound: every reachable state passes them).
+
+    - F-R4/F-R5: a druid of colour c leaves the board only when a space is resolved, and then
+      that space holds no druid of c any more (a curse empties it, strife removes single druids).
+      Without an empty resolved space (no curse, no emptying strife) every missing druid of c is
+      one strife, so at most one per resolved space lacking c.
+    - F-R6: colour c scores only on resolved spaces where it remains, each time the druids there
+      (plus at most the card value), so scores[c] lies between the sums of those lower and upper
+      bounds. This catches colour columns swapped against the scores.
+    """
+    counts = [sum(r) for r in rows]
+    res = [s - 1 for s in resolved]
+    any_empty = any(counts[s] == 0 for s in res)
+    for c in range(NUM_COLOURS):
+        missing = DRUIDS_PER_COLOUR - sum(r[c] for r in rows)
+        lacking = sum(1 for s in res if rows[s][c] == 0)
+        if missing and not res:
+            raise ValueError(f"from_dict: key 'druids': {missing} druid(s) of colour {c} are off the board but no "
+                             "ritual was resolved (druids leave only by a curse or strife, F-R4/F-R5)")
+        if missing and not lacking:
+            raise ValueError(f"from_dict: key 'druids': {missing} druid(s) of colour {c} are off the board but every "
+                             "resolved space still holds that colour (F-R4/F-R5)")
+        if not any_empty and missing > lacking:
+            raise ValueError(f"from_dict: key 'druids': {missing} druid(s) of colour {c} are off the board; without "
+                             f"a curse, strife removes at most one per resolved space ({lacking} lack it) (F-R5)")
+        held = [s for s in res if rows[s][c] > 0]
+        lo = sum(counts[s] for s in held)
+        hi = sum(counts[s] + MAX_CARD_VALUE for s in held)
+        if not lo <= scores[c] <= hi:
+            raise ValueError(f"from_dict: key 'scores': colour {c} has {scores[c]} points but the resolved spaces "
+                             f"holding it give {lo}..{hi} (F-R6)")
+
 
 
 def _is_int(x) -> bool:
@@ -42,7 +99,7 @@ def _spaces(v, key) -> list[int]:
     return spaces
 
 
-def state_from_dict(cls, d: dict):
+def state_from_dict(cls, d: dict, conserved: bool = True):
     if not isinstance(d, dict):
         raise ValueError(f"from_dict: expected a dict; got {type(d).__name__}")
     missing = [k for k in DICT_KEYS if k not in d]
@@ -85,6 +142,8 @@ def state_from_dict(cls, d: dict):
     for s in pending:
         if s in resolved or counts[s - 1] == 0:
             raise ValueError(f"from_dict: key 'pending_rituals': space {s} is resolved or empty")
+    if conserved is not False:
+        _check_druids_and_scores(rows, resolved, scores)
 
     terminal = d["terminal"]
     current = _int(d, "current_player", -1, n - 1)
@@ -107,6 +166,8 @@ def state_from_dict(cls, d: dict):
     for c in range(NUM_COLOURS):
         if sum(h["points"][c] for h in history) != scores[c]:
             raise ValueError(f"from_dict: key 'history' points of colour {c} do not sum to scores[{c}]")
+    if conserved is not False:
+        _check_moved(rows, history)
 
     s = cls._from_parts(n, d["big_stack_merge"], [x for r in rows for x in r], colours)
     s._scores = scores

@@ -426,11 +426,16 @@ class FaeState:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "FaeState":
-        """Rebuild a state; a ValueError names the key of any missing, unknown or bad entry."""
+    def from_dict(cls, d: dict, conserved: bool = True) -> "FaeState":
+        """Rebuild a state; a ValueError names the key of any missing, unknown or bad entry.
+
+        `conserved=True` (default, for any dict from a file) also rejects positions play cannot
+        reach: druids gone without a ritual, scores the resolved spaces cannot give, more druids
+        in a region than the moves recorded (`fae_rl.serialization`). `conserved=False` skips
+        only those checks: for rule scenarios set up by hand (a few stacks on an empty board)."""
         from fae_rl.serialization import state_from_dict
 
-        return state_from_dict(cls, d)
+        return state_from_dict(cls, d, conserved=conserved)
 
     # ------------------------------------------------------------------ display
     def action_to_string(self, action: int) -> str:

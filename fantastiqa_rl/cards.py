@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -276,20 +277,45 @@ def _goal_table(path, raw, key, value_check):
     return out
 
 
+MAX_CARD_FILE_BYTES = 1 << 20  # a card file is a few KiB; larger files are refused before parsing
+
+
 def load_card_set(path: str | None = None) -> CardSet:
-    """Load and validate a card file (TOML or JSON). None loads the STAND-IN set."""
-    return _load_cached(os.path.abspath(path or STANDIN_PATH))
+    """Load and validate a card file (TOML or JSON). None loads the STAND-IN set.
+
+    Loads are cached by (path, size, modification time): a rewritten file is read again. A path
+    that is not a regular file, or a file over MAX_CARD_FILE_BYTES, raises CardFileError."""
+    path = os.path.abspath(path or STANDIN_PATH)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise CardFileError(f"{path}: card '-': field '-': file not found") from None
+    except OSError as e:
+        raise CardFileError(f"{path}: card '-': field '-': cannot read ({e.strerror or e})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CardFileError(f"{path}: card '-': field '-': not a regular file (a directory?)")
+    if st.st_size > MAX_CARD_FILE_BYTES:
+        raise CardFileError(f"{path}: card '-': field '-': file is {st.st_size} bytes; card files are "
+                            f"limited to {MAX_CARD_FILE_BYTES} bytes")
+    return _load_cached(path, st.st_size, st.st_mtime_ns)
 
 
 @lru_cache(maxsize=16)
-def _load_cached(path: str) -> CardSet:
+def _load_cached(path: str, size: int, mtime_ns: int) -> CardSet:
     try:
         with open(path, "rb") as f:
-            raw = json.load(f) if path.endswith(".json") else tomllib.load(f)
-    except FileNotFoundError:
-        raise CardFileError(f"{path}: card '-': field '-': file not found") from None
+            data = f.read(MAX_CARD_FILE_BYTES + 1)
+    except OSError as e:
+        raise CardFileError(f"{path}: card '-': field '-': cannot read ({e.strerror or e})") from None
+    if len(data) > MAX_CARD_FILE_BYTES:  # it grew since the stat
+        raise CardFileError(f"{path}: card '-': field '-': file is over {MAX_CARD_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+        raw = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CardFileError(f"{path}: card '-': field '-': cannot parse: {e}") from None
+    except RecursionError:
+        raise CardFileError(f"{path}: card '-': field '-': cannot parse: nested too deeply") from None
     return parse_card_set(raw, path)
 
 

@@ -1,7 +1,6 @@
 """Static per-game tables: card instances for a card set and player count (shared by states)."""
 from __future__ import annotations
 
-from functools import lru_cache
 
 from fantastiqa_rl.actions import ActionLayout
 from fantastiqa_rl.board import P_DRAGON, P_PEACEFUL
@@ -83,7 +82,19 @@ class Game:
         return self.cs.kinds[self.I_KIND[i]].name
 
 
-@lru_cache(maxsize=32)
+_GAMES: dict = {}  # (id(card set), num_players, abbey) -> (card set, Game)
+
+
 def get_game(card_set_path: str | None, num_players: int, abbey: bool = False) -> Game:
-    """The shared tables; `abbey=True` only changes the action layout (3 Abbey actions)."""
-    return Game(load_card_set(card_set_path), num_players, bool(abbey))
+    """The shared tables; `abbey=True` only changes the action layout (3 Abbey actions).
+
+    Keyed on the loaded card set, so a card file rewritten on disk (which `load_card_set` reads
+    again) gets new tables."""
+    cs = load_card_set(card_set_path)
+    key = (id(cs), num_players, bool(abbey))
+    hit = _GAMES.get(key)
+    if hit is None or hit[0] is not cs:
+        if len(_GAMES) >= 64:
+            _GAMES.clear()
+        hit = _GAMES[key] = (cs, Game(cs, num_players, bool(abbey)))
+    return hit[1]

@@ -397,7 +397,9 @@ class FantastiqaState:
     def legal_actions(self) -> np.ndarray:
         if self._legal is None:
             acts = sorted(self._legal_list())
-            self._legal = (np.array(acts, dtype=np.int64), frozenset(acts))
+            arr = np.array(acts, dtype=np.int64)
+            arr.flags.writeable = False  # shared with clones: callers must not mutate it (as Fae)
+            self._legal = (arr, frozenset(acts))
         return self._legal[0]
 
     def legal_set(self) -> frozenset:
@@ -406,12 +408,11 @@ class FantastiqaState:
 
     def apply(self, action) -> None:
         """Apply a legal action; an illegal one raises ValueError and leaves the state unchanged."""
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action {action!r} is not an integer") from None
-        if a != action:
-            raise ValueError(f"action {action!r} is not an integer")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            # as Fae: True, 1.0, np.array(1), Fraction(1), Decimal(1) are not actions
+            raise ValueError(f"action must be an int in 0..{self.g.layout.n - 1}; got {action!r} "
+                             f"({type(action).__name__})")
+        a = int(action)
         if a not in self.legal_set():
             raise ValueError(f"illegal action {a} ({self.action_to_string(a)}): {self._why_illegal(a)}")
         self._legal = None
@@ -1333,10 +1334,15 @@ class FantastiqaState:
 
     @classmethod
     def from_dict(cls, d: dict) -> "FantastiqaState":
-        """Rebuild a state from `to_dict()` output (also after a JSON round trip)."""
+        """Rebuild a state from `to_dict()` output (also after a JSON round trip).
+
+        The dict is validated completely first (`fantastiqa_rl.validation`: keys, types, every
+        card in exactly one place, token counts, the decision in progress); any problem raises
+        ValueError naming the key path."""
+        from fantastiqa_rl.validation import check_decision, validate_state_dict
+
+        s = validate_state_dict(d, cls.new)
         try:
-            s = cls.new(num_players=d["num_players"], seed=0, goal=d["goal"],
-                        card_set=d["card_set"], **d["options"])
             s.phase, s.cur, s.turns = PHASES.index(d["phase"]), d["current"], d["turns"]
             s.winners_ = None if d["winners"] is None else list(d["winners"])
             s.end_reason = d["end_reason"]
@@ -1385,6 +1391,7 @@ class FantastiqaState:
         except (KeyError, TypeError, IndexError) as e:
             raise ValueError(f"from_dict: malformed state dict ({type(e).__name__}: {e})") from None
         s._legal = None
+        check_decision(s)
         return s
 
     # ------------------------------------------------------------------ text

@@ -9,7 +9,8 @@ GOLDEN_PATH = __import__("pathlib").Path(__file__).resolve().parent / "data" / "
 
 def scenario(stacks: dict[int, dict[int, int]], num_players: int = 2, colours=None, cards_used: int = 0,
              ritual_cards=None, current_player: int = 0, big_stack_merge: bool = False, scores=None) -> FaeState:
-    """A position with only `stacks` ({space: {colour: druids}}) on the board.
+    """A position with only `stacks` ({space: {colour: druids}}) on the board (set up by hand, so
+    `conserved=False`: the other druids are simply not there).
 
     `cards_used` rituals are recorded as already resolved on empty spaces far from any stack
     (from_dict requires one resolved space per drawn card). `ritual_cards` splits them among seats
@@ -31,4 +32,4 @@ def scenario(stacks: dict[int, dict[int, int]], num_players: int = 2, colours=No
         "colours": list(colours) if colours is not None else list(range(num_players)),
         "scores": scores, "ritual_cards": cards, "current_player": current_player, "pending_rituals": [],
         "resolved": resolved, "terminal": False, "history": history,
-    })
+    }, conserved=False)

@@ -85,9 +85,70 @@ def test_from_dict_rejects_bad_data_naming_the_key(mutate, key):
 def test_from_dict_rejects_unreachable_positions():
     d = FaeState.new(2, seed=0).to_dict()
     d["druids"] = [[0] * 5 for _ in range(60)]
-    d["druids"][0][0] = 1  # one lonely stack: nobody can move, so the game must be over
-    with pytest.raises(ValueError, match="terminal"):
+    d["druids"][0][0] = 1  # one lonely druid: the 59 others vanished without a ritual
+    with pytest.raises(ValueError, match="'druids'.*no ritual was resolved"):
         FaeState.from_dict(d)
+
+
+def _played(seed, steps, n=2):
+    rng = np.random.default_rng(seed)
+    s = FaeState.new(n, seed=seed)
+    for _ in range(steps):
+        if s.is_terminal():
+            break
+        s.apply(int(rng.choice(s.legal_actions())))
+    return s
+
+
+def test_from_dict_accepts_every_reached_position():
+    """The conservation checks are sound: positions of random games always load (F-R4..F-R6)."""
+    for seed in range(40):
+        s = _played(seed, 10 + 7 * seed, 2 + seed % 3)
+        assert FaeState.from_dict(s.to_dict()) == s
+
+
+def test_from_dict_rejects_druids_vanishing_without_a_curse():
+    """F-R4/F-R5: two druids on the board and no ritual card drawn; or druids gone from a game
+    whose resolved spaces still hold their colour."""
+    d = FaeState.new(2, seed=0).to_dict()
+    d["druids"] = [[0] * 5 for _ in range(60)]
+    d["druids"][0][:2] = [1, 1]
+    with pytest.raises(ValueError, match="'druids'.*no ritual was resolved"):
+        FaeState.from_dict(d)
+    for seed in range(200):  # rituals resolved, all still holding colour c: take a druid of c elsewhere
+        d = _played(seed, 20 + seed).to_dict()
+        res = set(d["resolved"])
+        if not res:
+            continue
+        for c in range(5):
+            donors = [i for i in range(60) if i + 1 not in res and d["druids"][i][c] > 0]
+            if donors and all(d["druids"][x - 1][c] > 0 for x in res):
+                d["druids"][donors[0]][c] -= 1
+                with pytest.raises(ValueError, match="'druids'.*every resolved space still holds"):
+                    FaeState.from_dict(d)
+                return
+    pytest.fail("no game with a resolved ritual found")
+
+
+def test_from_dict_rejects_colour_columns_swapped_against_scores_or_moves():
+    """F-S1/F-R6: swapping two colours' druid columns (scores, history and seats' colours kept)
+    contradicts the scores earned on resolved spaces or the druid moves of each colour."""
+    found = {"scores": 0, "druids": 0}
+    for seed in range(60):
+        d = _played(seed, 15 + 2 * seed).to_dict()
+        for c1, c2 in [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]:
+            e = json.loads(json.dumps(d))
+            for row in e["druids"]:
+                row[c1], row[c2] = row[c2], row[c1]
+            if e["druids"] == d["druids"]:
+                continue
+            try:
+                FaeState.from_dict(e)
+            except ValueError as exc:
+                key = "scores" if "'scores'" in str(exc) else "druids" if "'druids'" in str(exc) else None
+                assert key, exc
+                found[key] += 1
+    assert found["scores"] > 0 and found["druids"] > 0, found
 
 
 # ------------------------------------------------------------------ clone and equality
@@ -200,3 +261,18 @@ def test_round_trip_with_one_ritual_left_pending():
     s = random_state(2, 31, 2)
     assert len(s.pending) == 1
     assert FaeState.from_dict(s.to_dict()).to_dict() == s.to_dict()
+
+
+def test_conserved_false_only_skips_the_conservation_checks():
+    """Hand-built rule scenarios (a few stacks on an empty board) load with conserved=False; the
+    type and range checks still apply."""
+    d = FaeState.new(2, seed=0).to_dict()
+    d["druids"] = [[0] * 5 for _ in range(60)]
+    d["druids"][0][:2] = [1, 1]
+    d["druids"][1][2] = 1
+    with pytest.raises(ValueError, match="'druids'"):
+        FaeState.from_dict(d)
+    assert FaeState.from_dict(d, conserved=False).to_dict() == d
+    d["druids"][0][0] = -1
+    with pytest.raises(ValueError, match="'druids'"):
+        FaeState.from_dict(d, conserved=False)

@@ -364,15 +364,18 @@ def test_tiny_ppo_run_trains_checkpoints_resumes_and_plays_in_the_arena(ray_loca
 
     # The checkpoint's module and the exported file are the same policy; the league snapshot was
     # refreshed from main after the last update (league_every = one iteration).
+    from tabletop_rl.agents.ppo_agent import PolicyFileError
     from tabletop_rl.agents.rllib_agent import load_checkpoint_policy
 
-    from_ckpt = RLlibAgent(path=run_dir / "checkpoint").policy
+    with pytest.raises(PolicyFileError, match="trust_pickle"):  # checkpoints are unpickled: never by default
+        RLlibAgent(path=run_dir / "checkpoint")
+    from_ckpt = RLlibAgent(path=run_dir / "checkpoint", trust_pickle=True).policy
     x = np.random.default_rng(0).random((4, policy.obs_size), dtype=np.float32)
     np.testing.assert_allclose(from_ckpt.logits(x), policy.logits(x), rtol=1e-5, atol=1e-5)
-    snapshot = load_checkpoint_policy(run_dir / "checkpoint", "league_0")
+    snapshot = load_checkpoint_policy(run_dir / "checkpoint", "league_0", trust_pickle=True)
     np.testing.assert_allclose(snapshot.logits(x), policy.logits(x), rtol=1e-5, atol=1e-5)
     with pytest.raises(FileNotFoundError, match="no RLModule 'league_7'"):
-        load_checkpoint_policy(run_dir / "checkpoint", "league_7")
+        load_checkpoint_policy(run_dir / "checkpoint", "league_7", trust_pickle=True)
 
     cfg = ArenaConfig(game="fae", agents=[f"rllib:path={run_dir / 'policy.npz'}", "random"], games=2, workers=1,
                       imports=["tabletop_rl.agents.rllib_agent"], records=False)

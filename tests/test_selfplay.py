@@ -200,3 +200,50 @@ def test_step_guard_truncates_an_episode_that_never_ends():
         obs, r, terminated, truncated, info = env.step(int(legal[0]))
         steps += 1
     assert truncated and not terminated and env._steps >= 60
+
+
+@pytest.mark.parametrize("game,opponent,max_steps", [("fae", "random", None), ("fantastiqa", "random", 40)])
+def test_snapshot_is_json_and_resumes_exactly_with_the_step_count(game, opponent, max_steps):
+    """get_snapshot() is plain JSON (no pickle); a restored env continues bit for bit, including
+    where the step guard truncates the episode (the snapshot keeps `_steps`)."""
+    import json
+
+    env = SelfPlayEnv(game, opponent=opponent, max_steps=max_steps)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    snap = env.get_snapshot()
+    text = json.dumps(snap)  # JSON-safe: no bytes, no objects
+    assert snap["steps"] == env._steps > 0
+    twin = SelfPlayEnv(game, opponent=opponent, max_steps=max_steps)
+    twin.set_snapshot(json.loads(text))
+    assert twin.get_snapshot() == snap
+    ends = []
+    for _ in range(400):
+        a = int(rng.choice(np.flatnonzero(env.action_masks())))
+        out_a, out_b = env.step(a), twin.step(a)
+        assert np.array_equal(out_a[0], out_b[0]) and out_a[1:4] == out_b[1:4]
+        if out_a[2] or out_a[3]:
+            ends.append(out_a[3])
+            assert np.array_equal(env.reset()[0], twin.reset()[0])
+    assert ends, "at least one episode ended"
+    if max_steps is not None:
+        assert any(ends), "the step guard truncated an episode, at the same step in both envs"
+
+
+def test_set_snapshot_rejects_malformed_snapshots_and_keeps_the_env():
+    env = SelfPlayEnv("fae", opponent="random")
+    env.reset(seed=1)
+    snap = env.get_snapshot()
+    cases = {"seat": {**snap, "seat": 5}, "steps": {**snap, "steps": -1}, "done": {**snap, "done": "no"},
+             "opponent_keys": {**snap, "opponent_keys": [["bot", "random"]] * 2},
+             "np_random": {**snap, "np_random": {"bit_generator": "os.system"}},
+             "state": {**snap, "state": {**snap["state"], "num_players": 9}},
+             "keys": {k: v for k, v in snap.items() if k != "steps"}}
+    for key, bad in cases.items():
+        with pytest.raises(ValueError, match="set_snapshot"):
+            env.set_snapshot(bad)
+        assert env.get_snapshot() == snap, key
+    with pytest.raises(RuntimeError, match="before reset"):
+        SelfPlayEnv("fae").get_snapshot()

@@ -72,7 +72,9 @@ def test_tiny_training_run_end_to_end(tmp_path):
     from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
     from tabletop_rl.envs.selfplay import SelfPlayEnv
 
-    a, b = PPOAgent(path=run / "policy.npz"), PPOAgent(path=run / "model.zip")
+    a = PPOAgent(path=run / "policy.npz")
+    with pytest.warns(UserWarning, match="trust_pickle"):  # our own model.zip: unpickled on request only
+        b = PPOAgent(path=run / "model.zip", trust_pickle=True)
     env = SelfPlayEnv("fae", opponent="random")
     obs, info = env.reset(seed=0)
     for _ in range(10):

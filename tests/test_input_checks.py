@@ -1,0 +1,152 @@
+"""Inputs at the edges of the cores and envs (issue 14, smaller defects): actions that are not
+ints, read-only legal-action arrays, masks after an illegal ending, last() before reset(), the
+card loader's file checks, recording Fantastiqa, and bot registration independent of import order."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from fae_rl import FaeState
+from fantastiqa_rl.state import FantastiqaState
+from tabletop_rl.envs.registry import get_game
+
+NOT_INTS = [True, np.bool_(True), 1.0, np.float32(1), np.array(1), Fraction(1), Decimal(1), "1", None]
+
+
+def _new(game):
+    return FaeState.new(2, seed=0) if game == "fae" else FantastiqaState.new(num_players=2, seed=0)
+
+
+@pytest.mark.parametrize("game", ["fae", "fantastiqa"])
+@pytest.mark.parametrize("action", NOT_INTS, ids=repr)
+def test_cores_reject_non_integer_actions_alike(game, action):
+    state = _new(game)
+    before = state.to_dict()
+    with pytest.raises(ValueError, match="action must be an int"):
+        state.apply(action)
+    assert state.to_dict() == before
+
+
+@pytest.mark.parametrize("game", ["fae", "fantastiqa"])
+@pytest.mark.parametrize("action", NOT_INTS[:-2], ids=repr)
+def test_raw_envs_reject_non_integer_actions(game, action):
+    env = get_game(game).raw_env(num_players=2)
+    env.reset(seed=0)
+    before = env.unwrapped.game.to_dict()
+    with pytest.raises(ValueError, match="action must be an int"):
+        env.step(action)
+    assert env.unwrapped.game.to_dict() == before
+
+
+@pytest.mark.parametrize("game", ["fae", "fantastiqa"])
+def test_legal_actions_are_read_only_and_not_shared_writably_with_clones(game):
+    state = _new(game)
+    legal = state.legal_actions()
+    clone = state.clone()
+    with pytest.raises(ValueError):
+        legal[0] = legal[-1]
+    with pytest.raises(ValueError):
+        np.random.default_rng(0).shuffle(legal)
+    assert np.array_equal(clone.legal_actions(), legal)
+
+
+@pytest.mark.parametrize("game", ["fae", "fantastiqa"])
+def test_all_masks_are_zero_after_an_illegal_move_ends_the_game(game):
+    env = get_game(game).env(num_players=2)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    env.step(illegal)
+    for a in env.possible_agents:
+        assert not env.observe(a)["action_mask"].any(), a
+    for a in env.agent_iter():  # the dead steps: still all zero, to the last agent
+        obs, _, term, trunc, _ = env.last()
+        assert term or trunc
+        assert not obs["action_mask"].any()
+        env.step(None)
+
+
+@pytest.mark.parametrize("game", ["fae", "fantastiqa"])
+def test_last_before_reset_is_a_clear_error(game):
+    env = get_game(game).env(num_players=2)
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        env.last()
+
+
+# ------------------------------------------------------------------------------ card loader
+def test_card_loader_refuses_a_directory(tmp_path):
+    from fantastiqa_rl.cards import CardFileError, load_card_set
+
+    with pytest.raises(CardFileError, match="not a regular file"):
+        load_card_set(str(tmp_path))
+
+
+def test_card_loader_refuses_a_huge_file_before_parsing(tmp_path):
+    from fantastiqa_rl.cards import MAX_CARD_FILE_BYTES, CardFileError, load_card_set
+
+    path = tmp_path / "big.toml"
+    path.write_bytes(b"name = '" + b"x" * (MAX_CARD_FILE_BYTES + 10) + b"'\n")
+    with pytest.raises(CardFileError, match="limited to"):
+        load_card_set(str(path))
+
+
+def test_card_loader_reads_a_rewritten_file_again(tmp_path):
+    from fantastiqa_rl.cards import STANDIN_PATH, CardFileError, load_card_set
+
+    path = tmp_path / "cards.toml"
+    text = open(STANDIN_PATH, encoding="utf-8").read()
+    path.write_text(text, encoding="utf-8")
+    first = load_card_set(str(path))
+    assert load_card_set(str(path)) is first  # cached while unchanged
+    path.write_text("this is = not [valid toml", encoding="utf-8")
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))  # a new mtime even on coarse clocks
+    with pytest.raises(CardFileError, match="cannot parse"):
+        load_card_set(str(path))
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 2 * 10**9))
+    assert load_card_set(str(path)) == first
+
+
+# ------------------------------------------------------------------------------ recording
+def test_make_recorded_fantastiqa(tmp_path):
+    from tabletop_rl.agents.records import read_records, replay
+    from tabletop_rl.envs.recording import make_recorded
+
+    path = tmp_path / "q.jsonl"
+    env = make_recorded("fantastiqa_v0", path, num_players=2, max_turns=2, bought_to="hand")
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    (rec,) = list(read_records(path))
+    assert rec["game"] == "fantastiqa" and rec["options"]["bought_to"] == "hand"
+    assert rec["ended"] == "truncated" and rec["final_state_sha256"]
+    assert replay(rec)[-1].to_dict() == env.unwrapped.game.to_dict()
+
+
+# ------------------------------------------------------------------------------ bot registration
+_SIGNATURE = ("from tabletop_rl.agents import make_agent; b = make_agent('fantastiqa', 'mcts', seed=0); "
+              "print(b.rollout_policy.__qualname__, b.evaluate and b.evaluate.__qualname__, "
+              "b.prior and b.prior.__qualname__, b.iterations, b.widen)")
+
+
+@pytest.mark.parametrize("first", ["", "import fantastiqa_rl.spec; ", "import tabletop_rl.agents.mcts; ",
+                                   "import fantastiqa_rl; import tabletop_rl.agents.registry; ",
+                                   "from tabletop_rl.envs import get_game; get_game('fantastiqa'); "])
+def test_fantastiqa_mcts_is_the_same_bot_whatever_the_import_order(first):
+    """Each import order in a fresh interpreter builds the Fantastiqa MCTS (greedy rollouts, its
+    evaluation and prior), never the generic one."""
+    out = subprocess.run([sys.executable, "-c", first + _SIGNATURE], capture_output=True, text=True, timeout=120,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["fantastiqa_rollout_policy", "fantastiqa_evaluate", "fantastiqa_prior", "100",
+                                  "1.0"]
