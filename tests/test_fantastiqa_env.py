@@ -27,6 +27,9 @@ OPTION_SETS = [
     dict(num_players=2, abbey=True), dict(num_players=4, teams=True, reward="score_diff"),
     dict(num_players=4, teams=True, abbey=True),
     dict(num_players=2, mark_return="allow", max_turns=20),
+    # issue 15: the strict fly reading, the turn limit off and short
+    dict(num_players=2, fly_in_adventure=False, turn_limit=None, max_turns=50),
+    dict(num_players=3, turn_limit=5),
 ]
 
 
@@ -110,7 +113,7 @@ def test_win_loss_rewards_equal_core_returns_and_infos():
         assert info["winners"] == [f"player_{p}" for p in core.winners()]
         assert info["raw_scores"] == list(core.scores)
         assert info["final_scores"] == list(core.final_scores())
-        assert info["end_reason"] in ("goal", "creature deck empty")
+        assert info["end_reason"] in ("goal", "creature deck empty", "turn_limit")
 
 
 def test_score_diff_rewards_sum_to_the_final_margin():
@@ -135,6 +138,37 @@ def test_truncation_after_max_turns_per_player():
     assert info["end_reason"] == "truncated" and info["turns"] == 4
     assert all(v == 0.0 for v in totals.values())
     assert all(e.truncations.values()) and not any(e.terminations.values())
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_Q_E5_random_games_under_env_defaults_end_terminal_with_a_result(n):
+    """Q-E5 (issue 15): uniform-random games under the env defaults all END (terminated, never
+    truncated), and most give someone a non-zero win_loss return (the turn limit scores them)."""
+    decided = 0
+    for seed in range(3):
+        e = env(num_players=n)
+        rng = np.random.default_rng(seed)
+        bots = [make_agent("fantastiqa", "random", seed=seed * 10 + i) for i in range(n)]
+        totals, info = play(e, seed, bots, rng, eps=0.0)
+        g = e.unwrapped.game
+        assert g.is_terminal() and all(e.terminations.values()) and not any(e.truncations.values())
+        assert info["end_reason"] in ("goal", "creature deck empty", "turn_limit")
+        assert g.turns <= 100 * n
+        assert [totals[a] for a in e.possible_agents] == pytest.approx(g.returns().tolist())
+        decided += any(v != 0.0 for v in totals.values())
+    assert decided >= 2
+
+
+def test_Q_E5_turn_limit_end_is_terminal_in_the_env():
+    e = env(num_players=2, turn_limit=2)
+    rng = np.random.default_rng(2)
+    bots = [make_agent("fantastiqa", "random", seed=i) for i in range(2)]
+    totals, info = play(e, 0, bots, rng, eps=0.0)
+    g = e.unwrapped.game
+    assert g.turns == 4 and g.is_terminal() and g.end_reason == "turn_limit"
+    assert info["end_reason"] == "turn_limit" and info["winners"] == [f"player_{p}" for p in g.winners()]
+    assert all(e.terminations.values()) and not any(e.truncations.values())
+    assert [totals[a] for a in e.possible_agents] == pytest.approx(g.returns().tolist())
 
 
 def test_env_follows_the_core_step_by_step():
@@ -314,3 +348,15 @@ def test_docstring_states_the_true_observation_and_action_sizes():
     doc = fantastiqa_rl.environment.__doc__
     assert f"Box(float32, ({fantastiqa_rl.observation_size()},))" in doc
     assert f"Discrete({fantastiqa_rl.FantastiqaState.num_actions_for()})" in doc
+
+
+def test_readme_fantastiqa_quickstart_prints_a_winner(capsys):
+    """Issue 15: the README's Fantastiqa quickstart (random play, env defaults) ends with a result."""
+    import os
+    import re
+    text = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")).read()
+    section = text.split("## Quickstart: Fantastiqa", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md (Fantastiqa quickstart)", "exec"), {})
+    out = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.match(r"\['player_\d'(, 'player_\d')*\] (goal|creature deck empty|turn_limit) \[", out), out
