@@ -360,3 +360,38 @@ def test_readme_fantastiqa_quickstart_prints_a_winner(capsys):
     exec(compile(code, "README.md (Fantastiqa quickstart)", "exec"), {})
     out = capsys.readouterr().out.strip().splitlines()[-1]
     assert re.match(r"\['player_\d'(, 'player_\d')*\] (goal|creature deck empty|turn_limit) \[", out), out
+
+
+def test_rgb_render_labels_are_whole_and_inside_the_image(monkeypatch):
+    """Issue 15: the rgb render once cut labels ("I Water Plus Sta", "1xBAT"). Every creature's
+    full name and full vulnerability symbol are drawn, and no text runs off the image."""
+    from PIL import ImageDraw
+
+    from fantastiqa_rl.board import SYMBOLS
+    from fantastiqa_rl.debug import place_creature
+    from fantastiqa_rl.render import render_rgb
+    drawn = []
+    real = ImageDraw.ImageDraw.text
+
+    def spy(self, xy, text, *a, **k):
+        drawn.append((xy, text, self.textlength(text)))
+        return real(self, xy, text, *a, **k)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", spy)
+    s = FantastiqaState.new(4, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        la = s.legal_actions()
+        s.apply(int(la[rng.integers(la.size)]))
+    g = s.g
+    longest = sorted((nm for k, nm in enumerate(g.K_NAME) if g.K_IS_CREATURE[k]), key=len)[-7:]
+    for c, nm in enumerate(longest):
+        place_creature(s, c, nm)
+    img = render_rgb(s)
+    texts = [t for _, t, _ in drawn]
+    for c in range(7):
+        k = g.I_HK[s.board[c]]
+        assert g.K_NAME[k] in texts
+        assert f"c{c}: needs {g.K_STRENGTH[k]}x {SYMBOLS[g.K_VULN[k]]}" in texts
+    for (x, y), t, w in drawn:
+        assert 0 <= x and x + w <= img.shape[1] and 0 <= y < img.shape[0], t
