@@ -81,14 +81,17 @@ def test_bad_options_name_the_problem(kw, match):
 
 
 def play(e, seed, bots, rng, eps=0.05):
-    """Play an env game with state-reading bots (and some random moves); returns reward totals."""
+    """Play an env game with state-reading bots (and some random moves); returns reward totals
+    and the last info, with the flags every agent ended with (`ended`: {agent: (term, trunc)})."""
     e.reset(seed=seed)
     totals = {a: 0.0 for a in e.possible_agents}
-    info = {}
+    info, ended = {}, {}
     for agent in e.agent_iter():
         obs, reward, term, trunc, info = e.last()
         totals[agent] += reward
         if term or trunc:
+            ended[agent] = (term, trunc)
+            info = dict(info, ended=ended)
             e.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"])
@@ -128,16 +131,21 @@ def test_score_diff_rewards_sum_to_the_final_margin():
             assert totals[agent] == pytest.approx(margin) == potential(g, seat)
 
 
-def test_truncation_after_max_turns_per_player():
-    e = env(num_players=2, max_turns=2)
+@pytest.mark.parametrize("kw,end", [(dict(max_turns=2), "truncated"), (dict(turn_limit=2), "turn_limit")])
+def test_two_turns_per_player_truncate_or_end_the_game(kw, end):
+    """max_turns truncates (no result); the Q-E5 turn_limit ENDS the game, terminal, scored."""
+    e = env(num_players=2, **kw)
     rng = np.random.default_rng(2)
     bots = [make_agent("fantastiqa", "random", seed=i) for i in range(2)]
     totals, info = play(e, 0, bots, rng, eps=0.0)
     g = e.unwrapped.game
-    assert g.turns == 4 and not g.is_terminal()
-    assert info["end_reason"] == "truncated" and info["turns"] == 4
-    assert all(v == 0.0 for v in totals.values())
-    assert all(e.truncations.values()) and not any(e.terminations.values())
+    assert g.turns == 4 and g.is_terminal() == (end == "turn_limit")
+    assert info["end_reason"] == end and info["turns"] == 4
+    assert info["winners"] == [f"player_{p}" for p in g.winners()]
+    assert [totals[a] for a in e.possible_agents] == pytest.approx(g.returns().tolist())
+    flags = set(info["ended"].values())
+    assert flags == ({(True, False)} if end == "turn_limit" else {(False, True)})
+    assert len(info["ended"]) == 2
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -151,24 +159,12 @@ def test_Q_E5_random_games_under_env_defaults_end_terminal_with_a_result(n):
         bots = [make_agent("fantastiqa", "random", seed=seed * 10 + i) for i in range(n)]
         totals, info = play(e, seed, bots, rng, eps=0.0)
         g = e.unwrapped.game
-        assert g.is_terminal() and all(e.terminations.values()) and not any(e.truncations.values())
+        assert g.is_terminal() and set(info["ended"].values()) == {(True, False)} and len(info["ended"]) == n
         assert info["end_reason"] in ("goal", "creature deck empty", "turn_limit")
         assert g.turns <= 100 * n
         assert [totals[a] for a in e.possible_agents] == pytest.approx(g.returns().tolist())
         decided += any(v != 0.0 for v in totals.values())
     assert decided >= 2
-
-
-def test_Q_E5_turn_limit_end_is_terminal_in_the_env():
-    e = env(num_players=2, turn_limit=2)
-    rng = np.random.default_rng(2)
-    bots = [make_agent("fantastiqa", "random", seed=i) for i in range(2)]
-    totals, info = play(e, 0, bots, rng, eps=0.0)
-    g = e.unwrapped.game
-    assert g.turns == 4 and g.is_terminal() and g.end_reason == "turn_limit"
-    assert info["end_reason"] == "turn_limit" and info["winners"] == [f"player_{p}" for p in g.winners()]
-    assert all(e.terminations.values()) and not any(e.truncations.values())
-    assert [totals[a] for a in e.possible_agents] == pytest.approx(g.returns().tolist())
 
 
 def test_env_follows_the_core_step_by_step():
