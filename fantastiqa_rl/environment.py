@@ -44,10 +44,10 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
 - `turn_limit` (Q-E5, an ENGINE rule of the rules core): after this many completed turns PER
   PLAYER the game ENDS (terminal, not truncated), scored exactly like the creature-deck end
   (final scores, Q-E3; tie-breaks, Q-E4); `infos[agent]["end_reason"] == "turn_limit"`. Default
-  100: about 3x the length of greedy games (median 24-38 turns per player, see the pacing table
-  in `docs/rules/fantastiqa.md`), so it cuts only games that would not end (uniform-random
-  play takes hundreds to thousands of turns; two greedy bots can livelock). `None`: the
-  rulebook's unbounded game.
+  100: greedy games end by themselves in a median of 18-42 turns per player, p95 at most 58
+  (the pacing table in `docs/rules/fantastiqa.md`), so it cuts only games that would not end
+  (uniform-random play takes hundreds to thousands of turns; two greedy bots can livelock).
+  `None`: the rulebook's unbounded game.
 - `max_turns`: TRUNCATION (the old end, now an option; default None: off) after this many
   completed turns per player. Whichever of `turn_limit` / `max_turns` is set also arms a step
   guard: truncation after `limit x num_players x 100` steps (with `mark_return="allow"` a
