@@ -2,13 +2,21 @@
 
     .venv/bin/python benchmarks/bench_fantastiqa_core.py            # full run (a few minutes)
     .venv/bin/python benchmarks/bench_fantastiqa_core.py --quick    # smaller, for a smoke check
+    .venv/bin/python benchmarks/bench_fantastiqa_core.py --pacing 100   # the pacing table only
+
+Pacing (`--pacing N`, the table in docs/rules/fantastiqa.md and README): N games per row under
+the core's defaults (the Q-E5 turn limit included), greedy for every seat and uniform random,
+2-4 players, short / long goal, the Abbey, teams: how games end (goal, creature deck out, turn
+limit), turns per player (median, p95), seat 0's (with teams: seat 0's team's) win share, a
+shared win split between the winning sides, and seconds per game.
 
 Speed: random-legal steps/s of the rules core (legal_actions + apply, a new game on terminal)
 against PettingZoo connect_four_v3 raw_env (observe()['action_mask'] + step, reset on done), in
 the same process, median of 3 interleaved runs each.
 Completion: seeds 0..199, players 2, 3, 4 cycled (seed % 3): uniform-random play for every seat
 (setup included) capped at 50,000 steps, and greedy vs greedy capped at 100 turns per player;
-share ending by the rules, mean and p95 steps and turns per player, and how games ended.
+share ending by the rules (the Q-E5 turn limit included: it is on by default, so every game ends
+by the rules now; see --pacing for how), mean and p95 steps and turns per player, and how games ended.
 
 The Abbey and teams (issue 7), `--abbey` (or `--only-abbey` to skip the base-game tables):
 - uniform random with abbey=True, seeds 0..199, 2-4 players cycled, cap 50,000 steps (target:
@@ -118,11 +126,11 @@ def play_greedy(seed: int, turn_cap: int, **opts):
 
 
 def how_won(s) -> str:
-    """'abbey line', 'quest points' or 'creature deck' (or 'cap' when unfinished)."""
+    """'abbey line', 'quest points', 'creature deck' or 'turn limit' (or 'cap' when unfinished)."""
     if not s.is_terminal():
         return "cap"
     if s.end_reason != "goal":
-        return "creature deck"
+        return "creature deck" if s.end_reason == "creature deck empty" else "turn limit"
     lines = s.goal_lines_met(s.winners()[0])
     return "quest points" if any(s.goal_lines[j][1] == 0 for j in lines) else "abbey line"
 
@@ -150,6 +158,60 @@ def completion(name: str, games: int, play, cap, **opts) -> None:
         print(f"  how the game was won: {dict(won)}")
     if seat0["games"]:
         print(f"  2-player games: seat 0 won {seat0['wins']}/{seat0['games']}")
+
+
+PACING_CONFIGS = (      # (label, num_players, options) for --pacing
+    ("2p short", 2, {}), ("2p long", 2, {"goal": "long"}),
+    ("3p short", 3, {}), ("3p long", 3, {"goal": "long"}),
+    ("4p short", 4, {}), ("4p long", 4, {"goal": "long"}),
+    ("2p short, abbey", 2, {"abbey": True}), ("4p short, teams", 4, {"teams": True}),
+    ("4p short, teams+abbey", 4, {"teams": True, "abbey": True}),
+)
+
+
+def _pacing_game(policy: str, n: int, seed: int, opts: dict):
+    """One game under the core's defaults (turn_limit included): greedy for every seat, or
+    uniform random over the legal actions (setup included)."""
+    s = FantastiqaState.new(n, seed=seed, **opts)
+    rng = np.random.default_rng(seed)
+    agents = [FantastiqaGreedyAgent(seed * 10 + i) for i in range(n)] if policy == "greedy" else None
+    mask = np.zeros(s.num_actions, dtype=bool)
+    while not s.is_terminal():
+        la = s.legal_actions()
+        if agents is None:
+            s.apply(int(la[rng.integers(len(la))]))
+        else:
+            mask[:] = False
+            mask[la] = True
+            s.apply(agents[s.cur].act(None, mask, state=s, seat=s.cur))
+    return s
+
+
+def pacing(games: int, policies=("greedy", "random"), seed0: int = 0, only=None) -> None:
+    """The pacing table of docs/rules/fantastiqa.md and README: how games end under the defaults."""
+    print(f"\npacing under the defaults (turn_limit {FantastiqaState.new(2, seed=0).opts['turn_limit']} "
+          f"turns per player), seeds {seed0}..{seed0 + games - 1}")
+    print("| policy | game | games | goal | deck out | turn limit | turns/player median (p95) "
+          "| seat 0 wins | s/game |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for policy in policies:
+        for label, n, opts in PACING_CONFIGS:
+            if only and label not in only:
+                continue
+            t0 = time.perf_counter()
+            ends, turns, seat0 = Counter(), [], 0.0
+            for seed in range(seed0, seed0 + games):
+                s = _pacing_game(policy, n, seed, opts)
+                ends[s.end_reason] += 1
+                turns.append(s.turns / n)
+                w = s.winners()
+                if 0 in w:                          # a shared win counts 1 / number of winning sides
+                    seat0 += 1 / len({s.team_of(p) for p in w})
+            dt = (time.perf_counter() - t0) / games
+            pct = {k: f"{100 * ends[k] / games:.0f}%" for k in ("goal", "creature deck empty", "turn_limit")}
+            print(f"| {policy} | {label} | {games} | {pct['goal']} | {pct['creature deck empty']} "
+                  f"| {pct['turn_limit']} | {np.median(turns):.0f} ({np.percentile(turns, 95):.0f}) "
+                  f"| {seat0 / games:.2f} | {dt:.2f} |", flush=True)
 
 
 class _CoreSpec:
@@ -208,7 +270,18 @@ def main():
     ap.add_argument("--only-abbey", action="store_true", help="only the Abbey / teams tables")
     ap.add_argument("--arena", type=int, default=0, metavar="N",
                     help="greedy vs random with the Abbey, N duplicate games (400 for the target)")
+    ap.add_argument("--pacing", type=int, default=0, metavar="N",
+                    help="only the pacing table: N games per row (greedy and random)")
+    ap.add_argument("--policy", choices=("greedy", "random", "both"), default="both",
+                    help="with --pacing: which policy's rows")
+    ap.add_argument("--seed0", type=int, default=0, help="with --pacing: first seed")
+    ap.add_argument("--only", action="append", metavar="LABEL",
+                    help="with --pacing: only this row's game (e.g. '2p short'; repeatable)")
     args = ap.parse_args()
+    if args.pacing:
+        pacing(args.pacing, ("greedy", "random") if args.policy == "both" else (args.policy,), args.seed0,
+               args.only)
+        return
     games = args.games or (30 if args.quick else 200)
     seconds = args.seconds or (1.0 if args.quick else 5.0)
     if not args.only_abbey:

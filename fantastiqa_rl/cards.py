@@ -11,14 +11,17 @@ A card file (TOML, or JSON with the same structure) holds:
                                       # meeting any one line wins (and [abbey_goals.long])
     2 = [[9, 0], [8, 3], [7, 5]]
     [supply]                          # general supply at setup (players' start tokens come from it)
-    gems = 80; carpets = 24; reshuffles = 24; bonus_tokens = 12
+    gems = 60; carpets = 16; reshuffles = 12; bonus_tokens = 12   # the published counts
     [[card]]                          # one entry per card KIND
     name = "..."; type = "..."; ...   # fields by type below
 
 Card types and their fields (`copies` defaults to 1):
 - adventurer: `symbols`, `per_player` (instances per seat; the 9 household items).
 - starter: `power` (GEM for the Dog, PEACEFUL_DRAGON for the Peaceful Dragon), `per_player`,
-  optional `supply` (extra copies in the general supply: Peaceful Dragons for DRAGON powers).
+  and either `total` (copies in the box: `per_player` go to each seat, the rest, `total` -
+  `per_player` x players, to the general supply (Peaceful Dragons, for DRAGON powers) or, for
+  other kinds, stay boxed; at least `per_player` x 4) or `supply` (a fixed number of extra
+  copies at every player count).
 - creature: `section` (1 = top of the deck), `players` (player counts that use it), `symbols`,
   `vulnerability` (symbol), `strength` (symbols needed), `gem` (bool), optional `power`.
 - raven: `section`, `players` (the Mischievous Raven event, Q-R3).
@@ -76,7 +79,7 @@ EFFECT_OPS = {
 # allowed fields per type (besides name, type, copies)
 _FIELDS = {
     "adventurer": {"symbols", "per_player"},
-    "starter": {"power", "per_player", "supply"},
+    "starter": {"power", "per_player", "supply", "total"},
     "creature": {"section", "players", "symbols", "vulnerability", "strength", "gem", "power"},
     "raven": {"section", "players"},
     "beast": {"symbols", "cost", "power"},
@@ -111,6 +114,7 @@ class CardKind:
     copies: int = 1
     per_player: int = 0
     supply: int = 0
+    total: int = 0               # starter: copies in the game (0: per_player per seat + supply)
     symbols: tuple = ()          # symbol ints
     power: int = 0               # board.POWERS index
     section: int = 0
@@ -235,10 +239,15 @@ def _parse_card(path, raw, idx):
     if "effects" in raw:
         kw["effects"] = _effects(path, name, raw["effects"])
         kw["power"] = POWER_INDEX["EFFECT"]
-    for k, hi in (("per_player", 20), ("supply", 100), ("section", 9), ("strength", 20),
+    for k, hi in (("per_player", 20), ("supply", 100), ("total", 200), ("section", 9), ("strength", 20),
                   ("cost", 20), ("points", 50), ("draw", 10)):
         if k in raw:
             kw[k] = _int(path, name, k, raw[k], 1 if k in ("section", "strength") else 0, hi)
+    if "total" in raw:
+        if "supply" in raw:
+            raise _err(path, name, "total", "give either total or supply, not both")
+        if kw["total"] < 4 * kw.get("per_player", 0):
+            raise _err(path, name, "total", f"{kw['total']} is fewer than per_player x 4 players")
     if "players" in raw:
         kw["players"] = _players(path, name, raw["players"])
     if "vulnerability" in raw:

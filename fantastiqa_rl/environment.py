@@ -23,16 +23,17 @@ real ones written in the same format).
 
 ``` python
 fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="simple",
-                  fly_in_adventure=False, bought_to="discard", card_use="symbol_or_power",
+                  fly_in_adventure=True, bought_to="discard", card_use="symbol_or_power",
                   draw_rule="up_to_5", abbey=False, teams=False, mark_return="forbid",
-                  max_turns=300, reward="win_loss", render_mode=None, render_seat=None)
+                  turn_limit=100, max_turns=None, reward="win_loss", render_mode=None,
+                  render_seat=None)
 ```
 
 - `num_players`: 2, 3 or 4.
 - `goal`: `"short"` or `"long"` (the quest goal, Q-S1, from the card file).
 - `card_set`: None (the STAND-IN cards) or the path of a card file (TOML/JSON).
 - Rule options (ASSUMED readings of the rules, defaults first; see `fantastiqa_rl.state`):
-  `adventure_path` "simple" | "loops" (Q-A3), `fly_in_adventure` False | True, `bought_to`
+  `adventure_path` "simple" | "loops" (Q-A3), `fly_in_adventure` True | False (turn action A), `bought_to`
   "discard" | "hand" (Q-V1), `card_use` "symbol_or_power" | "both" (Q-F1), `draw_rule`
   "up_to_5" | "draw_5" (Q-T1), `abbey` False | True (the Abandoned Abbey expansion, Q-B),
   `teams` False | True (team variant, 4 players, Q-TM).
@@ -40,11 +41,18 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
   "forbid", MARK (Q-F2) cannot move your quest token back to an open quest it left this turn.
   The spec puts no limit on MARK, so "allow" lets a turn loop forever; "forbid" removes only
   such loops (every end-of-turn position stays reachable, through WITHDRAW).
-- `max_turns`: truncation after this many completed turns PER PLAYER (default 300: uniform-random
-  play can run that long; games between sensible players end by the goal in about 20 turns), or
-  after `max_turns x num_players x 100` steps (a guard; with `mark_return="allow"` a policy can
-  repeat free actions without end inside one turn). All agents are then truncated, with no
-  win/loss reward. `None`: no truncation.
+- `turn_limit` (Q-E5, an ENGINE rule of the rules core): after this many completed turns PER
+  PLAYER the game ENDS (terminal, not truncated), scored exactly like the creature-deck end
+  (final scores, Q-E3; tie-breaks, Q-E4); `infos[agent]["end_reason"] == "turn_limit"`. Default
+  100: greedy games end by themselves in a median of 18-42 turns per player, p95 at most 58
+  (the pacing table in `docs/rules/fantastiqa.md`), so it cuts only games that would not end
+  (uniform-random play takes hundreds to thousands of turns; two greedy bots can livelock).
+  `None`: the rulebook's unbounded game.
+- `max_turns`: TRUNCATION (the old end, now an option; default None: off) after this many
+  completed turns per player. Whichever of `turn_limit` / `max_turns` is set also arms a step
+  guard: truncation after `limit x num_players x 100` steps (with `mark_return="allow"` a
+  policy can repeat free actions without end inside one turn). Truncated agents get no
+  win/loss reward.
 - `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; 0
   on truncation) or `"score_diff"` (dense and potential-based: phi = own score - best
   opponent's score (quest points with bonus tokens); rewards are phi differences, so they sum to
@@ -100,7 +108,8 @@ documents the table in full, and `FantastiqaState.num_actions_for(card_set)` giv
 
 See `reward` above. At the end `infos[agent]` hold `raw_scores` (quest points with bonus tokens,
 per seat), `final_scores` (minus the points of uncompleted personal quests, Q-E3), `winners`
-(agents), `end_reason` ("goal", "creature deck empty" or "truncated"), `turns` and `steps`.
+(agents), `end_reason` ("goal", "creature deck empty", "turn_limit" or "truncated"), `turns` and
+`steps`.
 
 ### Protections
 
@@ -124,15 +133,14 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from fantastiqa_rl.observation import MAX_PLAYERS, action_mask, observation_high, observation_size, observe
 from fantastiqa_rl.render import render_rgb, render_text
-from fantastiqa_rl.state import FantastiqaState
+from fantastiqa_rl.state import DEFAULT_TURN_LIMIT, FantastiqaState
 
 REWARD_OPTIONS = ("win_loss", "score_diff")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ENV_ID = "fantastiqa_v0"
-DEFAULT_MAX_TURNS = 300
-STEPS_PER_TURN = 100  # step guard: truncate after max_turns x num_players x this many steps
+STEPS_PER_TURN = 100  # step guard: truncate after (max_turns or turn_limit) x num_players x this many steps
 RULE_OPTIONS = ("adventure_path", "fly_in_adventure", "bought_to", "card_use", "draw_rule", "abbey", "teams",
-                "mark_return")
+                "mark_return", "turn_limit")
 
 
 def env(**kwargs) -> "raw_env":
@@ -151,15 +159,15 @@ class raw_env(TurnBasedAECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "name": ENV_ID, "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 2, goal: str = "short", card_set: str | None = None,
-                 adventure_path: str = "simple", fly_in_adventure: bool = False, bought_to: str = "discard",
+                 adventure_path: str = "simple", fly_in_adventure: bool = True, bought_to: str = "discard",
                  card_use: str = "symbol_or_power", draw_rule: str = "up_to_5", abbey: bool = False,
-                 teams: bool = False, mark_return: str = "forbid", max_turns: int | None = DEFAULT_MAX_TURNS,
-                 reward: str = "win_loss",
+                 teams: bool = False, mark_return: str = "forbid",
+                 turn_limit: int | None = DEFAULT_TURN_LIMIT, max_turns: int | None = None, reward: str = "win_loss",
                  render_mode: str | None = None, render_seat: int | None = None, _protected: bool = False):
         super().__init__()
         self.rule_options = dict(adventure_path=adventure_path, fly_in_adventure=fly_in_adventure,
                                  bought_to=bought_to, card_use=card_use, draw_rule=draw_rule,
-                                 abbey=abbey, teams=teams, mark_return=mark_return)
+                                 abbey=abbey, teams=teams, mark_return=mark_return, turn_limit=turn_limit)
         # Validates num_players, goal, card_set and every rule option (errors name the allowed values).
         probe = FantastiqaState.new(num_players, seed=0, goal=goal, card_set=card_set, **self.rule_options)
         if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
@@ -223,9 +231,13 @@ class raw_env(TurnBasedAECEnv):
                 return
         game.apply(action)  # raw env: raises ValueError naming the action and why
         self._steps += 1
-        limit = None if self.max_turns is None else self.max_turns * self.num_players
-        truncated = (limit is not None and not game.is_terminal()
-                     and (game.turns >= limit or self._steps >= limit * STEPS_PER_TURN))
+        truncated = False
+        if not game.is_terminal():
+            if self.max_turns is not None and game.turns >= self.max_turns * self.num_players:
+                truncated = True
+            guard = self.max_turns if self.max_turns is not None else self.rule_options["turn_limit"]
+            if guard is not None and self._steps >= guard * self.num_players * STEPS_PER_TURN:
+                truncated = True
         self._after_move(agent, truncated)
 
     def _set_rewards(self) -> None:

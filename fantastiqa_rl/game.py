@@ -10,7 +10,7 @@ from fantastiqa_rl.payment import profile
 
 class Game:
     """Card instances are numbered 0..M-1 in card-file order (per-player cards seat by seat, then
-    a kind's supply copies). Tables are tuples indexed by instance or by kind; never mutated."""
+    a kind's supply copies: `total` - per_player x players, or `supply`). Tables are tuples indexed by instance or by kind; never mutated."""
 
     def __init__(self, cs: CardSet, num_players: int, abbey: bool = False):
         self.cs, self.n = cs, num_players
@@ -31,7 +31,8 @@ class Game:
                 for seat in range(num_players):
                     for _ in range(k.per_player):
                         self.start_cards[seat].append(new())
-                for _ in range(k.supply):
+                extra = k.total - k.per_player * num_players if k.total else k.supply
+                for _ in range(extra):
                     (self.dragon_supply if k.power == P_PEACEFUL else self.box).append(new())
                 continue
             for _ in range(k.copies):

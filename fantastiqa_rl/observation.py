@@ -143,7 +143,8 @@ class _Encoder:
             "space": np.tile(space_h, NUM_SPACES),
             "supply": np.asarray([cs.supply["gems"] / GEM_SCALE, cs.supply["carpets"] / TOKEN_SCALE,
                                   cs.supply["reshuffles"] / TOKEN_SCALE, cs.supply["bonus_tokens"] / TOKEN_SCALE,
-                                  max(1, len(g4.dragon_supply)) / TOKEN_SCALE]
+                                  # the dragon supply is largest with 2 players (16 - N with a `total`)
+                                  max(1, len(get_game(card_set, 2).dragon_supply)) / TOKEN_SCALE]
                                  + [g4.num_instances / SIZE_SCALE] * 4, dtype=np.float32),
         }
         blocks = _blocks(K, Q, maxima)

@@ -120,6 +120,19 @@ def _centre(pos):
     return (x0 + x1) // 2, (y0 + y1) // 2
 
 
+def _wrap(draw, text: str, width: float) -> list:
+    """Split `text` at spaces into lines no wider than `width` pixels (a single long word stays whole)."""
+    lines, cur = [], ""
+    for word in text.split(" "):
+        trial = f"{cur} {word}" if cur else word
+        if cur and draw.textlength(trial) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = trial
+    return lines + [cur]
+
+
 def render_rgb(state) -> np.ndarray:
     """(H, W, 3) uint8 image of the public state (no hand is shown)."""
     from PIL import Image, ImageDraw
@@ -160,12 +173,15 @@ def render_rgb(state) -> np.ndarray:
             draw.text((mx - 16, my - 6), f"c{c} -", fill=(120, 120, 120))
             continue
         k = g.I_HK[i]
-        label = f"c{c} {g.K_STRENGTH[k]}x{SYMBOLS[g.K_VULN[k]][:3]}"
-        draw.rectangle((mx - 50, my - 16, mx + 50, my + 16), fill=(250, 250, 240), outline=(0, 0, 0), width=2)
-        draw.text((mx - 46, my - 12), label, fill=(0, 0, 0))
-        draw.text((mx - 46, my + 1), g.K_NAME[k][:16], fill=(60, 60, 60))
+        # Full texts (no cut): the box is as wide as its longer line.
+        label = f"c{c}: needs {g.K_STRENGTH[k]}x {SYMBOLS[g.K_VULN[k]]}"
+        name = g.K_NAME[k]
+        hw = int(max(draw.textlength(label), draw.textlength(name)) / 2) + 6
+        draw.rectangle((mx - hw, my - 16, mx + hw, my + 16), fill=(250, 250, 240), outline=(0, 0, 0), width=2)
+        draw.text((mx - hw + 4, my - 13), label, fill=(0, 0, 0))
+        draw.text((mx - hw + 4, my + 1), name, fill=(60, 60, 60))
         if state.board_gems[c]:
-            draw.polygon([(mx + 50, my - 24), (mx + 60, my - 14), (mx + 50, my - 4), (mx + 40, my - 14)],
+            draw.polygon([(mx + hw, my - 24), (mx + hw + 10, my - 14), (mx + hw, my - 4), (mx + hw - 10, my - 14)],
                          fill=(40, 200, 220), outline=(0, 0, 0))
     # Panel: open quests, scores.
     x = board_w + 10
@@ -181,7 +197,11 @@ def render_rgb(state) -> np.ndarray:
             draw.text((x + 8, y), f"{j}: -", fill=(0, 0, 0))
         else:
             qk = g.I_QK[q]
-            draw.text((x + 8, y), f"{j}: {g.Q_NAME[qk][:26]}" + (" +1" if state.open_bonus[j] else ""), fill=(0, 0, 0))
+            title = f"{j}: {g.Q_NAME[qk]}" + (" +1" if state.open_bonus[j] else "")
+            for line in _wrap(draw, title, _PANEL_W - 30):      # a long name wraps, never cut
+                draw.text((x + 8, y), line, fill=(0, 0, 0))
+                y += 14
+            y -= 14
             y += 14
             draw.text((x + 20, y), f"pos {state.name_pos[g.Q_REGION[qk]]}: {_needs_text(g, qk)}, {g.Q_POINTS[qk]} pt",
                       fill=(60, 60, 60))

@@ -22,7 +22,7 @@ attach()
 register_envs()
 
 RULE_OPTIONS = ("goal", "card_set", "adventure_path", "fly_in_adventure", "bought_to", "card_use", "draw_rule",
-                "abbey", "teams", "mark_return")
+                "abbey", "teams", "mark_return", "turn_limit")
 
 GAME_SPEC = GameSpec(
     name="fantastiqa",

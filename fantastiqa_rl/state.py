@@ -22,13 +22,17 @@ Options (keyword arguments of `new`; a bad value raises ValueError naming the al
     card_set         None (the STAND-IN set) | path to a card file (TOML/JSON)
     adventure_path   "simple" (default, ASSUMED: never re-enter a region of this adventure)
                      | "loops" (re-entering allowed, but not the region just left)        Q-A3
-    fly_in_adventure False (default, ASSUMED) | True (FLY card / carpet as a path step)    A
+    fly_in_adventure True (default: the rulebook lets cards use powers while adventuring:
+                     a FLY card / carpet may be a path step) | False (strict: none)    A
     bought_to        "discard" (default, ASSUMED) | "hand"                                Q-V1
     card_use         "symbol_or_power" (default, ASSUMED) | "both": a card played for its
                      power stays in hand for its symbols and is discarded at end of turn  Q-F1
     draw_rule        "up_to_5" (default, ASSUMED) | "draw_5"                              Q-T1
     abbey            False (default) | True: the Abandoned Abbey expansion (Q-B1..Q-B5)
     teams            False (default) | True: the team variant, 4 players only (Q-TM1..Q-TM4)
+    turn_limit       100 (default, ENGINE rule) | an int >= 1 | None (no limit, the rulebook's
+                     unbounded game): after that many completed turns per player the game
+                     ends, terminal, scored as a creature-deck end, end_reason "turn_limit" Q-E5
     mark_return      "forbid" (default, ENGINE ASSUMPTION, not in the spec) | "allow"     Q-F2
                      "forbid": MARK may not move your token back to an open quest it left
                      this turn. The spec sets no limit on MARK, so "allow" lets a turn loop
@@ -135,7 +139,7 @@ from fantastiqa_rl.payment import can_meet, offered_kinds
 
 OPTIONS = {
     "adventure_path": ("simple", "loops"),
-    "fly_in_adventure": (False, True),
+    "fly_in_adventure": (True, False),
     "bought_to": ("discard", "hand"),
     "card_use": ("symbol_or_power", "both"),
     "draw_rule": ("up_to_5", "draw_5"),
@@ -144,6 +148,12 @@ OPTIONS = {
     "mark_return": ("forbid", "allow"),
 }
 DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
+# Q-E5 (ENGINE rule, not in the rulebook): the game ends, scored as a creature-deck end, after
+# this many completed turns per player. Chosen from measured pacing (docs/rules/fantastiqa.md,
+# Q-E5): 2.4x the longest median greedy game (42 turns per player) and above every measured
+# p95 (58), so it only cuts games that would not end (random play, greedy livelocks).
+DEFAULT_TURN_LIMIT = 100
+DEFAULTS["turn_limit"] = DEFAULT_TURN_LIMIT
 NUM_CHANCE_SOURCES = 10
 RNG_SETUP, RNG_CREATURE, RNG_SEAT0, RNG_TOWER, RNG_BAZAAR, RNG_QUEST, RNG_ABBEY = 0, 1, 2, 6, 7, 8, 9
 STATUE_RNG = {TOWER: RNG_TOWER, BAZAAR: RNG_BAZAAR, CHEST: RNG_QUEST}
@@ -166,8 +176,14 @@ _NESTED = ("deck", "hand", "discard", "quests", "completed", "abbey")
 def _check_options(opts: dict) -> dict:
     out = dict(DEFAULTS)
     for k, v in opts.items():
+        if k == "turn_limit":                       # Q-E5: None (no limit) or an int >= 1
+            if v is not None and (type(v) is not int or v < 1):
+                raise ValueError(f"bad value {v!r} for option 'turn_limit'; allowed values: "
+                                 "None (no limit) or an int >= 1 (completed turns per player)")
+            out[k] = v
+            continue
         if k not in OPTIONS:
-            raise ValueError(f"unknown rule option {k!r}; allowed options: {sorted(OPTIONS)}")
+            raise ValueError(f"unknown rule option {k!r}; allowed options: {sorted([*OPTIONS, 'turn_limit'])}")
         if v not in OPTIONS[k] or type(v) is not type(OPTIONS[k][0]):
             raise ValueError(f"bad value {v!r} for option {k!r}; allowed values: {list(OPTIONS[k])}")
         out[k] = v
@@ -1201,6 +1217,10 @@ class FantastiqaState:
         n = HAND_SIZE - len(self.hand[p]) if self.opts["draw_rule"] == "up_to_5" else HAND_SIZE
         self._draw(p, max(0, n), self.hand[p])
         self.turns += 1
+        limit = self.opts["turn_limit"]
+        if limit is not None and self.turns >= limit * self.n:      # Q-E5
+            self._end_by_score("turn_limit")
+            return
         self.cur = (p + 1) % self.n
         self._start_turn(game_start=False)
 
@@ -1235,7 +1255,7 @@ class FantastiqaState:
         for c in range(7):
             while self.board[c] < 0:
                 if not deck:                        # Q-R2
-                    self._end_by_deck()
+                    self._end_by_score("creature deck empty")
                     return
                 i = deck.pop()
                 if g.I_IS_RAVEN[i]:
@@ -1267,13 +1287,14 @@ class FantastiqaState:
                     self.gems[o] -= mx // 2
                     self.sup_gems += mx // 2
 
-    def _end_by_deck(self):
-        """Q-E2..Q-E4: highest final score; then completed quests, then gems; else shared."""
+    def _end_by_score(self, reason):
+        """Q-E2..Q-E4 (the creature deck ran out) and Q-E5 (the turn limit): highest final score;
+        then completed quests, then gems; else shared."""
         fs = self.final_scores()
         keys = [tuple(sum(x) for x in zip(*((fs[q], len(self.completed[q]), self.gems[q])
                                              for q in self.team(p)))) for p in range(self.n)]
         best = max(keys)
-        self._end([p for p in range(self.n) if keys[p] == best], "creature deck empty")
+        self._end([p for p in range(self.n) if keys[p] == best], reason)
 
     def _end(self, winners, reason):
         self.winners_ = winners

@@ -76,6 +76,8 @@ def mutate(fn):
     (lambda d: d["card"][9].update(power="TELEPORT"), "Dog", "power"),
     (lambda d: d["goals"]["short"].pop("3"), "-", "goals.short"),
     (lambda d: d["supply"].pop("gems"), "-", "supply"),
+    (lambda d: d["card"][10].update(supply=3), "Peaceful Dragon", "total"),     # total and supply
+    (lambda d: d["card"][9].update(total=3), "Dog", "total"),                   # < per_player x 4
     (lambda d: d.update(format=2), "-", "format"),
 ])
 def test_bad_card_file_names_file_card_field(edit, card, field):
@@ -119,3 +121,50 @@ def test_card_set_path_loads_another_file(tmp_path):
         s.apply(int(rng.choice(s.legal_actions())))
     t = FantastiqaState.from_dict(json.loads(json.dumps(s.to_dict())))
     assert t.to_dict() == s.to_dict()
+
+
+def test_Q_S3_published_component_counts_are_in_the_card_file():
+    """Q-S3 / Q-X1: the supplies are the rulebook's component counts, not stand-ins: 60 gems,
+    16 flying carpets, 12 reshuffle tokens, 12 +1 bonus tokens, 4 Dogs, 16 Peaceful Dragons."""
+    cs = load_card_set()
+    assert cs.supply == {"gems": 60, "carpets": 16, "reshuffles": 12, "bonus_tokens": 12}
+    starters = {k.name: k for k in cs.kinds if k.type == "starter"}
+    assert (starters["Dog"].total, starters["Dog"].per_player) == (4, 1)
+    assert (starters["Peaceful Dragon"].total, starters["Peaceful Dragon"].per_player) == (16, 1)
+    text = open(STANDIN_PATH).read()
+    assert "published component counts, NOT stand-in" in text
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_Q_S3_supply_after_setup_per_player_count(n):
+    """Q-S3: each seat takes 3 gems, 3 carpets, 3 reshuffle tokens from the supply and holds one
+    Dog and one Peaceful Dragon; the other dragons are the supply, unused Dogs stay boxed."""
+    g = Game(load_card_set(), n)
+    s = FantastiqaState.new(n, seed=1)
+    assert (s.sup_gems, s.sup_carpets, s.sup_reshuffles, s.sup_bonus) == (60 - 3 * n, 16 - 3 * n, 12 - 3 * n, 12)
+    assert s.gems == s.carpets == s.reshuffles == [3] * n
+    assert len(s.dragons) == 16 - n and all(s.card_name(i) == "Peaceful Dragon" for i in s.dragons)
+    for p in range(n):
+        names = [s.card_name(i) for i in g.start_cards[p]]
+        assert names.count("Dog") == 1 and names.count("Peaceful Dragon") == 1 and len(names) == 11
+    assert [s.card_name(i) for i in s.box].count("Dog") == 4 - n
+    dragons = sum(s.card_name(i) == "Peaceful Dragon" for i in range(g.num_instances))
+    dogs = sum(s.card_name(i) == "Dog" for i in range(g.num_instances))
+    assert (dragons, dogs) == (16, 4)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_Q_X1_finite_supplies_are_conserved_in_play(n):
+    """Q-X1: gems, carpets, reshuffle and bonus tokens never exceed the published totals: at every
+    step of random play, supply + players + board (+ set aside) add up to 60 / 16 / 12 / 12."""
+    s = FantastiqaState.new(n, seed=7, abbey=True)
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        if s.is_terminal():
+            break
+        assert s.sup_gems + sum(s.gems) + sum(s.board_gems) + s.abreward[0] == 60
+        assert s.sup_carpets + sum(s.carpets) + s.abreward[1] == 16
+        assert s.sup_reshuffles + sum(s.reshuffles) + s.abreward[2] == 12
+        assert s.sup_bonus + sum(s.bonus) + sum(s.open_bonus) == 12
+        la = s.legal_actions()
+        s.apply(int(la[rng.integers(len(la))]))

@@ -27,6 +27,9 @@ OPTION_SETS = [
     dict(num_players=2, abbey=True), dict(num_players=4, teams=True, reward="score_diff"),
     dict(num_players=4, teams=True, abbey=True),
     dict(num_players=2, mark_return="allow", max_turns=20),
+    # issue 15: the strict fly reading, the turn limit off and short
+    dict(num_players=2, fly_in_adventure=False, turn_limit=None, max_turns=50),
+    dict(num_players=3, turn_limit=5),
 ]
 
 
@@ -78,14 +81,17 @@ def test_bad_options_name_the_problem(kw, match):
 
 
 def play(e, seed, bots, rng, eps=0.05):
-    """Play an env game with state-reading bots (and some random moves); returns reward totals."""
+    """Play an env game with state-reading bots (and some random moves); returns reward totals
+    and the last info, with the flags every agent ended with (`ended`: {agent: (term, trunc)})."""
     e.reset(seed=seed)
     totals = {a: 0.0 for a in e.possible_agents}
-    info = {}
+    info, ended = {}, {}
     for agent in e.agent_iter():
         obs, reward, term, trunc, info = e.last()
         totals[agent] += reward
         if term or trunc:
+            ended[agent] = (term, trunc)
+            info = dict(info, ended=ended)
             e.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"])
@@ -110,7 +116,7 @@ def test_win_loss_rewards_equal_core_returns_and_infos():
         assert info["winners"] == [f"player_{p}" for p in core.winners()]
         assert info["raw_scores"] == list(core.scores)
         assert info["final_scores"] == list(core.final_scores())
-        assert info["end_reason"] in ("goal", "creature deck empty")
+        assert info["end_reason"] in ("goal", "creature deck empty", "turn_limit")
 
 
 def test_score_diff_rewards_sum_to_the_final_margin():
@@ -125,16 +131,40 @@ def test_score_diff_rewards_sum_to_the_final_margin():
             assert totals[agent] == pytest.approx(margin) == potential(g, seat)
 
 
-def test_truncation_after_max_turns_per_player():
-    e = env(num_players=2, max_turns=2)
+@pytest.mark.parametrize("kw,end", [(dict(max_turns=2), "truncated"), (dict(turn_limit=2), "turn_limit")])
+def test_two_turns_per_player_truncate_or_end_the_game(kw, end):
+    """max_turns truncates (no result); the Q-E5 turn_limit ENDS the game, terminal, scored."""
+    e = env(num_players=2, **kw)
     rng = np.random.default_rng(2)
     bots = [make_agent("fantastiqa", "random", seed=i) for i in range(2)]
     totals, info = play(e, 0, bots, rng, eps=0.0)
     g = e.unwrapped.game
-    assert g.turns == 4 and not g.is_terminal()
-    assert info["end_reason"] == "truncated" and info["turns"] == 4
-    assert all(v == 0.0 for v in totals.values())
-    assert all(e.truncations.values()) and not any(e.terminations.values())
+    assert g.turns == 4 and g.is_terminal() == (end == "turn_limit")
+    assert info["end_reason"] == end and info["turns"] == 4
+    assert info["winners"] == [f"player_{p}" for p in g.winners()]
+    assert [totals[a] for a in e.possible_agents] == pytest.approx(g.returns().tolist())
+    flags = set(info["ended"].values())
+    assert flags == ({(True, False)} if end == "turn_limit" else {(False, True)})
+    assert len(info["ended"]) == 2
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_Q_E5_random_games_under_env_defaults_end_terminal_with_a_result(n):
+    """Q-E5 (issue 15): uniform-random games under the env defaults all END (terminated, never
+    truncated), and most give someone a non-zero win_loss return (the turn limit scores them)."""
+    decided = 0
+    for seed in range(3):
+        e = env(num_players=n)
+        rng = np.random.default_rng(seed)
+        bots = [make_agent("fantastiqa", "random", seed=seed * 10 + i) for i in range(n)]
+        totals, info = play(e, seed, bots, rng, eps=0.0)
+        g = e.unwrapped.game
+        assert g.is_terminal() and set(info["ended"].values()) == {(True, False)} and len(info["ended"]) == n
+        assert info["end_reason"] in ("goal", "creature deck empty", "turn_limit")
+        assert g.turns <= 100 * n
+        assert [totals[a] for a in e.possible_agents] == pytest.approx(g.returns().tolist())
+        decided += any(v != 0.0 for v in totals.values())
+    assert decided >= 2
 
 
 def test_env_follows_the_core_step_by_step():
@@ -314,3 +344,50 @@ def test_docstring_states_the_true_observation_and_action_sizes():
     doc = fantastiqa_rl.environment.__doc__
     assert f"Box(float32, ({fantastiqa_rl.observation_size()},))" in doc
     assert f"Discrete({fantastiqa_rl.FantastiqaState.num_actions_for()})" in doc
+
+
+def test_readme_fantastiqa_quickstart_prints_a_winner(capsys):
+    """Issue 15: the README's Fantastiqa quickstart (random play, env defaults) ends with a result."""
+    import os
+    import re
+    text = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")).read()
+    section = text.split("## Quickstart: Fantastiqa", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README.md (Fantastiqa quickstart)", "exec"), {})
+    out = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.match(r"\['player_\d'(, 'player_\d')*\] (goal|creature deck empty|turn_limit) \[", out), out
+
+
+def test_rgb_render_labels_are_whole_and_inside_the_image(monkeypatch):
+    """Issue 15: the rgb render once cut labels ("I Water Plus Sta", "1xBAT"). Every creature's
+    full name and full vulnerability symbol are drawn, and no text runs off the image."""
+    from PIL import ImageDraw
+
+    from fantastiqa_rl.board import SYMBOLS
+    from fantastiqa_rl.debug import place_creature
+    from fantastiqa_rl.render import render_rgb
+    drawn = []
+    real = ImageDraw.ImageDraw.text
+
+    def spy(self, xy, text, *a, **k):
+        drawn.append((xy, text, self.textlength(text)))
+        return real(self, xy, text, *a, **k)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", spy)
+    s = FantastiqaState.new(4, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        la = s.legal_actions()
+        s.apply(int(la[rng.integers(la.size)]))
+    g = s.g
+    longest = sorted((nm for k, nm in enumerate(g.K_NAME) if g.K_IS_CREATURE[k]), key=len)[-7:]
+    for c, nm in enumerate(longest):
+        place_creature(s, c, nm)
+    img = render_rgb(s)
+    texts = [t for _, t, _ in drawn]
+    for c in range(7):
+        k = g.I_HK[s.board[c]]
+        assert g.K_NAME[k] in texts
+        assert f"c{c}: needs {g.K_STRENGTH[k]}x {SYMBOLS[g.K_VULN[k]]}" in texts
+    for (x, y), t, w in drawn:
+        assert 0 <= x and x + w <= img.shape[1] and 0 <= y < img.shape[0], t

@@ -1,12 +1,15 @@
 """The greedy Fantastiqa bot: legal, deterministic, uses only its seat's knowledge, and plays
 better than random."""
+import json
+import tomllib
+
 import numpy as np
 import pytest
 
 from tabletop_rl.agents.base import RandomAgent
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 from tabletop_rl.agents.registry import make_agent
-from fantastiqa_rl import FantastiqaState
+from fantastiqa_rl import STANDIN_PATH, FantastiqaState
 
 
 def mask_of(s):
@@ -34,9 +37,40 @@ def test_registered_and_needs_state():
 def test_greedy_games_end_by_the_rules(n):
     ended = 0
     for seed in range(6):
-        s = play(FantastiqaState.new(n, seed=seed), [FantastiqaGreedyAgent(i) for i in range(n)])
-        ended += s.is_terminal()
+        s = play(FantastiqaState.new(n, seed=seed, turn_limit=None), [FantastiqaGreedyAgent(i) for i in range(n)])
+        ended += s.is_terminal()                      # by the rulebook's own ends (no Q-E5 limit)
     assert ended >= 4
+
+
+def old_supply_card_file(tmp_path):
+    """The STAND-IN file with the supplies it had before issue 15 (80 gems, 24 carpets, 24
+    reshuffle tokens, 8 Peaceful Dragons in the supply): the setting of the recorded livelock."""
+    d = tomllib.load(open(STANDIN_PATH, "rb"))
+    d["supply"].update(gems=80, carpets=24, reshuffles=24)
+    for c in d["card"]:
+        if c["name"] in ("Dog", "Peaceful Dragon"):
+            del c["total"]
+        if c["name"] == "Peaceful Dragon":
+            c["supply"] = 8
+    p = tmp_path / "old_supply.json"
+    p.write_text(json.dumps(d))
+    return str(p)
+
+
+def test_Q_E5_the_greedy_livelock_ends_at_the_turn_limit(tmp_path):
+    """Issue 15's livelock: greedy vs greedy, Abbey, seed 1069, 2 players (old supplies, strict
+    fly reading): both bots draw at statues every turn, one hoards the gems, nobody subdues, so
+    the creature deck never runs out. Without a limit it is still running after 150 turns per
+    player; under the default Q-E5 limit it ends at 100, terminal, with a winner."""
+    path = old_supply_card_file(tmp_path)
+    opts = dict(card_set=path, abbey=True, fly_in_adventure=False)
+    bots = [FantastiqaGreedyAgent(10690 + i) for i in range(2)]
+    s = play(FantastiqaState.new(2, seed=1069, turn_limit=None, **opts), bots, turn_cap=150)
+    assert not s.is_terminal() and s.sup_gems == 0
+    bots = [FantastiqaGreedyAgent(10690 + i) for i in range(2)]
+    s = play(FantastiqaState.new(2, seed=1069, **opts), bots, turn_cap=150)
+    assert s.is_terminal() and s.end_reason == "turn_limit" and s.turns == 200
+    assert s.winners() == [0] and list(s.returns()) == [1.0, -1.0]
 
 
 def test_greedy_is_deterministic():

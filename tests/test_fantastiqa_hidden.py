@@ -68,7 +68,7 @@ def states(n, count=12):
 def test_observation_ignores_other_hands_and_every_deck_order(n):
     rng = np.random.default_rng(n)
     changed = 0
-    for s in states(n):
+    for s in states(n, count=16):
         for seat in range(n):
             base, mask = observe(s, seat), action_mask(s, seat)
             for p in range(n):

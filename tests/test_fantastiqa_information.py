@@ -51,9 +51,11 @@ def test_samples_keep_the_seat_knowledge_and_the_original():
 
 
 def test_samples_vary_the_hidden_parts():
-    # a random position where every hidden part has room to vary (own deck of 4+ cards)
+    # a random position where every hidden part has room to vary (own deck of 4+ cards, seat 1's
+    # hand of 3+ and deck of 3+)
     s = next(s for steps in range(400, 2000, 50) for s in [random_state(3, steps, 3)]
-             if not s.is_terminal() and len(s.deck[0]) >= 4 and len(s.hand[1]) >= 3)
+             if not s.is_terminal() and len(s.deck[0]) >= 4 and len(s.hand[1]) >= 3
+             and len(s.deck[1]) >= 3)
     rng = np.random.default_rng(1)
     hands, decks, cdecks = set(), set(), set()
     for _ in range(40):

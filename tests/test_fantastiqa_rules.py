@@ -251,7 +251,7 @@ def test_Q_R4_open_quests_refilled_with_bonus_if_any():
 
 # ---------------------------------------------------------------- adventure
 def test_Q_A1_subdue_with_matching_symbols_and_move():
-    s = fresh(2, seed=10)
+    s = fresh(2, seed=10, fly_in_adventure=False)      # no carpet step in this adventure
     only_space(s, 0, 0, "I Fire Gem", gems=1)      # needs SWORD x1, towards position 1
     set_hand(s, 0, ["Pail"])
     assert A.ADVENTURE not in legal(s)
@@ -269,7 +269,7 @@ def test_Q_A1_subdue_with_matching_symbols_and_move():
 
 
 def test_Q_A2_wild_pair_and_double_cards():
-    s = fresh(2, seed=11)
+    s = fresh(2, seed=11, fly_in_adventure=False)      # no carpet step in this adventure
     only_space(s, 0, 0, "I Fire Gem")              # needs SWORD x1
     set_hand(s, 0, ["Candle"])
     assert A.ADVENTURE not in legal(s), "a single other symbol is no wild"
@@ -806,19 +806,63 @@ def test_Q_E4_ties_completed_quests_then_gems_then_shared():
     s.sup_gems += sum(s.gems)
     s.gems = [2, 2, 9]
     s.sup_gems -= 13
-    s._end_by_deck()
+    s._end_by_score("creature deck empty")
     assert s.winners() == [0, 1]
     assert np.allclose(s.returns(), [0.5, 0.5, -1.0])
     s.phase, s.winners_ = A.MAIN, None
     s.gems = [2, 1, 10]
-    s._end_by_deck()
+    s._end_by_score("creature deck empty")
     assert s.winners() == [0]
+
+
+def test_Q_E5_turn_limit_ends_the_game_scored_like_a_deck_out():
+    """Q-E5: after N x turn_limit completed turns the game ends, terminal, end_reason
+    "turn_limit", with Q-E2/Q-E3 final scores (personal quests count against)."""
+    s = fresh(2, seed=33, turn_limit=1)
+    s.scores = [5, 4]
+    give_personal_quest(s, 0, "Quest 05")             # 4 points against seat 0
+    do(s, A.DONE)
+    while s.cur == 0:
+        do(s, A.DONE)                                 # seat 0 keeps its hand and draws
+    assert not s.is_terminal() and s.turns == 1      # one turn is not the limit of 2 seats
+    while not s.is_terminal():
+        do(s, A.DONE)
+    assert s.turns == 2 and s.end_reason == "turn_limit"
+    assert s.final_scores() == [5 - 4 - 1, 4 - 1] and s.winners() == [1]
+    assert list(s.returns()) == [-1.0, 1.0]
+    check_conservation(s)
+
+
+@pytest.mark.parametrize("gems,winners", [((2, 5), [1]), ((5, 2), [0]), ((4, 4), [0, 1])])
+def test_Q_E5_turn_limit_uses_the_Q_E4_tie_breaks(gems, winners):
+    """Q-E5 + Q-E4: equal final scores and completed quests: most gems, then a shared win."""
+    s = fresh(2, seed=34, turn_limit=1)
+    for p in range(2):
+        s.box += s.quests[p]
+        s.quests[p], s.committed[p], s.completed[p] = [], {}, []
+    s.scores = [3, 3]
+    s.sup_gems += sum(s.gems) - sum(gems)
+    s.gems = list(gems)
+    while not s.is_terminal():
+        do(s, A.DONE)
+    assert s.end_reason == "turn_limit" and s.winners() == winners
+
+
+def test_Q_E5_turn_limit_option_values_and_round_trip():
+    assert FantastiqaState.new(2, seed=0).opts["turn_limit"] == 100     # the documented default
+    assert FantastiqaState.new(2, seed=0, turn_limit=None).opts["turn_limit"] is None
+    for bad in (0, -3, 2.5, "10", True):
+        with pytest.raises(ValueError, match="turn_limit"):
+            FantastiqaState.new(2, seed=0, turn_limit=bad)
+    s = fresh(3, seed=5, turn_limit=7)
+    assert FantastiqaState.from_dict(s.to_dict()).opts["turn_limit"] == 7
 
 
 @pytest.mark.parametrize("fly", [False, True])
 def test_A_fly_in_adventure_option(fly):
-    """Option fly_in_adventure (turn action A, ASSUMED False): a FLY card or a carpet as one
-    step of an adventure path, into a region the path may enter."""
+    """Option fly_in_adventure (turn action A; default True, the rulebook's "some cards let you use
+    special powers while adventuring"; False is the strict reading): a FLY card or a carpet as
+    one step of an adventure path, into a region the path may enter."""
     s = fresh(2, seed=35, fly_in_adventure=fly)
     at(s, 0, 0)
     place_creature(s, 0, "I Fire Gem")              # c0: 0-1, needs SWORD

@@ -117,16 +117,16 @@ def test_Q_TM2_deck_out_compares_team_sums_then_tie_breaks():
         s.committed[p] = {}
         s.completed[p] = []
     s.scores = [3, 5, 3, 0]                             # seat 1 is the best player; 0+2 the best team
-    s._end_by_deck()
+    s._end_by_score("creature deck empty")
     assert s.winners() == [0, 2]
     s.phase, s.winners_ = A.MAIN, None
     s.scores = [3, 3, 3, 3]
     set_gems(s, [1, 3, 1, 0])                           # tie on points and quests: gems 2 vs 3
-    s._end_by_deck()
+    s._end_by_score("creature deck empty")
     assert s.winners() == [1, 3]
     s.phase, s.winners_ = A.MAIN, None
     set_gems(s, [2, 2, 1, 1])
-    s._end_by_deck()
+    s._end_by_score("creature deck empty")
     assert s.winners() == [0, 1, 2, 3] and list(s.returns()) == [0, 0, 0, 0]
 
 

@@ -22,7 +22,10 @@ HEADER = """\
 # ============================================================================================
 # STAND-IN card set for Fantastiqa -- NOT the published cards.
 # Built by fantastiqa_rl/data/make_standin.py to the shapes of the rules spec
-# (docs/rules/fantastiqa.md, section "STAND-IN card set"). Supply sizes are STAND-IN too.
+# (docs/rules/fantastiqa.md, section "STAND-IN card set"). NOT stand-in: the [supply] sizes and the
+# Dog / Peaceful Dragon totals are the published component counts (rulebook "Componentes":
+# 60 gems, 16 flying carpets, 12 reshuffle tokens, 12 +1 bonus tokens, 4 Dogs, 16 Peaceful
+# Dragons; Q-S3, Q-X1); the goals and every other card are stand-in.
 # A user who owns the game writes the real cards in this format and passes card_set=PATH.
 # Format: see the docstring of fantastiqa_rl/cards.py.
 # ============================================================================================
@@ -48,7 +51,8 @@ def build() -> str:
             goal = g[li]
             out.append(f"{n} = [[{goal}, 0], [{goal - 1}, 3], [{goal - 2}, 5]]")
         out.append("")
-    out += ["[supply]", "gems = 80", "carpets = 24", "reshuffles = 24", "bonus_tokens = 12", ""]
+    out += ["# published component counts, NOT stand-in (players' starting tokens come from these)",
+            "[supply]", "gems = 60", "carpets = 16", "reshuffles = 12", "bonus_tokens = 12", ""]
 
     def card(**kw):
         out.append("[[card]]")
@@ -65,8 +69,9 @@ def build() -> str:
     out.append("# --- starting cards of every player (Q-S3)")
     for k, item in enumerate(ITEMS):
         card(name=item, type="adventurer", per_player=1, symbols=[SYM[k]])
-    card(name="Dog", type="starter", per_player=1, power="GEM")
-    card(name="Peaceful Dragon", type="starter", per_player=1, supply=8, power="PEACEFUL_DRAGON")
+    out.append("# published counts: 4 Dogs, 16 Peaceful Dragons (one per player, the rest the supply)")
+    card(name="Dog", type="starter", per_player=1, total=4, power="GEM")
+    card(name="Peaceful Dragon", type="starter", per_player=1, total=16, power="PEACEFUL_DRAGON")
 
     out.append("# --- creatures: sections I (top) .. III (bottom); pairs of a gem copy and a power copy")
     powers = ("FLY", "KEY", "PLUS_STATUE", "DRAGON")
