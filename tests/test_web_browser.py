@@ -146,7 +146,9 @@ def test_play_a_whole_fantastiqa_game_by_clicking(page):
         assert page.locator("#error").is_hidden(), page.inner_text("#error")
         if clicks < 6:  # the setup decisions and the first turn's start by clicking the choices
             click(page, page.locator("#choices button.choice").first)
-        else:  # then a random bot finishes each of my turns
+        else:  # then the greedy bot finishes each of my turns (random play would take ~1000 turns)
+            if clicks == 6:
+                page.select_option("#helper", "greedy")
             click(page, page.locator("#finish-turn"))
         clicks += 1
         if clicks == 3:

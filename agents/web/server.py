@@ -12,7 +12,7 @@ leaves the game as it was):
     POST /api/games/{id}/act                 {action}: your move
     POST /api/games/{id}/advance             one bot move (the page steps them); {"all": true}: all
                                              of them up to your turn
-    POST /api/games/{id}/finish_turn         a random bot plays the rest of your turn
+    POST /api/games/{id}/finish_turn         {bot?}: a quick bot (random, greedy) plays the rest of your turn
     GET  /api/games/{id}/board.png           the public picture (rgb render)
     POST /api/records                        body: a records.jsonl (arena output or --record)
     GET  /api/records/{id}/games/{g}?step=&seat=      one step as a seat (or `public`) sees it
@@ -38,7 +38,6 @@ from importlib import resources
 
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.arena import parse_agent
-from tabletop_rl.agents.base import RandomAgent
 from tabletop_rl.agents.web.views import board_png, move_text, state_view
 from tabletop_rl.envs.registry import get_game
 
@@ -97,7 +96,7 @@ class PlaySession:
             bot.reset(seed + 7919 * (s + 1))
             self.labels.append(text)
             self.bots.append(bot)
-        self.helper = RandomAgent(seed=seed + 104729)  # plays the rest of your turn when asked
+        self.helpers: dict = {}  # name -> the bot that plays the rest of your turn when asked
         self.log: list[dict] = []
         self.actions: list[int] = []
         self.lock = threading.Lock()
@@ -261,14 +260,35 @@ def human_act(s: PlaySession, body: dict) -> None:
         s.apply(a)
 
 
-def finish_turn(s: PlaySession) -> None:
+#: Bots that may play the rest of the person's turn ("Finish my turn"); quick ones only.
+HELPERS = ("random", "greedy")
+
+
+def _act(bot, spec, state, seat) -> int:
+    """`bot`'s action for `seat` in `state`, as the arena asks it (state only for bots that use it)."""
+    mask = spec.action_mask(state, seat)
+    obs = spec.observe(state, seat) if bot.needs_observation else None
+    return bot.act(obs, mask, state=state if bot.uses_state else None, seat=seat if bot.uses_state else None)
+
+
+def finish_turn(s: PlaySession, body: dict) -> None:
+    """A quick bot (body {"bot": "random"|"greedy"}, default random) plays the rest of the person's turn."""
+    name = body.get("bot", "random")
+    if name not in HELPERS or name not in agent_names(s.game):
+        raise RequestError(400, f"bot must be one of {[h for h in HELPERS if h in agent_names(s.game)]}; got {name!r}")
     with s.lock:
         _check_over_and_turn(s, mine=True)
+        helper = s.helpers.get(name)
+        if helper is None:
+            helper = s.helpers[name] = make_agent(s.game, name, seed=s.seed + 104729 + len(s.helpers))
         for _ in range(FINISH_TURN_STEPS):
             if s.state.is_terminal() or s.state.current_player != s.seat:
                 return
-            s.apply(s.helper.act(None, s.spec.action_mask(s.state, s.seat)))
-        raise RequestError(500, f"your turn did not end within {FINISH_TURN_STEPS} random moves")
+            a = int(_act(helper, s.spec, s.state.clone(), s.seat))
+            if not _legal(s, s.seat, a):
+                raise RequestError(500, f"the {name} bot chose the illegal action {a}")
+            s.apply(a)
+        raise RequestError(500, f"your turn did not end within {FINISH_TURN_STEPS} moves of the {name} bot")
 
 
 def bot_step(s: PlaySession) -> None:
@@ -279,11 +299,7 @@ def bot_step(s: PlaySession) -> None:
         if s.pending is not None and s.pending[1] == len(s.actions):
             future = s.pending[0]
         else:
-            state = s.state.clone()
-            mask = s.spec.action_mask(state, seat)
-            obs = s.spec.observe(state, seat) if bot.needs_observation else None
-            future = _BOT_POOL.submit(bot.act, obs, mask, state=state if bot.uses_state else None,
-                                      seat=seat if bot.uses_state else None)
+            future = _BOT_POOL.submit(_act, bot, s.spec, s.state.clone(), seat)
         try:
             action = future.result(timeout=s.bot_budget)
         except concurrent.futures.TimeoutError:
@@ -496,7 +512,7 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0):
         Route("/api/games/{key}", get_play),
         Route("/api/games/{key}/act", _mutate(human_act), methods=["POST"]),
         Route("/api/games/{key}/advance", _mutate(advance), methods=["POST"]),
-        Route("/api/games/{key}/finish_turn", _mutate(lambda s, body: finish_turn(s)), methods=["POST"]),
+        Route("/api/games/{key}/finish_turn", _mutate(finish_turn), methods=["POST"]),
         Route("/api/games/{key}/board.png", play_png),
         Route("/api/records", upload_records, methods=["POST"]),
         Route("/api/records/{key}/games/{g}", get_watch),

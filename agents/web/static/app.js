@@ -169,7 +169,7 @@ function resultText(v) {
 function faeBoard(v, interactive, onClick) {
   const g = v.geometry;
   const [W, H] = g.size;
-  const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, id: "fae-svg" }, null, SVG);
+  const svg = el("svg", { viewBox: `-10 -25 ${W + 20} ${H + 35}`, id: "fae-svg" }, null, SVG);
   for (const [a, b, river] of g.edges) {
     const [x0, y0] = g.centres[a - 1], [x1, y1] = g.centres[b - 1];
     svg.appendChild(el("line", { x1: x0, y1: y0, x2: x1, y2: y1, stroke: river ? "#286ec8" : "#5a4632",
@@ -357,7 +357,7 @@ async function init() {
   ["setup-game", "setup-players", "setup-seat"].forEach((id) => $(id).addEventListener("change", setupChanged));
   setupChanged();
   $("setup-form").addEventListener("submit", startGame);
-  $("finish-turn").addEventListener("click", async () => { if (busy) return; await post("finish_turn"); renderPlay(); });
+  $("finish-turn").addEventListener("click", async () => { if (busy) return; await post("finish_turn", { bot: $("helper").value }); renderPlay(); });
   $("retry").addEventListener("click", async () => { $("retry").hidden = true; await advance(); });
   $("new-game").addEventListener("click", () => { GAME = null; document.body.dataset.state = "setup"; tab("play"); });
   $("tab-play").addEventListener("click", () => tab("play"));
