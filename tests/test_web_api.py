@@ -332,3 +332,31 @@ def test_a_record_that_does_not_replay_is_refused_when_opened(client):
     key = client.post("/api/records", content=json.dumps(rec).encode()).json()["id"]
     r = client.get(f"/api/records/{key}/games/0?step=0")
     assert r.status_code == 400 and "cannot be replayed" in r.json()["error"]
+
+
+def test_the_command_serves_the_app(tmp_path):
+    """`python -m tabletop_rl.agents.web --host --port` starts uvicorn with the app."""
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_rl.agents.web", "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/config", timeout=2) as r:
+                    assert set(json.load(r)["games"]) == {"fae", "fantastiqa"}
+                    break
+            except OSError:
+                assert proc.poll() is None, proc.stdout.read().decode()
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the server did not answer within 30 s")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -353,6 +353,9 @@ def load_records(raw: bytes) -> WatchSession:
         if r.get("game") not in GAMES:
             raise RequestError(400, f"{where}: game must be one of {list(GAMES)}; got {r.get('game')!r}")
         opts = r.get("options")
+        if isinstance(opts, dict) and opts.get("card_set", 0) is None:  # the default card set, said explicitly
+            opts = {k: v for k, v in opts.items() if k != "card_set"}
+            r["options"] = opts
         if not isinstance(opts, dict) or any(k not in OPTIONS[r["game"]] for k in opts):
             raise RequestError(400, f"{where}: options must be an object of {sorted(OPTIONS[r['game']])}; "
                                     f"got {opts!r}")
@@ -369,10 +372,15 @@ def load_records(raw: bytes) -> WatchSession:
     return WatchSession(records)
 
 
+def _labels(record: dict) -> list[str]:
+    """The record's bot names (optional, free text: shown as text only)."""
+    agents = record.get("agents")
+    return [str(a)[:80] for a in agents[:record["num_players"]]] if isinstance(agents, list) else []
+
+
 def records_summary(w: WatchSession) -> list[dict]:
     return [{"index": i, "game": r["game"], "num_players": r["num_players"], "moves": len(r["actions"]),
-             "agents": [str(a) for a in r.get("agents") or []][:4], "winners": r.get("winners")}
-            for i, r in enumerate(w.records)]
+             "agents": _labels(r)} for i, r in enumerate(w.records)]
 
 
 def watch_view(w: WatchSession, g: int, step, seat) -> dict:
@@ -390,7 +398,7 @@ def watch_view(w: WatchSession, g: int, step, seat) -> dict:
         actions = w.records[g]["actions"]
         moves = [move_text(game, states[i], actions[i], seat, over=over) for i in range(step)]
         return {"kind": "watch", "game": game, "index": g, "step": step, "steps": n, "seat": seat,
-                "agents": w.records[g].get("agents"), "log": moves[-MAX_LOG:], "moves": step,
+                "agents": _labels(w.records[g]) or None, "log": moves[-MAX_LOG:], "moves": step,
                 "view": state_view(game, states[step], seat)}
 
 
