@@ -105,7 +105,6 @@ class PlaySession:
     def apply(self, action: int) -> None:
         before = self.state.clone()
         self.state.apply(action)
-        over = self.state.is_terminal()
         self.actions.append(int(action))
         self.log.append({"mover": int(before.current_player),
                          "yours": move_text(self.game, before, action, self.seat, over=False),

@@ -227,9 +227,14 @@ function renderPlay() {
   $("status").textContent = status;
   $("finish-turn").disabled = !mine;
   const board = $("board");
-  board.innerHTML = "";
-  if (v.game === "fae") board.appendChild(faeBoard(v, mine, faeClick));
-  else board.appendChild(el("img", { id: "board-img", alt: "board", src: `/api/games/${g.id}/board.png?m=${g.moves}` }));
+  const img = $("board-img");
+  if (v.game === "fantastiqa" && img && !v.over && !mine && speed === 0) {
+    // instant bots: the picture is drawn again when they have moved
+  } else {
+    board.innerHTML = "";
+    if (v.game === "fae") board.appendChild(faeBoard(v, mine, faeClick));
+    else board.appendChild(el("img", { id: "board-img", alt: "board", src: `/api/games/${g.id}/board.png?m=${g.moves}` }));
+  }
   const panel = $("panel");
   panel.innerHTML = "";
   panel.appendChild(scoresTable(v, g.labels));
