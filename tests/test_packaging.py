@@ -54,6 +54,8 @@ def test_wheel_contents(wheel):
     assert {"fae_rl/policies/fae_2p.npz", "fae_rl/policies/fae_2p.json"} <= set(names)
     assert any(n.startswith("fantastiqa_rl/policies/") and n.endswith(".npz") for n in names)
     assert {"tabletop_rl/envs/aec_base.py", "tabletop_rl/agents/arena.py", "tabletop_rl/train.py"} <= set(names)
+    # The web app's page (package-data of tabletop_rl.agents.web).
+    assert {f"tabletop_rl/agents/web/static/{f}" for f in ("index.html", "app.js", "style.css")} <= set(names)
     assert not any(n.startswith("tests/") or "/tests/" in n for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()

@@ -1,0 +1,380 @@
+// The page of `python -m tabletop_rl.agents.web`: plays and watches through the JSON API of server.py.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+let CONFIG = null;
+let GAME = null;        // the last play response
+let selected = null;    // Fae: the chosen source space
+let speed = 400;        // ms between bot moves
+let busy = false;
+let WATCH = null;       // {id, games, index, step, steps, seat}
+
+function el(tag, attrs = {}, text = null, ns = null) {
+  const e = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== null) e.textContent = text;
+  return e;
+}
+
+function showError(msg) {
+  const box = $("error");
+  box.textContent = msg || "";
+  box.hidden = !msg;
+}
+
+async function api(method, url, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    if (typeof body === "string") { opts.body = body; opts.headers["Content-Type"] = "text/plain"; }
+    else { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
+  }
+  const r = await fetch(url, opts);
+  const data = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
+  if (!r.ok) { const e = new Error(data.error || `HTTP ${r.status}`); e.status = r.status; throw e; }
+  return data;
+}
+
+// ------------------------------------------------------------------ setup
+function fillSelect(sel, items, value) {
+  sel.innerHTML = "";
+  for (const [v, label] of items) sel.appendChild(el("option", { value: String(v) }, label));
+  if (value !== undefined && items.some(([v]) => String(v) === String(value))) sel.value = String(value);
+}
+
+function setupChanged() {
+  const g = CONFIG.games[$("setup-game").value];
+  const players = [];
+  for (let n = g.min_players; n <= g.max_players; n++) players.push([n, String(n)]);
+  fillSelect($("setup-players"), players, $("setup-players").value || 2);
+  const n = Number($("setup-players").value);
+  const seats = [];
+  for (let s = 0; s < n; s++) seats.push([s, `player_${s}` + (s === 0 ? " (moves first)" : "")]);
+  fillSelect($("setup-seat"), seats, $("setup-seat").value || 0);
+  const bots = $("setup-bots");
+  bots.querySelectorAll("div").forEach((d) => d.remove());
+  const seat = Number($("setup-seat").value);
+  for (let s = 0; s < n; s++) {
+    if (s === seat) continue;
+    const row = el("div");
+    const sel = el("select", { class: "bot", "data-seat": String(s) });
+    for (const b of g.bots) sel.appendChild(el("option", { value: b }, b));
+    sel.value = g.bots.includes("random") ? "random" : g.bots[0];
+    const it = el("input", { type: "number", min: "1", value: "100", class: "iterations", title: "MCTS iterations per move" });
+    const itLabel = el("label", {}, " MCTS iterations ");
+    itLabel.appendChild(it);
+    itLabel.hidden = true;
+    sel.addEventListener("change", () => { itLabel.hidden = sel.value !== "mcts"; });
+    row.appendChild(el("span", {}, `player_${s}: `));
+    row.appendChild(sel);
+    row.appendChild(itLabel);
+    bots.appendChild(row);
+  }
+  const opts = $("setup-options");
+  opts.querySelectorAll("label").forEach((d) => d.remove());
+  for (const [name, values] of Object.entries(g.options)) {
+    const label = el("label", {}, `${name} `);
+    const sel = el("select", { "data-option": name });
+    values.forEach((v, i) => sel.appendChild(el("option", { value: String(i) }, String(v))));
+    label.appendChild(sel);
+    opts.appendChild(label);
+  }
+}
+
+async function startGame(ev) {
+  if (ev) ev.preventDefault();
+  const game = $("setup-game").value;
+  const g = CONFIG.games[game];
+  const bots = [...document.querySelectorAll("#setup-bots select.bot")].map((sel) => {
+    if (sel.value !== "mcts") return sel.value;
+    const it = sel.parentElement.querySelector("input.iterations").value;
+    return `mcts:iterations=${Number(it) || 100}`;
+  });
+  const options = {};
+  document.querySelectorAll("#setup-options select").forEach((sel) => {
+    const values = g.options[sel.dataset.option];
+    const v = values[Number(sel.value)];
+    if (v !== values[0]) options[sel.dataset.option] = v;
+  });
+  const body = { game, players: Number($("setup-players").value), seat: Number($("setup-seat").value), bots, options,
+                 bot_budget: Number($("setup-budget").value) || 30 };
+  if ($("setup-seed").value !== "") body.seed = Number($("setup-seed").value);
+  speed = Number($("setup-speed").value);
+  try {
+    showError("");
+    GAME = await api("POST", "/api/games", body);
+    selected = null;
+    $("play-setup").hidden = true;
+    $("play").hidden = false;
+    renderPlay();
+  } catch (e) { showError(e.message); }
+}
+
+// ------------------------------------------------------------------ play
+function scoresTable(v, labels) {
+  const t = el("table", { class: "scores" });
+  const head = el("tr");
+  ["seat", "who", "score"].forEach((h) => head.appendChild(el("th", {}, h)));
+  if (v.game === "fae") head.appendChild(el("th", {}, "ritual cards"));
+  t.appendChild(head);
+  for (let p = 0; p < v.num_players; p++) {
+    const tr = el("tr");
+    tr.appendChild(el("td", {}, `player_${p}` + (v.current === p ? " \u25C0" : "")));
+    tr.appendChild(el("td", {}, labels ? labels[p] : ""));
+    let score = "";
+    if (v.game === "fantastiqa") score = String(v.scores[p]);
+    else if (v.colours) score = `${v.colours[p]}: ${v.final_scores[p]}`;
+    else if (v.seat === p) score = `${v.your_colour}: ${v.scores[v.geometry.colour_names.indexOf(v.your_colour)]}`;
+    else score = "?";
+    tr.appendChild(el("td", {}, score));
+    if (v.game === "fae") tr.appendChild(el("td", {}, String(v.ritual_cards[p])));
+    t.appendChild(tr);
+  }
+  return t;
+}
+
+function faePanel(v) {
+  const d = el("div");
+  const g = v.geometry;
+  const track = el("div", { id: "score-track" });
+  track.appendChild(el("b", {}, "Score track: "));
+  g.colour_names.forEach((c, i) => {
+    track.appendChild(el("span", { class: "swatch", style: `background:${g.colour_rgb[i]}` }));
+    track.appendChild(el("span", {}, ` ${c} ${v.scores[i]}  `));
+  });
+  d.appendChild(track);
+  d.appendChild(el("div", {}, `Ritual cards drawn ${v.cards_used}/12; next: ${v.next_card}`));
+  if (v.pending.length) d.appendChild(el("div", {}, `Pending rituals on ${v.pending.join(", ")}: click one to resolve it`));
+  return d;
+}
+
+function fantastiqaPanel(v) {
+  const d = el("div");
+  d.appendChild(el("div", { id: "phase" }, `Decision: ${v.phase}; goal ${v.goal} points`));
+  if (v.hand) d.appendChild(el("div", { id: "hand" }, `Your hand: ${v.hand.join(", ") || "-"}`));
+  if (v.quests) d.appendChild(el("div", {}, `Your quests: ${v.quests.join(", ") || "-"}`));
+  if (v.drawn) d.appendChild(el("div", {}, `Drawn (only you see them): ${v.drawn.join(", ")}`));
+  d.appendChild(el("div", {}, `Open quests: ${v.open_quests.map((q) => q || "-").join("; ")}`));
+  d.appendChild(el("pre", { id: "text" }, v.text));
+  return d;
+}
+
+function resultText(v) {
+  const w = v.winners.map((p) => `player_${p}`).join(", ");
+  const s = v.final_scores.map((x, p) => `player_${p} ${x}` + (v.colours ? ` (${v.colours[p]})` : "")).join(", ");
+  let extra = "";
+  if (v.hands) extra = "; hands: " + v.hands.map((h, p) => `player_${p}: ${h.join(", ") || "-"}`).join("; ");
+  return `Game over. Winners: ${w}. Final scores: ${s}${extra}`;
+}
+
+function faeBoard(v, interactive, onClick) {
+  const g = v.geometry;
+  const [W, H] = g.size;
+  const svg = el("svg", { viewBox: `-10 -25 ${W + 20} ${H + 35}`, id: "fae-svg" }, null, SVG);
+  for (const [a, b, river] of g.edges) {
+    const [x0, y0] = g.centres[a - 1], [x1, y1] = g.centres[b - 1];
+    svg.appendChild(el("line", { x1: x0, y1: y0, x2: x1, y2: y1, stroke: river ? "#286ec8" : "#5a4632",
+      "stroke-width": 3, "stroke-dasharray": river ? "10 10" : "none" }, null, SVG));
+  }
+  const srcs = new Map(), resolves = new Map();
+  if (interactive) {
+    for (const c of v.choices) {
+      if (c.resolve !== undefined) resolves.set(c.resolve, c.id);
+      else { if (!srcs.has(c.src)) srcs.set(c.src, new Map()); srcs.get(c.src).set(c.dst, c.id); }
+    }
+  }
+  const dsts = selected !== null && srcs.has(selected) ? srcs.get(selected) : new Map();
+  for (let i = 0; i < g.centres.length; i++) {
+    const s = i + 1, [x, y] = g.centres[i];
+    const cls = ["space"];
+    if (resolves.has(s)) cls.push("legal-resolve");
+    else if (dsts.has(s)) cls.push("legal-dst");
+    else if (srcs.has(s)) cls.push("legal-src");
+    if (selected === s) cls.push("selected");
+    const grp = el("g", { class: cls.join(" "), id: `space-${s}`, "data-space": String(s) }, null, SVG);
+    const pending = v.pending.includes(s), resolved = v.resolved[i];
+    grp.appendChild(el("circle", { class: "disc", cx: x, cy: y, r: 30, fill: g.terrain_rgb[g.terrain[i]],
+      stroke: pending ? "#c80000" : resolved ? "#000" : "#3c3c3c", "stroke-width": pending || resolved ? 5 : 1 }, null, SVG));
+    grp.appendChild(el("text", { x: x - 28, y: y - 32, "font-size": 13 }, String(s), SVG));
+    const present = [];
+    v.druids[i].forEach((n, c) => { if (n) present.push([c, n]); });
+    present.forEach(([c, n], k) => {
+      const bx = x - 5 * present.length + 10 * k, h = 4 + 3 * n;
+      grp.appendChild(el("rect", { x: bx, y: y + 10 - h, width: 8, height: h, fill: g.colour_rgb[c], stroke: "#000" }, null, SVG));
+    });
+    if (interactive) grp.addEventListener("click", () => onClick(s, srcs, dsts, resolves));
+    svg.appendChild(grp);
+  }
+  return svg;
+}
+
+function faeClick(s, srcs, dsts, resolves) {
+  if (busy) return;
+  if (resolves.has(s)) return act(resolves.get(s));
+  if (dsts.has(s)) return act(dsts.get(s));
+  selected = srcs.has(s) && selected !== s ? s : null;
+  renderPlay();
+}
+
+function renderPlay() {
+  const g = GAME, v = g.view;
+  document.body.dataset.renders = String(Number(document.body.dataset.renders || 0) + 1);
+  const mine = !v.over && v.current === g.seat;
+  document.body.dataset.state = v.over ? "over" : mine ? "your-turn" : "bots";
+  document.body.dataset.game = v.game;
+  let status = `${v.game}, ${g.players} players; you are player_${g.seat}`;
+  if (v.your_colour) status += ` (secret colour ${v.your_colour})`;
+  status += v.over ? "; game over" : mine ? "; your turn" : `; player_${v.current} (${g.labels[v.current]}) to move`;
+  $("status").textContent = status;
+  $("finish-turn").disabled = !mine;
+  const board = $("board");
+  const img = $("board-img");
+  if (v.game === "fantastiqa" && img && !v.over && !mine && speed === 0) {
+    // instant bots: the picture is drawn again when they have moved
+  } else {
+    board.innerHTML = "";
+    if (v.game === "fae") board.appendChild(faeBoard(v, mine, faeClick));
+    else board.appendChild(el("img", { id: "board-img", alt: "board", src: `/api/games/${g.id}/board.png?m=${g.moves}` }));
+  }
+  const panel = $("panel");
+  panel.innerHTML = "";
+  panel.appendChild(scoresTable(v, g.labels));
+  panel.appendChild(v.game === "fae" ? faePanel(v) : fantastiqaPanel(v));
+  const choices = $("choices");
+  choices.innerHTML = "";
+  if (mine && v.game === "fantastiqa") {
+    for (const c of v.choices) {
+      const b = el("button", { "data-action": String(c.id), class: "choice" }, c.text);
+      b.addEventListener("click", () => act(c.id));
+      choices.appendChild(b);
+    }
+  } else if (mine) {
+    choices.appendChild(el("div", {}, selected === null
+      ? "Click one of your highlighted (green) stacks, then a blue neighbour; orange spaces resolve a ritual."
+      : `Stack ${selected} chosen: click a blue neighbour (or the stack again to drop it).`));
+  }
+  renderLog($("log"), g.log, g.moves);
+  const res = $("result");
+  res.hidden = !v.over;
+  if (v.over) res.textContent = resultText(v);
+  if (!v.over && !mine && !busy && $("retry").hidden) setTimeout(advance, speed);
+}
+
+function renderLog(ol, texts, total) {
+  ol.innerHTML = "";
+  ol.start = total - texts.length + 1;
+  for (const t of texts) ol.appendChild(el("li", {}, t));
+  ol.scrollTop = ol.scrollHeight;
+}
+
+async function post(path, body) {
+  busy = true;
+  try {
+    GAME = await api("POST", `/api/games/${GAME.id}/${path}`, body || {});
+    showError("");
+    $("retry").hidden = true;
+    return true;
+  } catch (e) {
+    showError(e.message);
+    if (path === "advance") $("retry").hidden = false;
+    return false;
+  } finally {
+    busy = false;
+  }
+}
+
+async function act(action) {
+  selected = null;
+  await post("act", { action });
+  renderPlay();
+}
+
+async function advance() {
+  if (busy || !GAME || GAME.view.over || GAME.view.current === GAME.seat) return;
+  await post("advance", speed === 0 ? { all: true } : {});  // instant: every bot move up to your turn
+  renderPlay();
+}
+
+// ------------------------------------------------------------------ watch
+async function loadRecords() {
+  const f = $("records-file").files[0];
+  if (!f) return;
+  try {
+    const text = await f.text();
+    const r = await api("POST", "/api/records", text);
+    WATCH = { id: r.id, games: r.games, index: 0, step: 0, seat: null };
+    fillSelect($("watch-game"), r.games.map((g) => [g.index,
+      `#${g.index}: ${g.game}, ${g.num_players}p, ${g.moves} moves` + (g.agents.length ? ` (${g.agents.join(" vs ")})` : "")]));
+    watchGameChanged();
+  } catch (e) { showError(e.message); }
+}
+
+function watchGameChanged() {
+  WATCH.index = Number($("watch-game").value);
+  WATCH.step = 0;
+  const n = WATCH.games[WATCH.index].num_players;
+  const seats = [["public", "public view"]];
+  for (let s = 0; s < n; s++) seats.push([s, `player_${s}`]);
+  fillSelect($("watch-seat"), seats, "public");
+  showStep();
+}
+
+async function showStep(step) {
+  if (!WATCH) return;
+  if (step !== undefined) WATCH.step = step;
+  const seat = $("watch-seat").value;
+  try {
+    const r = await api("GET", `/api/records/${WATCH.id}/games/${WATCH.index}?step=${WATCH.step}&seat=${seat}`);
+    WATCH.steps = r.steps;
+    WATCH.step = r.step;
+    showError("");
+    const v = r.view;
+    document.body.dataset.watchStep = String(r.step);
+    $("w-step").textContent = `step ${r.step} / ${r.steps}`;
+    $("w-move").textContent = r.log.length ? `last move: ${r.log[r.log.length - 1]}` : "the deal";
+    const board = $("w-board");
+    board.innerHTML = "";
+    if (v.game === "fae") board.appendChild(faeBoard(v, false, null));
+    else board.appendChild(el("img", { id: "w-board-img", alt: "board",
+      src: `/api/records/${WATCH.id}/games/${WATCH.index}/board.png?step=${r.step}` }));
+    const panel = $("w-panel");
+    panel.innerHTML = "";
+    panel.appendChild(scoresTable(v, r.agents));
+    panel.appendChild(v.game === "fae" ? faePanel(v) : fantastiqaPanel(v));
+    renderLog($("w-log"), r.log, r.moves);
+    $("w-result").hidden = !v.over;
+    if (v.over) $("w-result").textContent = resultText(v);
+  } catch (e) { showError(e.message); }
+}
+
+// ------------------------------------------------------------------ start
+function tab(name) {
+  $("tab-play").classList.toggle("active", name === "play");
+  $("tab-watch").classList.toggle("active", name === "watch");
+  $("watch").hidden = name !== "watch";
+  const playing = GAME !== null;
+  $("play-setup").hidden = name !== "play" || playing;
+  $("play").hidden = name !== "play" || !playing;
+}
+
+async function init() {
+  CONFIG = await api("GET", "/api/config");
+  fillSelect($("setup-game"), Object.keys(CONFIG.games).map((g) => [g, g]));
+  ["setup-game", "setup-players", "setup-seat"].forEach((id) => $(id).addEventListener("change", setupChanged));
+  setupChanged();
+  $("setup-form").addEventListener("submit", startGame);
+  $("finish-turn").addEventListener("click", async () => { if (busy) return; await post("finish_turn", { bot: $("helper").value }); renderPlay(); });
+  $("retry").addEventListener("click", async () => { $("retry").hidden = true; await advance(); });
+  $("new-game").addEventListener("click", () => { GAME = null; document.body.dataset.state = "setup"; tab("play"); });
+  $("tab-play").addEventListener("click", () => tab("play"));
+  $("tab-watch").addEventListener("click", () => tab("watch"));
+  $("records-file").addEventListener("change", loadRecords);
+  $("watch-game").addEventListener("change", watchGameChanged);
+  $("watch-seat").addEventListener("change", () => showStep());
+  $("w-first").addEventListener("click", () => showStep(0));
+  $("w-prev").addEventListener("click", () => showStep(Math.max(0, WATCH.step - 1)));
+  $("w-next").addEventListener("click", () => showStep(Math.min(WATCH.steps, WATCH.step + 1)));
+  $("w-last").addEventListener("click", () => showStep(WATCH.steps));
+  document.body.dataset.state = "setup";
+}
+
+init().catch((e) => showError(`cannot load the configuration: ${e.message}`));
