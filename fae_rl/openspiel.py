@@ -25,6 +25,11 @@ history) and `observation_string/tensor` (the current position: `fae_rl.observe`
 the PettingZoo env gives) reveal nothing another seat hides. `resample_from_infostate` draws the
 hidden colours with `FaeState.sample_consistent`. Returns are the core's win/loss returns (zero sum).
 
+Untrusted input: OpenSpiel serializes a Python game's state (`serialize_game_and_state`) with a
+pickle of its attributes, and `deserialize_game_and_state` unpickles it; that is OpenSpiel's code,
+which this module cannot change. Load games from others with `state_from_history(game, actions)`
+(validated action ids), or exchange our JSON records (`tabletop_rl.agents.records`).
+
 `state_from_fae(game, fae_state)` wraps a position of the rules core (the arena's bots use it:
 `tabletop_rl.agents.openspiel_bots`); such a state's history starts at that position.
 """
@@ -202,6 +207,25 @@ def state_from_fae(game: FaeGame, fae: FaeState) -> FaeOpenSpielState:
     public = fae.to_dict()
     del public["colours"]
     s._origin = json.dumps(public, separators=(",", ":"))
+    return s
+
+
+def state_from_history(game: FaeGame, history) -> FaeOpenSpielState:
+    """The state reached by playing `history` (action ids, chance outcomes included, as
+    `state.history()` gives them) from the start; each is checked (a ValueError names the first bad
+    one). The safe way to load a game someone else sent: OpenSpiel's own
+    `deserialize_game_and_state` unpickles a Python game's attributes, so use it only on strings you
+    made yourself."""
+    s = game.new_initial_state()
+    for i, a in enumerate(history):
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise ValueError(f"state_from_history: entry {i} must be an int action id; got {a!r}")
+        if s.is_terminal():
+            raise ValueError(f"state_from_history: entry {i} ({a}) comes after the end of the game")
+        legal = [o for o, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()
+        if int(a) not in legal:
+            raise ValueError(f"state_from_history: entry {i} ({a}) is not legal there")
+        s.apply_action(int(a))
     return s
 
 

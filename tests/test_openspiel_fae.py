@@ -16,6 +16,7 @@ from fae_rl.openspiel import (  # noqa: E402
     REGION_DEALS,
     deal_outcomes,
     state_from_fae,
+    state_from_history,
 )
 from tests.test_fae_state import random_state  # noqa: E402
 
@@ -125,6 +126,22 @@ def test_serialization_round_trip():
         assert str(s2) == str(s) and s2.history() == s.history()
         if s.fae is not None:
             assert s2.fae == s.fae
+
+
+def test_state_from_history_replays_and_validates():
+    game = load(2)
+    rng = np.random.default_rng(1)
+    s = game.new_initial_state()
+    for _ in range(30):
+        s.apply_action(int(rng.integers(len(s.chance_outcomes()))) if s.is_chance_node() else int(rng.choice(s.legal_actions())))
+    t = state_from_history(game, s.history())
+    assert t.history() == s.history() and t.fae == s.fae
+    with pytest.raises(ValueError, match="entry 0 \\(120\\) is not legal"):
+        state_from_history(game, [120])
+    with pytest.raises(ValueError, match="entry 13 \\(329\\) is not legal"):
+        state_from_history(game, s.history()[:13] + [329])
+    with pytest.raises(ValueError, match="entry 1 must be an int"):
+        state_from_history(game, [0, "3"])
 
 
 def other_colourings(fae: FaeState, seat: int, limit: int = 12):
