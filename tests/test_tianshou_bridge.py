@@ -1,18 +1,14 @@
 """Tianshou's PettingZooEnv and multi-agent manager over fae_v0 and fantastiqa_v0
 (examples/tianshou_selfplay.py)."""
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tianshou")
 
-_PATH = pathlib.Path(__file__).resolve().parent.parent / "examples" / "tianshou_selfplay.py"
-_spec = importlib.util.spec_from_file_location("tianshou_selfplay", _PATH)
-example = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(example)
+from tests.example_helpers import load_example  # noqa: E402
+
+example = load_example("tianshou_selfplay")
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -1,16 +1,12 @@
 """TorchRL's PettingZooWrapper over fae_v0 and fantastiqa_v0 (examples/torchrl_masked_policy.py)."""
-import importlib.util
-import pathlib
-
 import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("torchrl")
 
-_PATH = pathlib.Path(__file__).resolve().parent.parent / "examples" / "torchrl_masked_policy.py"
-_spec = importlib.util.spec_from_file_location("torchrl_masked_policy", _PATH)
-example = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(example)
+from tests.example_helpers import load_example  # noqa: E402
+
+example = load_example("torchrl_masked_policy")
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
