@@ -221,3 +221,14 @@ def test_fae_rl_does_not_import_open_spiel():
     code = "import sys, fae_rl, tabletop_rl.envs, tabletop_rl.agents; print('pyspiel' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_non_movers_have_no_legal_action_and_an_all_zero_mask():
+    game = load(3)
+    s = dealt(game, FaeState.new(3, seed=5))
+    for _ in range(4):
+        mover = s.current_player()
+        for p in range(3):
+            mask = s.legal_actions_mask(p)
+            assert (sum(mask) > 0) == (p == mover) and (s.legal_actions(p) == []) == (p != mover)
+        s.apply_action(s.legal_actions()[-1])
