@@ -13,7 +13,7 @@ $(VPY):
 # torch first, pinned to the CPU wheel, so no later resolver step can pull a CUDA build.
 $(STAMP): $(VPY) pyproject.toml
 	$(VPY) -m pip install -q "torch==2.13.0"
-	$(VPY) -m pip install -q -e ".[train,dev,web]"
+	$(VPY) -m pip install -q -e ".[train,dev,web,openspiel,torchrl,tianshou]"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -4,12 +4,38 @@
     bot = make_agent("fae", "greedy", seed=0)
     action = bot.act(observation, action_mask, state=state, seat=seat)
 
-Bots: `random` and `mcts` (every game), `greedy` (per game), `ppo` (a trained policy; Fae 2p ships one). See `tabletop_rl.agents.base.Agent` for the interface.
+Bots: `random` and `mcts` (every game), `greedy` (per game), `ppo` (a trained policy; Fae 2p ships one),
+and, when OpenSpiel is installed (the `openspiel` extra), `openspiel_mcts` and `openspiel_ismcts` for
+Fae (`tabletop_rl.agents.openspiel_bots`). See `tabletop_rl.agents.base.Agent` for the interface.
 """
 from tabletop_rl.agents.base import Agent, RandomAgent
 from tabletop_rl.agents.registry import agent_names, make_agent, register_agent
 
 # Game bots register themselves on import.
 from tabletop_rl.agents import fae_greedy, fantastiqa_greedy, fantastiqa_mcts, mcts, ppo_agent  # noqa: E402,F401
+
+
+
+def _register_openspiel_bots() -> None:
+    """Register OpenSpiel's bots by name when OpenSpiel is installed; OpenSpiel itself is imported
+    only when one of them is built (importing it costs time every bot-free user would pay)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyspiel") is None:
+        return
+
+    def lazy(name):
+        def factory(seed=None, **kwargs):
+            from tabletop_rl.agents import openspiel_bots
+
+            return openspiel_bots.BOTS[name](seed=seed, **kwargs)
+
+        return factory
+
+    for name in ("openspiel_mcts", "openspiel_ismcts"):
+        register_agent("fae", name, lazy(name))
+
+
+_register_openspiel_bots()
 
 __all__ = ["Agent", "RandomAgent", "agent_names", "make_agent", "register_agent"]

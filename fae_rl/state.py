@@ -61,6 +61,17 @@ def _check_num_players(num_players) -> int:
     return int(num_players)
 
 
+def _int_rows(rows) -> list[list[int]] | None:
+    """`rows` as lists of plain ints, or None if it is not a sequence of sequences of integers."""
+    try:
+        out = [list(r) for r in rows]
+    except TypeError:
+        return None
+    if not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for r in out for x in r):
+        return None
+    return [[int(x) for x in r] for r in out]
+
+
 def win_loss_returns(winners: list[int], num_players: int) -> list[float]:
     """k winners of N: each winner +1/k, each loser -1/(N-k); all 0 if all win (or none)."""
     k = len(winners)
@@ -86,14 +97,33 @@ class FaeState:
         `seed` may be None (fresh entropy), an int, a SeedSequence or a Generator.
         """
         num_players = _check_num_players(num_players)
-        if not isinstance(big_stack_merge, (bool, np.bool_)):
-            raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         # F-S1: each region (5 consecutive spaces) gets one druid of each colour, shuffled.
-        order = rng.permuted(_REGION_COLOURS, axis=1).ravel()
-        flat = np.zeros(NUM_SPACES * NUM_COLOURS, dtype=np.uint8)
-        flat[_ROW_STARTS + order] = 1
+        order = rng.permuted(_REGION_COLOURS, axis=1)
         colours = rng.permutation(NUM_COLOURS)[:num_players].tolist()  # F-S2
+        return cls.from_deal(num_players, order.tolist(), colours, big_stack_merge)
+
+    @classmethod
+    def from_deal(cls, num_players: int, regions, colours, big_stack_merge: bool = False) -> "FaeState":
+        """The start of a game from its deal: what `new` draws at random, given explicitly.
+
+        `regions`: 12 rows, one per region; row r is a permutation of the 5 colours, its j-th entry
+        the colour of the druid on space 5r + j + 1 (F-S1). `colours`: the spirit colour of each
+        seat, distinct (F-S2). Used by `new` and by the OpenSpiel game's chance nodes
+        (`fae_rl.openspiel`). A bad deal raises a ValueError naming the problem.
+        """
+        num_players = _check_num_players(num_players)
+        if not isinstance(big_stack_merge, (bool, np.bool_)):
+            raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
+        rows, colours = _int_rows(regions), _int_rows([colours])
+        if rows is None or len(rows) != NUM_SPACES // 5 or any(sorted(r) != list(range(NUM_COLOURS)) for r in rows):
+            raise ValueError(f"regions must be {NUM_SPACES // 5} permutations of the colours 0..4; got {regions!r}")
+        colours = colours[0] if colours else []
+        if len(colours) != num_players or len(set(colours)) != num_players or not all(
+                0 <= c < NUM_COLOURS for c in colours):
+            raise ValueError(f"colours must be {num_players} distinct colours in 0..4; got {colours!r}")
+        flat = np.zeros(NUM_SPACES * NUM_COLOURS, dtype=np.uint8)
+        flat[_ROW_STARTS + np.asarray(rows, dtype=np.int64).ravel()] = 1
         s = cls._blank(num_players, bool(big_stack_merge), colours)
         s._druids = bytearray(flat.tobytes())
         # One druid on every space: every move along every edge is legal (F-T1).
@@ -154,6 +184,10 @@ class FaeState:
         s._move_ok = bytearray(self._move_ok)
         s._legal_cache = self._legal_cache  # immutable once built (callers get copies)
         return s
+
+    def __deepcopy__(self, memo) -> "FaeState":
+        # copy.deepcopy (OpenSpiel clones its Python states with it) gets the fast clone.
+        return self.clone()
 
     # ------------------------------------------------------------------ queries
     @property
