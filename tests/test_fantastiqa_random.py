@@ -159,7 +159,7 @@ def test_bad_options_name_allowed_values():
         FantastiqaState.new(2, teams=True)        # the Abbey and teams: tests/test_fantastiqa_{abbey,teams}.py
     with pytest.raises(ValueError, match=r"allowed values: \[False, True\]"):
         FantastiqaState.new(2, abbey="yes")
-    with pytest.raises(ValueError, match="malformed"):
+    with pytest.raises(ValueError, match="key 'version': missing"):  # every key is checked, by path
         FantastiqaState.from_dict({"num_players": 2})
 
 
