@@ -6,9 +6,9 @@
     masks = venv.action_masks()                     # (N, 330) bool: the learner's legal actions
     obs, rewards, dones, infos = venv.step(actions) # an SB3 VecEnv: MaskablePPO trains on it directly
 
-`FaeLearnerVecEnv` is a Stable-Baselines3 `VecEnv` (with `action_masks()`, the sb3-contrib hook);
-`FaeLearnerVectorEnv` presents the same games as a Gymnasium `VectorEnv` (`reset(seed=...)` /
-`step()` returning `(obs, rewards, terminations, truncations, infos)`, masks in `infos["action_mask"]`).
+`FaeLearnerVecEnv` is a Stable-Baselines3 `VecEnv` (with `action_masks()`, the sb3-contrib hook)
+over `FaeLearnerCore`, which holds the games and opponents and can drive any other loop (train.py's
+batched warm start and evaluation use it directly). A Gymnasium `VectorEnv` adapter is not written yet.
 
 In every game the learner holds one seat, rotating with the game's episodes (game i's e-th episode
 seats it at (i + e) mod num_players), and the other seats are ONE opponent per episode, drawn from
