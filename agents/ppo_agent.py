@@ -45,11 +45,17 @@ _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 
 @dataclass
 class PolicyWeights:
-    """A masked MLP policy: logits = W_k act(... act(W_0 x + b_0) ...) + b_k."""
+    """A masked MLP policy: logits = W_k act(... act(W_0 x + b_0) ...) + b_k + sum_j c_j x[s_j : s_j + A].
+
+    The optional skip terms add a slice of the observation, one value per action, straight to the
+    logits (`train.py`'s policy over Fae's `action_features="margin"` blocks: the greedy margin
+    and best-move flag of each action, so greedy play is one learned scale away).
+    """
 
     weights: list  # [(W (in, out) float32, b (out,) float32), ...], the last one is the action layer
     activation: str = "tanh"
     meta: dict = field(default_factory=dict)  # game, num_players, options, training command, ...
+    skip: list = field(default_factory=list)  # [(start s_j, coefficient c_j), ...]: logits += c_j * obs[s_j:s_j + A]
 
     def __post_init__(self):
         if self.activation not in _ACTIVATIONS:
@@ -61,6 +67,15 @@ class PolicyWeights:
             if self.weights[i][0].shape[0] != self.weights[i - 1][0].shape[1]:
                 raise ValueError(f"layer {i} takes {self.weights[i][0].shape[0]} inputs but layer {i - 1} "
                                  f"gives {self.weights[i - 1][0].shape[1]}")
+        skip = []
+        for item in self.skip:
+            start, coef = item
+            if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start \
+                    or start + self.num_actions > self.obs_size or not np.isfinite(float(coef)):
+                raise ValueError(f"skip term {item!r}: needs an int start with start + {self.num_actions} <= "
+                                 f"{self.obs_size} and a finite coefficient")
+            skip.append((int(start), float(coef)))
+        self.skip = skip
 
     @property
     def obs_size(self) -> int:
@@ -73,8 +88,11 @@ class PolicyWeights:
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits for one observation (1-D) or a batch (2-D)."""
         act = _ACTIVATIONS[self.activation]
-        x = np.asarray(obs, dtype=np.float32)
+        x = obs = np.asarray(obs, dtype=np.float32)
         layers = self.weights
+        extra = 0.0
+        for start, coef in self.skip:
+            extra = extra + np.float32(coef) * obs[..., start:start + self.num_actions]
         if x.ndim == 1:
             # Observations are mostly zeros (Fantastiqa: ~5% non-zero): the first layer only needs
             # the weight rows of the non-zero inputs. Besides being faster, the small product stays
@@ -84,13 +102,13 @@ class PolicyWeights:
                 w, b = layers[0]
                 x = x[nz] @ w[nz] + b
                 if len(layers) == 1:
-                    return x
+                    return x + extra
                 x = act(x)
                 layers = layers[1:]
         for w, b in layers[:-1]:
             x = act(x @ w + b)
         w, b = layers[-1]
-        return x @ w + b
+        return x @ w + b + extra
 
     # ------------------------------------------------------------------ files
     def save(self, path, dtype=np.float32) -> None:
@@ -98,7 +116,8 @@ class PolicyWeights:
         arrays = {}
         for i, (w, b) in enumerate(self.weights):
             arrays[f"W{i}"], arrays[f"b{i}"] = w.astype(dtype), b.astype(dtype)
-        header = {"activation": self.activation, "layers": len(self.weights), "meta": self.meta}
+        header = {"activation": self.activation, "layers": len(self.weights), "meta": self.meta,
+                  "skip": [[s, c] for s, c in self.skip]}
         tmp = f"{path}.tmp"
         with open(tmp, "wb") as f:
             np.savez_compressed(f, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
@@ -115,7 +134,10 @@ class PolicyWeights:
         with np.load(path) as z:
             header = json.loads(bytes(z["header"]).decode())
             weights = [(z[f"W{i}"], z[f"b{i}"]) for i in range(header["layers"])]
-        return cls(weights, header["activation"], header.get("meta", {}))
+        skip = header.get("skip", [])
+        if not isinstance(skip, list) or not all(isinstance(t, list) and len(t) == 2 for t in skip):
+            raise ValueError(f"{path}: header 'skip' must be a list of [start, coefficient] pairs; got {skip!r}")
+        return cls(weights, header["activation"], header.get("meta", {}), [tuple(t) for t in skip])
 
     @classmethod
     def from_sb3(cls, model, meta: dict | None = None) -> "PolicyWeights":
@@ -131,7 +153,8 @@ class PolicyWeights:
         layers.append(policy.action_net)
         with torch.no_grad():
             weights = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
-        return cls(weights, activation, dict(meta or {}))
+            skip = list(zip(getattr(policy, "skip_starts", ()), getattr(policy, "skip_coef", torch.zeros(0)).tolist()))
+        return cls(weights, activation, dict(meta or {}), skip)
 
 
 def default_policy_path(game: str = "fae") -> Path:
@@ -150,6 +173,9 @@ class PPOAgent(Agent):
         super().__init__(seed)
         self.policy = weights if weights is not None else PolicyWeights.load(path or default_policy_path(game))
         self.deterministic = bool(deterministic)
+        # The observation it was trained on (e.g. Fae's history and action_features): the arena and
+        # play_game observe for this agent with these options.
+        self.observation_options = dict(self.policy.meta.get("options") or {})
         self._tried: dict = {}   # observation digest -> {action: times chosen there} (this game)
 
     def reset(self, seed: int | None = None) -> None:
