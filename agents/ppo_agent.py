@@ -182,10 +182,20 @@ class PPOAgent(Agent):
         super().reset(seed)
         self._tried = {}
 
+    def _own_observation(self, state, seat: int) -> np.ndarray:
+        """`seat`'s observation with the options the policy was trained on (given the rules state)."""
+        from tabletop_rl.envs import get_game
+
+        spec = get_game(self.policy.meta.get("game", "fae"))
+        opts = {k: v for k, v in self.observation_options.items() if k in spec.observation_options}
+        return np.asarray(spec.observe(state, seat, **opts), dtype=np.float32)
+
     def act(self, observation, action_mask, *, state=None, seat=None) -> int:
         obs = observation["observation"] if isinstance(observation, dict) else observation
         obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(action_mask).astype(bool)
+        if obs.shape[-1] != self.policy.obs_size and state is not None and seat is not None:
+            obs = self._own_observation(state, seat)  # observed with other options: encode its own
         if obs.shape[-1] != self.policy.obs_size or mask.size != self.policy.num_actions:
             raise ValueError(
                 f"this policy takes observations of size {self.policy.obs_size} and {self.policy.num_actions} "
