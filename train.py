@@ -1,25 +1,29 @@
 """Self-play MaskablePPO on any registered game of the suite (one file, CleanRL style).
 
     python train.py                                    # Fae, 2 players, the defaults below
-    python train.py --preset make-train                # what `make train` runs (<= 14 min of training on 2 cores)
+    python train.py --preset make-train                # what `make train` runs (<= 15 min on 2 cores)
     python train.py --preset fantastiqa                # Fantastiqa, 2 players (<= 1 hour on 2 cores)
     python train.py --game fae --num-players 3 --total-steps 2000000 --options history=summary
     python train.py --resume runs/<run-name>           # continue an interrupted run
     python train.py --evaluate runs/<run-name>/policy.npz   # 1000 seat-rotated games vs random and greedy
-    python train.py --help                             # every hyper-parameter, with its help line
+    python train.py --help                             # every hyper-parameter and preset, with its help line
 
-The learner plays one seat (random each episode) of `tabletop_rl.envs.selfplay.SelfPlayEnv`; the other seats
-are opponents drawn from a pool of fixed bots (random, greedy) and frozen snapshots of the learner,
-refreshed every `snapshot_every` steps. Before PPO, the policy head is warm-started by imitating a
-teacher bot (`bc_teacher`, greedy by default; `--bc-teacher ""` turns it off): from raw board
-features, PPO alone was still at ~0.55 against random after 150k steps, while a few minutes of
-cloning reach ~0.85; PPO then continues from there (in the measured runs it held that level
-rather than clearly improving on it). The learning curve starts at the warm-started policy (step 0). Every `eval_every` steps the current policy (argmax of the
-masked logits) plays `eval_games` seat-rotated games against random and against greedy; win shares
-(with 95% Wilson intervals) go to TensorBoard and `eval.csv`. Checkpoints (policy, optimizer, all
-RNG states, opponent pool, the envs' games in progress) are written atomically every
-`checkpoint_every` steps; `--resume` continues from the latest one and reproduces the uninterrupted
-run exactly (same final weights). At the end, `runs/<run-name>/` holds:
+Fae trains on `tabletop_rl.envs.fae_vector_env.FaeLearnerVecEnv` (`--vec-env auto`): `n_envs` games
+stepped together in `fae_rl.vector.FaeVector`; in each the learner holds one seat (rotating) and
+the opponents (random, greedy, frozen snapshots of the learner refreshed every `snapshot_every`
+steps) move inside the batch. Other games use the scalar `tabletop_rl.envs.selfplay.SelfPlayEnv`
+in a DummyVecEnv. Fae's observation adds, per action, its greedy one-move margin and whether it is
+a greedy-best move (`action_features=margin`, `fae_rl.features`), and the policy adds those two
+blocks to its logits through two learned scales (`skip_init`: `PolicyWeights.skip`), so it starts
+near greedy play and PPO learns on top. Before PPO, the policy may be warm-started by imitating a
+teacher bot (`bc_teacher`; `bc_samples` scales with `total_steps` unless set). The learning curve
+starts at the policy PPO starts from (step 0). Every `eval_every` steps the current policy (argmax
+of the masked logits) plays `eval_games` seat-rotated games against random and against greedy;
+win shares (95% Wilson intervals) go to TensorBoard and `eval.csv`. Checkpoints (tensors for
+`torch.load(weights_only=True)` plus JSON: policy, optimizer, RNG states, opponents, the games in
+progress) are written atomically every `checkpoint_every` steps; `--resume` continues from the
+newest valid one. Evaluation, checkpoints and reporting live in `tabletop_rl.training`.
+At the end, `runs/<run-name>/` holds:
 
     model.zip  policy.npz  config.json  curve.png  eval.csv  summary.json  logs/ (TensorBoard, SB3 csv)
 
@@ -29,9 +33,7 @@ wall time spent inside the environments.
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
-import glob
 import json
 import math
 import os
@@ -39,12 +41,17 @@ import random
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from tabletop_rl.training import (  # noqa: F401  (wilson, play_matches: the notebooks' and tests' helpers)
+    _atomic_write_text, evaluate, evaluate_batched, latest_valid_checkpoint, load_checkpoint, parse_options,
+    play_matches, plot_curve, print_summary, prune_checkpoints, save_checkpoint, wilson, write_eval_csv,
+)
+
 # Defaults chosen by measurement on 2 shared CPU cores (see `throughput` in summary.json): one
-# torch thread and in-process envs (DummyVecEnv) beat SubprocVecEnv and 2 threads there.
+# torch thread; Fae's batched env (FaeLearnerVecEnv) far ahead of SubprocVecEnv/DummyVecEnv.
 
 
 @dataclass
@@ -52,7 +59,7 @@ class Config:
     # --- game
     game: str = "fae"  # registered game name (envs.get_game)
     num_players: int = 2  # players at the table (the learner takes one seat)
-    options: str = "history=summary"  # game options as k=v pairs, comma separated (rule and observation options)
+    options: str = ""  # game options as k=v pairs, comma separated (rule and observation options); "" = the game's training default (GAME_OPTIONS)
     reward: str = "score_diff"  # "score_diff" (dense, potential-based) or "win_loss" (terminal only)
     win_bonus: float = 5.0  # score_diff only: win_loss return x this, added at the end of a game
     reward_scale: float = 0.1  # every reward is multiplied by this (Fae margins are ~+-10 points)
@@ -65,13 +72,13 @@ class Config:
     time_limit_min: float = 0.0  # stop training after this many minutes (0 = no limit); the summary says so
     progress: bool = True  # show a progress bar
     # --- vectorised envs
-    vec_env: str = "dummy"  # "dummy" (in-process) or "subproc" (one process per env)
-    n_envs: int = 8  # parallel envs
+    vec_env: str = "auto"  # "auto" (Fae: "fae-vector", the batched FaeLearnerVecEnv; others: "dummy"), "dummy" (in-process) or "subproc" (one process per env)
+    n_envs: int = 256  # parallel envs (games in the batch for fae-vector)
     torch_threads: int = 1  # torch intra-op threads
     # --- PPO (sb3-contrib MaskablePPO)
-    n_steps: int = 256  # steps per env per rollout
-    batch_size: int = 512  # minibatch size
-    n_epochs: int = 4  # passes over each rollout
+    n_steps: int = 32  # steps per env per rollout
+    batch_size: int = 2048  # minibatch size
+    n_epochs: int = 2  # passes over each rollout
     learning_rate: float = 3e-4  # Adam step size (constant)
     gamma: float = 0.95  # discount
     gae_lambda: float = 0.9  # GAE lambda
@@ -79,7 +86,8 @@ class Config:
     ent_coef: float = 0.001  # entropy bonus
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
-    net_arch: str = "128,128"  # hidden sizes of the policy and (separate) value MLPs
+    net_arch: str = "64"  # hidden sizes of the policy and (separate) value MLPs
+    skip_init: float = 3.0  # fae-vector: initial scale of the greedy-best and margin blocks added to the logits (0 = learn from nothing)
     activation: str = "relu"  # "tanh" or "relu"
     # --- opponent pool
     pool_random: float = 1.0  # weight of the random bot among fixed opponents
@@ -89,11 +97,11 @@ class Config:
     max_snapshots: int = 8  # snapshots kept (oldest dropped)
     # --- warm start by behaviour cloning (before PPO; policy head only)
     bc_teacher: str = "greedy"  # bot whose moves the policy imitates before PPO ("" = no warm start)
-    bc_samples: int = 100_000  # teacher decisions to imitate
+    bc_samples: int = 0  # teacher decisions to imitate (0 = total_steps / 20, at most 100,000: the warm start scales with the run)
     bc_explore: float = 0.5  # chance each move of the cloning games is random instead of the teacher's
-    bc_epochs: int = 20  # passes over the cloning data
+    bc_epochs: int = 5  # passes over the cloning data
     bc_learning_rate: float = 1e-3  # Adam step size for cloning
-    bc_workers: int = 2  # processes generating the cloning data
+    bc_workers: int = 2  # processes generating the cloning data (scalar envs; Fae's batched env needs none)
     # --- evaluation and checkpoints
     eval_every: int = 100_000  # steps between evaluations (0 = only at the end)
     eval_games: int = 100  # games per opponent per periodic evaluation (seat-rotated)
@@ -115,7 +123,11 @@ class Config:
 
 PRESETS = {
     # `make train`: default Fae 2p within 15 min on 2 shared cores, then 1000 + 1000 evaluation games.
-    "make-train": dict(total_steps=1_048_576, time_limit_min=14.0),
+    # Training against greedy mostly (random is beaten from the start: the margin features), the
+    # compact observation (history=none: a third less work in the first layer on 2 busy cores).
+    "make-train": dict(total_steps=8_000_000, time_limit_min=12.0, options="history=none,action_features=margin",
+                       pool_random=0.25, pool_greedy=1.0, bc_samples=20_000, bc_epochs=3, eval_every=150_000,
+                       eval_games=200, checkpoint_every=200_000),
     # Fantastiqa, 2 players, within 1 hour on 2 shared cores (45 min of training, then 1000 + 1000
     # evaluation games). A game still running after 4,000 steps (greedy vs random takes ~700) is
     # cut and not won: an imitated policy can stall (e.g. every card committed to quests it
@@ -123,14 +135,23 @@ PRESETS = {
     # A quest takes tens of steps, so a longer horizon than Fae's (gamma 0.99) and, after the
     # warm start, a gentler step size: at Fae's 3e-4 and gamma 0.95 the win share against random
     # fell from the warm start's 0.90 to 0.81 in 600k steps.
+    # It keeps the scalar SelfPlayEnv in a DummyVecEnv, with the PPO sizes measured for it.
     "fantastiqa": dict(game="fantastiqa", options="", max_game_steps=4000, total_steps=3_000_000,
                        time_limit_min=45.0, bc_epochs=10, eval_every=200_000, gamma=0.99, gae_lambda=0.95,
-                       learning_rate=1e-4),
+                       learning_rate=1e-4, n_envs=8, n_steps=256, batch_size=512, n_epochs=4, net_arch="128,128",
+                       bc_samples=100_000),
     # Seconds, for tests and the notebook: learns nothing useful, exercises everything.
-    "tiny": dict(total_steps=4096, n_envs=4, n_steps=128, batch_size=256, n_epochs=2, net_arch="32,32",
+    "tiny": dict(total_steps=4096, n_envs=16, n_steps=32, batch_size=256, n_epochs=2, net_arch="32,32",
                  snapshot_every=1024, eval_every=2048, eval_games=6, final_eval_games=10, eval_workers=1,
                  checkpoint_every=1024, progress=False, bc_samples=400, bc_epochs=2, bc_workers=1),
 }
+PRESET_HELP = {
+    "make-train": "Fae 2p, the shipped policy: up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
+    "fantastiqa": "Fantastiqa 2p on the scalar SelfPlayEnv: 45 min of training (<= 1 hour in all)",
+    "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
+}
+# Each game's observation options when --options is empty: Fae adds the action-centric margin features.
+GAME_OPTIONS = {"fae": "history=summary,action_features=margin"}
 
 
 # ---------------------------------------------------------------------------- CLI from the dataclass
@@ -148,7 +169,9 @@ def _field_help() -> dict[str, str]:
 
 def parse_args(argv=None) -> Config:
     helps = _field_help()
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    epilog = "presets (--preset NAME; explicit flags override them):\n" + "\n".join(
+        f"  {name:11s} {PRESET_HELP[name]}\n              {PRESETS[name]}" for name in PRESETS)
+    parser = argparse.ArgumentParser(description=__doc__, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     for f in dataclasses.fields(Config):
         flag = "--" + f.name.replace("_", "-")
         kind = type(f.default)
@@ -165,75 +188,6 @@ def parse_args(argv=None) -> Config:
     return Config(**{**PRESETS.get(preset, {}), **given})
 
 
-def parse_options(text: str) -> dict:
-    """'history=summary,big_stack_merge=False' -> {'history': 'summary', 'big_stack_merge': False}."""
-    out = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
-        key, _, value = item.partition("=")
-        low = value.strip().lower()
-        out[key.strip()] = {"true": True, "false": False}.get(low, int(value) if value.strip().lstrip("-").isdigit() else value.strip())
-    return out
-
-
-# ---------------------------------------------------------------------------- evaluation
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win share (wins may be fractional: shared wins count 1/k)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def play_matches(weights, game: str, num_players: int, opponent: str, games: int, seed: int, options: dict,
-                 first_game: int = 0, max_steps: int = 0) -> float:
-    """Total win share of the policy over games first_game..first_game+games-1: game g seats it at
-    g mod N (seat rotation); the other seats are `opponent` bots. A shared win counts 1/k. A game
-    still running after `max_steps` steps (0: the game's step guard) is not won."""
-    from tabletop_rl.agents import make_agent
-    from tabletop_rl.agents.base import limit_blas_threads
-    from tabletop_rl.agents.match import play_game
-    from tabletop_rl.agents.ppo_agent import PPOAgent
-    from tabletop_rl.envs import get_game
-
-    limit_blas_threads()  # also in evaluation worker processes
-    spec = get_game(game)
-    rule_opts, obs_opts = spec.split_options(options)
-    me = PPOAgent(weights=weights, deterministic=True)
-    bots = [make_agent(spec.name, opponent) for _ in range(num_players - 1)]
-    wins = 0.0
-    for g in range(first_game, first_game + games):
-        seat = g % num_players
-        seated = bots[:seat] + [me] + bots[seat:]
-        result = play_game(spec, seated, max_steps=max_steps or spec.extra.get("max_steps", 1_000_000),  # step guard
-                           seed=seed * 1_000_003 + g, agent_seeds=[seed + 7919 * g + s for s in range(num_players)],
-                           rule_options=rule_opts, observation_options=obs_opts)
-        if seat in result.winners:
-            wins += 1.0 / len(result.winners)
-    return wins
-
-
-def evaluate(weights, cfg: Config, opponent: str, games: int, seed: int, workers: int = 1) -> dict:
-    """Win share of `weights` against `opponent` over `games` seat-rotated games, with Wilson CI."""
-    opts = parse_options(cfg.options)
-    args = (weights, cfg.game, cfg.num_players, opponent)
-    start = time.perf_counter()
-    if workers > 1 and games >= 2 * workers:
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
-        chunks = [(games * i // workers, games * (i + 1) // workers) for i in range(workers)]
-        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            futures = [pool.submit(play_matches, *args, b - a, seed, opts, a, cfg.max_game_steps) for a, b in chunks]
-            wins = sum(f.result() for f in futures)
-    else:
-        wins = play_matches(*args, games, seed, opts, 0, cfg.max_game_steps)
-    low, high = wilson(wins, games)
-    return {"opponent": opponent, "games": games, "win_share": wins / games, "ci_low": low, "ci_high": high,
-            "seconds": time.perf_counter() - start}
-
-
 # ---------------------------------------------------------------------------- warm start
 def teacher_games(*args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """tabletop_rl.agents.imitation.teacher_data, keeping the teacher's probabilities as targets when it has them."""
@@ -243,37 +197,78 @@ def teacher_games(*args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return obs, masks, actions if probs is None else probs
 
 
+def bc_samples(cfg: Config) -> int:
+    """Teacher decisions to imitate: `bc_samples`, or by default total_steps / 20 (at most 100,000)."""
+    return cfg.bc_samples or max(256, min(100_000, cfg.total_steps // 20))
+
+
+def fae_teacher_data(cfg: Config, samples: int):
+    """The greedy bot's decisions in Fae games played in the batched engine (a `bc_explore` share of
+    the moves random instead), against the training opponents: (obs, masks, actions)."""
+    if cfg.bc_teacher != "greedy":
+        raise SystemExit(f"--bc-teacher: Fae's batched warm start imitates 'greedy' (or '' for none); got {cfg.bc_teacher!r}")
+    core = make_core(cfg, num_envs=min(cfg.n_envs, samples), seed=cfg.seed * 7_919 + 101)
+    core.reset()
+    obs, masks, actions = [], [], []
+    buf = np.zeros((core.num_envs, core.obs_size), dtype=np.float32)
+    while sum(len(a) for a in actions) < samples:
+        obs.append(core.learner_obs(buf).copy())
+        masks.append(core.masks())
+        act = core.vec.greedy_actions(core.rng)
+        explore = core.rng.random(core.num_envs) < cfg.bc_explore
+        rand = np.argmax(np.where(masks[-1], core.rng.random(masks[-1].shape), -1.0), axis=1)
+        actions.append(act)
+        core.step(np.where(explore, rand, act))
+    return (np.concatenate(obs)[:samples], np.concatenate(masks)[:samples], np.concatenate(actions)[:samples])
+
+
 def behaviour_clone(model, cfg: Config) -> dict:
-    """Fit the policy head (MLP + action layer) to the teacher's moves by masked cross-entropy."""
+    """Fit the policy head (MLP, action layer and skip scales) to the teacher's moves by masked cross-entropy."""
     import torch
 
     from tabletop_rl.agents.imitation import fit
 
-    opts = parse_options(cfg.options)
-    workers = max(1, min(cfg.bc_workers, cfg.bc_samples // 1000))
-    chunks = [cfg.bc_samples * (i + 1) // workers - cfg.bc_samples * i // workers for i in range(workers)]
-    jobs = [(cfg.game, cfg.num_players, cfg.bc_teacher, n, cfg.bc_explore, cfg.seed * 7_919 + 101 * i, opts)
-            for i, n in enumerate(chunks)]
+    samples = bc_samples(cfg)
     start = time.perf_counter()
-    if workers > 1:
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
-        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            parts = list(pool.map(teacher_games, *zip(*jobs)))
+    if resolve_vec_env(cfg) == "fae-vector":
+        parts = [fae_teacher_data(cfg, samples)]
     else:
-        parts = [teacher_games(*jobs[0])]
+        opts = parse_options(cfg.options)
+        workers = max(1, min(cfg.bc_workers, samples // 1000))
+        chunks = [samples * (i + 1) // workers - samples * i // workers for i in range(workers)]
+        jobs = [(cfg.game, cfg.num_players, cfg.bc_teacher, n, cfg.bc_explore, cfg.seed * 7_919 + 101 * i, opts)
+                for i, n in enumerate(chunks)]
+        if workers > 1:
+            import concurrent.futures as cf
+            import multiprocessing as mp
+
+            with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+                parts = list(pool.map(teacher_games, *zip(*jobs)))
+        else:
+            parts = [teacher_games(*jobs[0])]
     obs = torch.as_tensor(np.concatenate([p[0] for p in parts]))
     masks = torch.as_tensor(np.concatenate([p[1] for p in parts]))
     actions = torch.as_tensor(np.concatenate([p[2] for p in parts]))
     data_seconds = time.perf_counter() - start
     policy = model.policy
     params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
+    params += [p for name, p in policy.named_parameters() if name == "skip_coef"]
+    bar = None
+    if cfg.progress:
+        from tqdm import tqdm
 
-    def logits_of(x):
-        return policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(x, policy.pi_features_extractor)))
+        bar = tqdm(total=cfg.bc_epochs, unit="epoch", desc=f"warm start ({len(actions):,} {cfg.bc_teacher} decisions)",
+                   dynamic_ncols=True)
 
-    losses = fit(logits_of, params, obs, masks, actions, cfg.bc_epochs, cfg.bc_learning_rate, cfg.seed)
+    def on_epoch(epoch, loss):
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(f"loss {loss:.3f}")
+
+    losses = fit(policy.action_logits, params, obs, masks, actions, cfg.bc_epochs, cfg.bc_learning_rate, cfg.seed,
+                 batch=512, on_epoch=on_epoch)
+    if bar is not None:
+        bar.close()
     return {"samples": len(actions), "data_seconds": data_seconds, "fit_seconds": time.perf_counter() - start - data_seconds,
             "loss_by_epoch": losses}
 
@@ -343,25 +338,69 @@ class TimedVecEnv:
         return _Timed(venv)
 
 
+def resolve_vec_env(cfg: Config) -> str:
+    if cfg.vec_env not in ("auto", "fae-vector", "dummy", "subproc"):
+        raise ValueError(f"vec_env must be 'auto', 'fae-vector', 'dummy' or 'subproc'; got {cfg.vec_env!r}")
+    if cfg.vec_env == "auto":
+        return "fae-vector" if cfg.game == "fae" else "dummy"
+    if cfg.vec_env == "fae-vector" and cfg.game != "fae":
+        raise ValueError(f"vec_env 'fae-vector' is Fae's batched env; game is {cfg.game!r}")
+    return cfg.vec_env
+
+
+def fae_opponents(cfg: Config) -> dict:
+    return {k: w for k, w in (("random", cfg.pool_random), ("greedy", cfg.pool_greedy)) if w > 0}
+
+
+def make_core(cfg: Config, num_envs: int, seed: int):
+    """A `FaeLearnerCore` (the batched games behind FaeLearnerVecEnv) for `cfg`."""
+    from tabletop_rl.envs.fae_vector_env import FaeLearnerCore
+
+    opts = parse_options(cfg.options)
+    return FaeLearnerCore(num_envs, num_players=cfg.num_players, big_stack_merge=bool(opts.get("big_stack_merge", False)),
+                          history=opts.get("history", "summary"), action_features=opts.get("action_features", "none"),
+                          opponents=fae_opponents(cfg), snapshot_prob=cfg.snapshot_prob, max_snapshots=cfg.max_snapshots,
+                          reward=cfg.reward, win_bonus=cfg.win_bonus, reward_scale=cfg.reward_scale, seed=seed)
+
+
 def build(cfg: Config, pool):
     """(vec_env, model) for `cfg`; seeds everything from cfg.seed."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    from fae_rl.features import feature_layout
+    from tabletop_rl.ppo_policy import SkipPolicy
+
     torch.set_num_threads(cfg.torch_threads)
-    if cfg.vec_env not in ("dummy", "subproc"):
-        raise ValueError(f"vec_env must be 'dummy' or 'subproc'; got {cfg.vec_env!r}")
-    factories = [_EnvFactory(cfg, pool, i) for i in range(cfg.n_envs)]
-    venv = DummyVecEnv(factories) if cfg.vec_env == "dummy" else SubprocVecEnv(factories, start_method="spawn")
+    kind = resolve_vec_env(cfg)
+    skip_starts = ()
+    if kind == "fae-vector":
+        from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
+
+        opts = parse_options(cfg.options)
+        unknown = sorted(set(opts) - {"history", "action_features", "big_stack_merge"})
+        if unknown:
+            raise SystemExit(f"--options: unknown Fae option(s) {unknown}")
+        venv = FaeLearnerVecEnv(cfg.n_envs, num_players=cfg.num_players, big_stack_merge=bool(opts.get("big_stack_merge", False)),
+                                history=opts.get("history", "summary"), action_features=opts.get("action_features", "none"),
+                                opponents=fae_opponents(cfg), snapshot_prob=cfg.snapshot_prob,
+                                max_snapshots=cfg.max_snapshots, reward=cfg.reward, win_bonus=cfg.win_bonus,
+                                reward_scale=cfg.reward_scale, seed=cfg.seed)
+        layout = feature_layout(opts.get("history", "summary"), opts.get("action_features", "none"))
+        skip_starts = tuple(sl.start for sl in layout.values())  # the margin and greedy-best blocks
+    else:
+        factories = [_EnvFactory(cfg, pool, i) for i in range(cfg.n_envs)]
+        venv = DummyVecEnv(factories) if kind == "dummy" else SubprocVecEnv(factories, start_method="spawn")
     venv = TimedVecEnv(venv)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
     hidden = [int(h) for h in cfg.net_arch.split(",") if h.strip()]
     model = MaskablePPO(
-        "MlpPolicy", venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+        SkipPolicy, venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
         learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
         ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, seed=cfg.seed, device="cpu",
-        policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=act), verbose=0,
+        policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=act, skip_starts=skip_starts,
+                           skip_init=cfg.skip_init if skip_starts else 0.0), verbose=0,
     )
     return venv, model
 
@@ -371,29 +410,6 @@ def policy_weights(model, cfg: Config):
 
     return PolicyWeights.from_sb3(model, meta={"game": cfg.game, "num_players": cfg.num_players,
                                                "options": parse_options(cfg.options), "trained_steps": int(model.num_timesteps)})
-
-
-def _atomic_torch_save(obj, path: str) -> None:
-    import torch
-
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        torch.save(obj, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _atomic_write_text(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
-def latest_checkpoint(run_dir: str) -> str | None:
-    paths = sorted(glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.pt")))
-    return paths[-1] if paths else None
 
 
 # ---------------------------------------------------------------------------- the training loop's hooks
@@ -430,8 +446,11 @@ def make_callback(cfg: Config, run_dir: str, pool, venv, history: dict):
             if steps == history["last_resumed_at"]:
                 return  # we just loaded this point
             if cfg.snapshot_every and steps - history["last_snapshot"] >= cfg.snapshot_every:
-                pool.add_snapshot(policy_weights(self.model, cfg))
-                venv.env_method("set_opponent_pool", pool)
+                if resolve_vec_env(cfg) == "fae-vector":
+                    venv.unwrapped.core.add_snapshot(policy_weights(self.model, cfg))
+                else:
+                    pool.add_snapshot(policy_weights(self.model, cfg))
+                    venv.env_method("set_opponent_pool", pool)
                 history["last_snapshot"] = steps
             if cfg.eval_every and steps - history["last_eval"] >= cfg.eval_every:
                 self.run_eval(steps)
@@ -447,7 +466,7 @@ def make_callback(cfg: Config, run_dir: str, pool, venv, history: dict):
             start = time.perf_counter()
             weights = policy_weights(self.model, cfg)
             for opp in history["eval_opponents"]:
-                row = evaluate(weights, cfg, opp, cfg.eval_games, seed=10_000 + steps)
+                row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000 + steps)
                 row.update(steps=steps, wall_seconds=round(time.perf_counter() - self.t_start, 1))
                 history["evals"].append(row)
                 self.logger.record(f"eval/win_share_{opp}", row["win_share"])
@@ -461,20 +480,23 @@ def make_callback(cfg: Config, run_dir: str, pool, venv, history: dict):
 
         def save_checkpoint(self, steps):
             model = self.model
-            env_snaps = venv.env_method("get_snapshot")
-            monitors = {k: venv.get_attr(k) for k in ("rewards", "needs_reset", "episode_returns", "episode_lengths")}
             ckpt = {
                 "num_timesteps": steps, "n_updates": model._n_updates,
-                "policy": model.policy.state_dict(), "optimizer": model.policy.optimizer.state_dict(),
+                "policy": dict(model.policy.state_dict()), "optimizer": model.policy.optimizer.state_dict(),
                 "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
-                "pool": pool.state_dict(),
-                "envs": env_snaps, "monitors": monitors, "last_obs": model._last_obs, "last_episode_starts": model._last_episode_starts,
+                "last_obs": model._last_obs, "last_episode_starts": model._last_episode_starts,
                 "ep_info_buffer": list(model.ep_info_buffer), "history": history, "config": dataclasses.asdict(cfg),
             }
+            if resolve_vec_env(cfg) == "fae-vector":
+                meta, arrays = venv.unwrapped.core.get_state()
+                ckpt["fae_vector"] = {"meta": meta, "arrays": arrays}
+            else:
+                ckpt["pool"] = pool.state_dict()
+                ckpt["envs"] = venv.env_method("get_snapshot")
+                ckpt["monitors"] = {k: venv.get_attr(k) for k in ("rewards", "needs_reset", "episode_returns", "episode_lengths")}
             os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
-            _atomic_torch_save(ckpt, os.path.join(run_dir, "checkpoints", f"ckpt_{steps:010d}.pt"))
-            for old in sorted(glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.pt")))[:-cfg.keep_checkpoints]:
-                os.remove(old)
+            save_checkpoint(os.path.join(run_dir, "checkpoints", f"ckpt_{steps:010d}.pt"), ckpt)
+            prune_checkpoints(run_dir, cfg.keep_checkpoints)
 
         def _on_training_end(self):
             history["wall_seconds"] = time.perf_counter() - self.t_start
@@ -485,23 +507,25 @@ def make_callback(cfg: Config, run_dir: str, pool, venv, history: dict):
     return Hooks()
 
 
-def restore(ckpt_path: str, model, venv, pool, history: dict) -> None:
-    """Load a checkpoint into a freshly built (model, venv, pool); RNG states last."""
+def restore(ckpt: dict, model, venv, pool, history: dict) -> None:
+    """Load a checkpoint (`tabletop_rl.training.load_checkpoint`'s dict) into a freshly built (model, venv, pool); RNG states last."""
     import torch
 
-    ckpt = torch.load(ckpt_path, map_location="cpu", weights_only=False)
     model.policy.load_state_dict(ckpt["policy"])
     model.policy.optimizer.load_state_dict(ckpt["optimizer"])
-    model.num_timesteps = ckpt["num_timesteps"]
-    model._n_updates = ckpt["n_updates"]
-    restored = type(pool).from_state_dict(ckpt["pool"])
-    pool.__dict__.update(restored.__dict__)
-    venv.env_method("set_opponent_pool", pool)
-    for i, snap in enumerate(ckpt["envs"]):
-        venv.env_method("set_snapshot", snap, indices=[i])
-        for key, values in ckpt["monitors"].items():  # the Monitor wrappers' episode in progress
-            venv.set_attr(key, values[i], indices=[i])
-    venv.venv._reset_seeds()
+    model.num_timesteps = int(ckpt["num_timesteps"])
+    model._n_updates = int(ckpt["n_updates"])
+    if "fae_vector" in ckpt:
+        venv.unwrapped.core.set_state(ckpt["fae_vector"]["meta"], ckpt["fae_vector"]["arrays"])
+    else:
+        restored = type(pool).from_state_dict(ckpt["pool"])
+        pool.__dict__.update(restored.__dict__)
+        venv.env_method("set_opponent_pool", pool)
+        for i, snap in enumerate(ckpt["envs"]):
+            venv.env_method("set_snapshot", snap, indices=[i])
+            for key, values in ckpt["monitors"].items():  # the Monitor wrappers' episode in progress
+                venv.set_attr(key, values[i], indices=[i])
+        venv.venv._reset_seeds()
     model._last_obs = ckpt["last_obs"]
     model._last_episode_starts = ckpt["last_episode_starts"]
     from collections import deque
@@ -517,74 +541,11 @@ def restore(ckpt_path: str, model, venv, pool, history: dict) -> None:
     random.setstate(ckpt["rng"]["python"])
 
 
-# ---------------------------------------------------------------------------- outputs
-def write_eval_csv(run_dir: str, rows: list[dict]) -> None:
-    keys = ["steps", "wall_seconds", "opponent", "games", "win_share", "ci_low", "ci_high"]
-    tmp = os.path.join(run_dir, "eval.csv.tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(tmp, os.path.join(run_dir, "eval.csv"))
-
-
-def plot_curve(run_dir: str, rows: list[dict], final: list[dict], title: str) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    for opp, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
-        pts = [r for r in rows if r["opponent"] == opp]
-        if not pts:
-            continue
-        x = [r["steps"] for r in pts]
-        ax.plot(x, [r["win_share"] for r in pts], "o-", color=colour, label=f"vs {opp}")
-        ax.fill_between(x, [r["ci_low"] for r in pts], [r["ci_high"] for r in pts], color=colour, alpha=0.2)
-        for r in final:
-            if r["opponent"] == opp:
-                ax.errorbar([r["steps"]], [r["win_share"]], yerr=[[r["win_share"] - r["ci_low"]], [r["ci_high"] - r["win_share"]]],
-                            fmt="s", color=colour, capsize=4, label=f"final vs {opp} ({r['games']} games)")
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("learner env steps")
-    ax.set_ylabel("win share (95% Wilson CI)")
-    ax.set_ylim(0, 1)
-    ax.set_title(title)
-    ax.legend(loc="center right", fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(run_dir, "curve.png")
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
-def print_summary(summary: dict) -> None:
-    t = summary["throughput"]
-    lines = [
-        "",
-        f"== {summary['run_name']}: {summary['game']} {summary['num_players']}p, "
-        f"{summary['steps']:,} learner steps in {(t['train_seconds'] + t['warm_start_seconds']) / 60:.1f} min"
-        + (" (stopped by the time limit)" if summary["stopped_by_time_limit"] else ""),
-        f"   (warm start {t['warm_start_seconds']:.0f} s, periodic evaluations {t['periodic_eval_seconds']:.0f} s)",
-        f"   PPO throughput {t['steps_per_second']:.0f} env steps/s; {100 * t['env_share']:.0f}% of PPO time inside the envs "
-        f"({t['vec_env']} x{t['n_envs']}, {t['torch_threads']} torch thread(s))",
-    ]
-    for r in summary["final_eval"]:
-        lines.append(f"   vs {r['opponent']:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-                     f"  ({r['games']} seat-rotated games, {r['seconds']:.0f} s)")
-    if summary["final_eval"]:
-        lines.append(f"   evaluation took {summary['final_eval_seconds']:.0f} s")
-    d = summary["run_dir"]
-    lines += [
-        f"   model      {d}/model.zip   (numpy policy for tabletop_rl.agents.ppo_agent: {d}/policy.npz)",
-        f"   curve      {d}/curve.png   (evaluations: {d}/eval.csv)",
-        f"   logs       {d}/logs         (tensorboard --logdir {d}/logs)",
-        f"   config     {d}/config.json  summary: {d}/summary.json",
-        f"   re-evaluate  python train.py --evaluate {d}/policy.npz    (a bot: tabletop_rl.agents.ppo_agent.PPOAgent(path=...))",
-        "",
-    ]
-    print("\n".join(lines), flush=True)
+def eval_policy(weights, cfg: Config, opponent: str, games: int, seed: int, workers: int = 1) -> dict:
+    """Seat-rotated win share: Fae games all at once in the batched engine, other games in the scalar envs."""
+    if cfg.game == "fae":
+        return evaluate_batched(weights, cfg.num_players, opponent, games, seed, parse_options(cfg.options))
+    return evaluate(weights, cfg, opponent, games, seed, workers=workers)
 
 
 # ---------------------------------------------------------------------------- main
@@ -604,15 +565,21 @@ def train(cfg: Config) -> dict:
         run_dir = cfg.resume if os.path.isdir(cfg.resume) else os.path.join(cfg.runs_dir, cfg.resume)
         with open(os.path.join(run_dir, "config.json")) as f:
             saved = json.load(f)
+        unknown = sorted(set(saved) - {f.name for f in dataclasses.fields(Config)})
+        if unknown:
+            raise SystemExit(f"--resume: {run_dir}/config.json has unknown fields {unknown}")
         cfg = Config(**{**saved, "resume": cfg.resume})
-        ckpt = latest_checkpoint(run_dir)
-        if ckpt is None:
-            raise SystemExit(f"--resume: no checkpoint in {run_dir}/checkpoints")
+        found = latest_valid_checkpoint(run_dir)
+        if found is None:
+            raise SystemExit(f"--resume: no valid checkpoint in {run_dir}/checkpoints")
+        ckpt_path, ckpt = found
     else:
+        if not cfg.options:
+            cfg.options = GAME_OPTIONS.get(cfg.game, "")
         if not cfg.run_name:
             cfg.run_name = f"{cfg.game}_{cfg.num_players}p_s{cfg.seed}_{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
         run_dir = os.path.join(cfg.runs_dir, cfg.run_name)
-        if latest_checkpoint(run_dir):
+        if os.path.exists(os.path.join(run_dir, "checkpoints")):
             raise SystemExit(f"{run_dir} already holds a run: use --resume {run_dir}, another --run-name, or delete it")
         os.makedirs(run_dir, exist_ok=True)
         _atomic_write_text(os.path.join(run_dir, "config.json"), json.dumps(dataclasses.asdict(cfg), indent=2))
@@ -631,19 +598,20 @@ def train(cfg: Config) -> dict:
                "eval_opponents": [o for o in ("random", "greedy") if o in agent_names(cfg.game)]}
     if ckpt is not None:
         restore(ckpt, model, venv, pool, history)
-        print(f"resumed {run_dir} from {os.path.basename(ckpt)} at step {model.num_timesteps:,}", file=sys.stderr)
+        print(f"resumed {run_dir} from {os.path.basename(ckpt_path)} at step {model.num_timesteps:,}", file=sys.stderr)
         _atomic_write_text(os.path.join(run_dir, f"resumed_{model.num_timesteps:010d}.json"), json.dumps(
-            {"checkpoint": os.path.basename(ckpt), "num_timesteps": model.num_timesteps}))
-    elif cfg.bc_teacher:
-        print(f"warm start: imitating {cfg.bc_teacher} on {cfg.bc_samples:,} decisions ...", file=sys.stderr, flush=True)
-        history["bc"] = behaviour_clone(model, cfg)
-        bc = history["bc"]
-        print(f"  {bc['data_seconds']:.0f} s of teacher games, {bc['fit_seconds']:.0f} s fitting, "
-              f"loss {bc['loss_by_epoch'][0]:.2f} -> {bc['loss_by_epoch'][-1]:.2f}", file=sys.stderr, flush=True)
+            {"checkpoint": os.path.basename(ckpt_path), "num_timesteps": model.num_timesteps}))
+    else:
+        if cfg.bc_teacher:
+            print(f"warm start: imitating {cfg.bc_teacher} on {bc_samples(cfg):,} decisions ...", file=sys.stderr, flush=True)
+            history["bc"] = behaviour_clone(model, cfg)
+            bc = history["bc"]
+            print(f"  {bc['data_seconds']:.0f} s of teacher games, {bc['fit_seconds']:.0f} s fitting, "
+                  f"loss {bc['loss_by_epoch'][0]:.2f} -> {bc['loss_by_epoch'][-1]:.2f}", file=sys.stderr, flush=True)
         if cfg.eval_every:  # where PPO starts from, on the learning curve
             weights = policy_weights(model, cfg)
             for opp in history["eval_opponents"]:
-                row = evaluate(weights, cfg, opp, cfg.eval_games, seed=10_000)
+                row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000)
                 history["evals"].append({**row, "steps": 0, "wall_seconds": 0.0})
             write_eval_csv(run_dir, history["evals"])
         history["setup_seconds"] = time.perf_counter() - setup_start
@@ -658,14 +626,17 @@ def train(cfg: Config) -> dict:
 
     # Outputs
     weights = policy_weights(model, cfg)
-    model.save(os.path.join(run_dir, "model.zip"))
+    tmp = os.path.join(run_dir, "model.zip.tmp")
+    with open(tmp, "wb") as f:  # atomically: a crash never leaves a truncated model.zip
+        model.save(f)
+    os.replace(tmp, os.path.join(run_dir, "model.zip"))
     weights.save(os.path.join(run_dir, "policy.npz"))
     final, eval_seconds = [], 0.0
     if cfg.final_eval_games:
         print(f"evaluating over {cfg.final_eval_games} seat-rotated games per opponent ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         for opp in history["eval_opponents"]:
-            row = evaluate(weights, cfg, opp, cfg.final_eval_games, seed=999_983, workers=cfg.eval_workers)
+            row = eval_policy(weights, cfg, opp, cfg.final_eval_games, seed=999_983, workers=cfg.eval_workers)
             row["steps"] = model.num_timesteps
             final.append(row)
         eval_seconds = time.perf_counter() - start
@@ -682,7 +653,7 @@ def train(cfg: Config) -> dict:
                        "periodic_eval_seconds": history["eval_seconds"],
                        "steps_per_second": trained / ppo_s if ppo_s > 0 else 0.0,
                        "env_seconds": env_s, "env_share": env_s / ppo_s if ppo_s > 0 else 0.0,
-                       "vec_env": cfg.vec_env, "n_envs": cfg.n_envs, "torch_threads": cfg.torch_threads},
+                       "vec_env": resolve_vec_env(cfg), "n_envs": cfg.n_envs, "torch_threads": cfg.torch_threads},
         "final_eval": final, "final_eval_seconds": eval_seconds, "evals": history["evals"],
     }
     _atomic_write_text(os.path.join(run_dir, "summary.json"), json.dumps(summary, indent=2))
@@ -697,14 +668,14 @@ def evaluate_only(cfg: Config) -> list[dict]:
 
     weights = PolicyWeights.load(cfg.evaluate)
     meta = weights.meta
-    if meta.get("game") and (meta["game"], meta.get("num_players")) != (cfg.game, cfg.num_players):
-        # The policy says what it was trained on: evaluate it there (its options too).
+    if meta.get("game"):
+        # The policy says what it was trained on: evaluate it there, with its own options (history, features).
         opts = ",".join(f"{k}={v}" for k, v in (meta.get("options") or {}).items())
         cfg = dataclasses.replace(cfg, game=meta["game"], num_players=int(meta.get("num_players", cfg.num_players)),
                                   options=opts)
         print(f"{cfg.evaluate} was trained on {cfg.game} ({cfg.num_players} players, options {opts or 'none'}): "
               f"evaluating there", flush=True)
-    rows = []
+    rows = []  # in the scalar envs (the arena's code path), an independent check of the batched evaluation
     for opp in [o for o in ("random", "greedy") if o in agent_names(cfg.game)]:
         r = evaluate(weights, cfg, opp, cfg.final_eval_games, seed=999_983, workers=cfg.eval_workers)
         rows.append(r)

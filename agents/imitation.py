@@ -46,10 +46,10 @@ def teacher_data(game: str, num_players: int, teacher: str, samples: int, explor
 
 
 def fit(logits_of, params, obs, masks, targets, epochs: int, learning_rate: float, seed: int,
-        batch: int = 256) -> list[float]:
+        batch: int = 256, on_epoch=None) -> list[float]:
     """Behaviour cloning: Adam on `params` over `epochs` shuffled passes of minibatches, minimising
     `imitation_loss(logits_of(obs[idx]), ...)`. Arrays may be numpy or torch. Returns the mean loss
-    of each epoch."""
+    of each epoch; `on_epoch(epoch, loss)`, if given, is called after each (a progress bar)."""
     import torch
 
     obs, masks, targets = (torch.as_tensor(x) for x in (obs, masks, targets))
@@ -67,6 +67,8 @@ def fit(logits_of, params, obs, masks, targets, epochs: int, learning_rate: floa
             opt.step()
             total += loss.item() * len(idx)
         losses.append(total / n)
+        if on_epoch is not None:
+            on_epoch(len(losses), losses[-1])
     return losses
 
 

@@ -42,7 +42,8 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
     """Seat i is played by agents[i]. Each agent is reset with agent_seeds[i] when given.
 
     Bots with `uses_state` get the rules state and their seat; the others get only the seat's
-    observation and action mask. An illegal choice raises RuntimeError naming the bot and action.
+    observation and action mask. An agent with an `observation_options` dict (a trained policy)
+    observes with those options over `observation_options`. An illegal choice raises RuntimeError naming the bot and action.
     `on_action(state, seat, action)` is called after each action; `on_choice(state, seat, action)` before
     it is applied (e.g. to show it to a human: action texts may depend on the decision in progress).
     `timing=True` records the seconds each act() call took (for reports only: never for results).
@@ -55,6 +56,9 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
     for i, agent in enumerate(agents):
         agent.reset(None if agent_seeds is None else agent_seeds[i])
     obs_opts = observation_options or {}
+    # An agent trained on other observation options (a PPO policy's history/action features) sees its own.
+    own_opts = [{**obs_opts, **{k: v for k, v in (getattr(a, "observation_options", None) or {}).items()
+                                if k in spec.observation_options}} for a in agents]
     actions = []
     times = [[] for _ in range(n)] if timing else None
     clock = time.perf_counter
@@ -62,7 +66,7 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
         seat = state.current_player
         agent = agents[seat]
         mask = spec.action_mask(state, seat)
-        obs = spec.observe(state, seat, **obs_opts) if agent.needs_observation else None
+        obs = spec.observe(state, seat, **own_opts[seat]) if agent.needs_observation else None
         if timing:
             t0 = clock()
         action = agent.act(obs, mask, state=state if agent.uses_state else None,

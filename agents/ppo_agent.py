@@ -64,11 +64,17 @@ def _file_error(path, problem: str) -> PolicyFileError:
 
 @dataclass
 class PolicyWeights:
-    """A masked MLP policy: logits = W_k act(... act(W_0 x + b_0) ...) + b_k."""
+    """A masked MLP policy: logits = W_k act(... act(W_0 x + b_0) ...) + b_k + sum_j c_j x[s_j : s_j + A].
+
+    The optional skip terms add a slice of the observation, one value per action, straight to the
+    logits (`train.py`'s policy over Fae's `action_features="margin"` blocks: the greedy margin
+    and best-move flag of each action, so greedy play is one learned scale away).
+    """
 
     weights: list  # [(W (in, out) float32, b (out,) float32), ...], the last one is the action layer
     activation: str = "tanh"
     meta: dict = field(default_factory=dict)  # game, num_players, options, training command, ...
+    skip: list = field(default_factory=list)  # [(start s_j, coefficient c_j), ...]: logits += c_j * obs[s_j:s_j + A]
 
     def __post_init__(self):
         if self.activation not in _ACTIVATIONS:
@@ -80,6 +86,15 @@ class PolicyWeights:
             if self.weights[i][0].shape[0] != self.weights[i - 1][0].shape[1]:
                 raise ValueError(f"layer {i} takes {self.weights[i][0].shape[0]} inputs but layer {i - 1} "
                                  f"gives {self.weights[i - 1][0].shape[1]}")
+        skip = []
+        for item in self.skip:
+            start, coef = item
+            if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start \
+                    or start + self.num_actions > self.obs_size or not np.isfinite(float(coef)):
+                raise ValueError(f"skip term {item!r}: needs an int start with start + {self.num_actions} <= "
+                                 f"{self.obs_size} and a finite coefficient")
+            skip.append((int(start), float(coef)))
+        self.skip = skip
 
     @property
     def obs_size(self) -> int:
@@ -92,8 +107,11 @@ class PolicyWeights:
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits for one observation (1-D) or a batch (2-D)."""
         act = _ACTIVATIONS[self.activation]
-        x = np.asarray(obs, dtype=np.float32)
+        x = obs = np.asarray(obs, dtype=np.float32)
         layers = self.weights
+        extra = 0.0
+        for start, coef in self.skip:
+            extra = extra + np.float32(coef) * obs[..., start:start + self.num_actions]
         if x.ndim == 1:
             # Observations are mostly zeros (Fantastiqa: ~5% non-zero): the first layer only needs
             # the weight rows of the non-zero inputs. Besides being faster, the small product stays
@@ -103,13 +121,13 @@ class PolicyWeights:
                 w, b = layers[0]
                 x = x[nz] @ w[nz] + b
                 if len(layers) == 1:
-                    return x
+                    return x + extra
                 x = act(x)
                 layers = layers[1:]
         for w, b in layers[:-1]:
             x = act(x @ w + b)
         w, b = layers[-1]
-        return x @ w + b
+        return x @ w + b + extra
 
     # ------------------------------------------------------------------ files
     def save(self, path, dtype=np.float32) -> None:
@@ -117,7 +135,8 @@ class PolicyWeights:
         arrays = {}
         for i, (w, b) in enumerate(self.weights):
             arrays[f"W{i}"], arrays[f"b{i}"] = w.astype(dtype), b.astype(dtype)
-        header = {"activation": self.activation, "layers": len(self.weights), "meta": self.meta}
+        header = {"activation": self.activation, "layers": len(self.weights), "meta": self.meta,
+                  "skip": [[s, c] for s, c in self.skip]}
         tmp = f"{path}.tmp"
         with open(tmp, "wb") as f:
             np.savez_compressed(f, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
@@ -158,8 +177,9 @@ class PolicyWeights:
                     header = json.loads(bytes(raw).decode("utf-8"))
                 except (UnicodeDecodeError, ValueError) as exc:
                     raise _file_error(path, f"'header' is not UTF-8 JSON ({exc})") from None
-                if not isinstance(header, dict) or set(header) - {"activation", "layers", "meta"}:
-                    raise _file_error(path, "'header' must be a JSON object with keys activation, layers, meta")
+                if not isinstance(header, dict) or set(header) - {"activation", "layers", "meta", "skip"}:
+                    raise _file_error(path, "'header' must be a JSON object with keys activation, layers, meta "
+                                            "(and optionally skip)")
                 layers, activation, meta = header.get("layers"), header.get("activation"), header.get("meta", {})
                 if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
                     raise _file_error(path, f"header 'layers' must be an int in 1..{MAX_LAYERS}; got {layers!r}")
@@ -168,6 +188,9 @@ class PolicyWeights:
                                             f"got {activation!r}")
                 if not isinstance(meta, dict):
                     raise _file_error(path, f"header 'meta' must be a JSON object; got {type(meta).__name__}")
+                skip = header.get("skip", [])
+                if not isinstance(skip, list) or not all(isinstance(s, list) and len(s) == 2 for s in skip):
+                    raise _file_error(path, f"header 'skip' must be a list of [start, coefficient] pairs; got {skip!r}")
                 expected = {"header"} | {f"{k}{i}" for i in range(layers) for k in "Wb"}
                 if names != expected:
                     raise _file_error(path, f"entries {sorted(names)} do not match {layers} layer(s): "
@@ -190,7 +213,7 @@ class PolicyWeights:
             # np.load(allow_pickle=False) refuses object arrays here, before anything is unpickled
             raise _file_error(path, f"unreadable ({type(exc).__name__}: {exc})") from None
         try:
-            return cls(weights, activation, meta)
+            return cls(weights, activation, meta, [tuple(s) for s in skip])
         except ValueError as exc:
             raise _file_error(path, str(exc)) from None
 
@@ -198,13 +221,17 @@ class PolicyWeights:
     def to_dict(self) -> dict:
         """JSON-safe dict (float32 values are exact as JSON numbers); inverse of `from_dict`."""
         return {"activation": self.activation, "meta": self.meta,
-                "weights": [[w.tolist(), b.tolist()] for w, b in self.weights]}
+                "weights": [[w.tolist(), b.tolist()] for w, b in self.weights],
+                "skip": [[s, c] for s, c in self.skip]}
 
     @classmethod
     def from_dict(cls, d) -> "PolicyWeights":
         """From `to_dict()` output; a malformed dict raises ValueError naming the key."""
-        if not isinstance(d, dict) or set(d) != {"activation", "meta", "weights"}:
-            raise ValueError("PolicyWeights.from_dict: needs exactly the keys activation, meta, weights")
+        if not isinstance(d, dict) or not {"activation", "meta", "weights"} <= set(d) <= {"activation", "meta", "weights", "skip"}:
+            raise ValueError("PolicyWeights.from_dict: needs the keys activation, meta, weights (and optionally skip)")
+        skip = d.get("skip", [])
+        if not isinstance(skip, list) or not all(isinstance(s, list) and len(s) == 2 for s in skip):
+            raise ValueError("PolicyWeights.from_dict: 'skip' must be a list of [start, coefficient] pairs")
         ws = d["weights"]
         if not isinstance(ws, list) or not 1 <= len(ws) <= MAX_LAYERS:
             raise ValueError(f"PolicyWeights.from_dict: 'weights' must be a list of 1..{MAX_LAYERS} layers")
@@ -222,7 +249,7 @@ class PolicyWeights:
                 raise ValueError(f"PolicyWeights.from_dict: 'weights[{i}]' must be a finite (in, out) matrix "
                                  "and an (out,) vector")
             layers.append((w, b))
-        return cls(layers, d["activation"], dict(d["meta"]))
+        return cls(layers, d["activation"], dict(d["meta"]), [tuple(s) for s in skip])
 
     @classmethod
     def from_sb3(cls, model, meta: dict | None = None) -> "PolicyWeights":
@@ -238,7 +265,8 @@ class PolicyWeights:
         layers.append(policy.action_net)
         with torch.no_grad():
             weights = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
-        return cls(weights, activation, dict(meta or {}))
+            skip = list(zip(getattr(policy, "skip_starts", ()), getattr(policy, "skip_coef", torch.zeros(0)).tolist()))
+        return cls(weights, activation, dict(meta or {}), skip)
 
 
 def default_policy_path(game: str = "fae") -> Path:
@@ -258,16 +286,29 @@ class PPOAgent(Agent):
         self.policy = weights if weights is not None else PolicyWeights.load(path or default_policy_path(game),
                                                                            trust_pickle=trust_pickle is True)
         self.deterministic = bool(deterministic)
+        # The observation it was trained on (e.g. Fae's history and action_features): the arena and
+        # play_game observe for this agent with these options.
+        self.observation_options = dict(self.policy.meta.get("options") or {})
         self._tried: dict = {}   # observation digest -> {action: times chosen there} (this game)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._tried = {}
 
+    def _own_observation(self, state, seat: int) -> np.ndarray:
+        """`seat`'s observation with the options the policy was trained on (given the rules state)."""
+        from tabletop_rl.envs import get_game
+
+        spec = get_game(self.policy.meta.get("game", "fae"))
+        opts = {k: v for k, v in self.observation_options.items() if k in spec.observation_options}
+        return np.asarray(spec.observe(state, seat, **opts), dtype=np.float32)
+
     def act(self, observation, action_mask, *, state=None, seat=None) -> int:
         obs = observation["observation"] if isinstance(observation, dict) else observation
         obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(action_mask).astype(bool)
+        if obs.shape[-1] != self.policy.obs_size and state is not None and seat is not None:
+            obs = self._own_observation(state, seat)  # observed with other options: encode its own
         if obs.shape[-1] != self.policy.obs_size or mask.size != self.policy.num_actions:
             raise ValueError(
                 f"this policy takes observations of size {self.policy.obs_size} and {self.policy.num_actions} "

@@ -23,7 +23,7 @@ report identical to Fae's.
 ### Arguments
 
 ``` python
-fae_rl.env(num_players=2, big_stack_merge=False, history="summary", reward="win_loss",
+fae_rl.env(num_players=2, big_stack_merge=False, history="summary", reward="win_loss", action_features="none",
            render_mode=None)
 ```
 
@@ -33,6 +33,9 @@ fae_rl.env(num_players=2, big_stack_merge=False, history="summary", reward="win_
 - `history`: `"summary"` adds, for each other seat, the druids of each colour it has moved, the
   points each colour gained from rituals it triggered and its last move (the evidence from which
   a memoryless policy can infer colours); `"none"` leaves them out.
+- `action_features`: `"none"` (default) or `"margin"`: appends, per action, its greedy one-move
+  margin and whether it is one of the greedy bot's best (660 features, `fae_rl.features`; zeros for
+  a seat not to move). The trained policy `fae_rl/policies/fae_2p.npz` uses `"margin"`.
 - `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; all 0
   if all win) or `"score_diff"` (dense and potential-based: phi = own colour score + own ritual
   cards - best other colour's score; rewards are phi differences, so they sum to the final
@@ -76,7 +79,8 @@ which would cost more than the game itself. `raw_env()` does none of this and ra
 
 ### Version history
 
-- v0: initial release.
+- v0: initial release. Option `action_features` added later (default `"none"` leaves the
+  observation unchanged, so the id stays v0).
 """
 from __future__ import annotations
 
@@ -86,6 +90,7 @@ from tabletop_rl.envs.aec_base import TurnBasedAECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS
+from fae_rl.features import action_features_size, check_action_features, feature_bounds, observe_features
 from fae_rl.observation import HISTORY_OPTIONS, action_mask, observation_high, observation_size, observe
 from fae_rl.render import render_rgb, render_text
 from fae_rl.state import MAX_PLAYERS, FaeState, _check_num_players
@@ -105,27 +110,33 @@ class raw_env(TurnBasedAECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "name": ENV_ID, "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 2, big_stack_merge: bool = False, history: str = "summary",
-                 reward: str = "win_loss", render_mode: str | None = None, _protected: bool = False):
+                 reward: str = "win_loss", render_mode: str | None = None, action_features: str = "none",
+                 _protected: bool = False):
         super().__init__()
         self.num_players = _check_num_players(num_players)
         if not isinstance(big_stack_merge, (bool, np.bool_)):
             raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
         if history not in HISTORY_OPTIONS:
             raise ValueError(f"history must be one of {HISTORY_OPTIONS}; got {history!r}")
+        check_action_features(action_features)
         if reward not in REWARD_OPTIONS:
             raise ValueError(f"reward must be one of {REWARD_OPTIONS}; got {reward!r}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None; got {render_mode!r}")
         self.big_stack_merge = bool(big_stack_merge)
         self.history = history
+        self.action_features = action_features
         self.reward_type = reward
         self.render_mode = render_mode
         self._protected = _protected
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         n_obs = observation_size(history)
+        low, high = feature_bounds(action_features)
+        low = np.concatenate([np.zeros(n_obs, dtype=np.float32), low])
+        high = np.concatenate([observation_high(history), high])
         self._obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, observation_high(history), shape=(n_obs,), dtype=np.float32),
+            "observation": spaces.Box(low, high, shape=(n_obs + action_features_size(action_features),), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
         self._act_space = spaces.Discrete(NUM_ACTIONS)
@@ -144,7 +155,7 @@ class raw_env(TurnBasedAECEnv):
         if self.game is None:
             EnvLogger.error_observe_before_reset()
         seat = self._agent_seat[agent]
-        return {"observation": observe(self.game, seat, self.history),
+        return {"observation": observe_features(self.game, seat, self.history, self.action_features),
                 "action_mask": self._mask(agent, action_mask(self.game, seat))}
 
     def step(self, action) -> None:

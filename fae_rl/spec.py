@@ -1,6 +1,7 @@
 """Fae's entry in the suite registry (`tabletop_rl.envs.get_game("fae")`)."""
 from tabletop_rl.envs.registry import GameSpec, register_game
-from fae_rl import ENV_ID, FaeState, action_mask, env, observe, raw_env
+from fae_rl import ENV_ID, FaeState, action_mask, env, raw_env
+from fae_rl.features import observe_features
 from fae_rl.render import view_text
 
 GAME_SPEC = GameSpec(
@@ -9,10 +10,10 @@ GAME_SPEC = GameSpec(
     env=env,
     raw_env=raw_env,
     new_state=FaeState.new,
-    observe=observe,
+    observe=observe_features,
     action_mask=action_mask,
     rule_options=("big_stack_merge",),
-    observation_options=("history",),
+    observation_options=("history", "action_features"),
     gym_id="fae_rl/Fae-v0",
     extra={"view_text": view_text},  # what a human at a seat sees (tabletop_rl.agents.human)
 )

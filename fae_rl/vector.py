@@ -62,6 +62,7 @@ from fae_rl.observation import _check_history, observation_size
 from fae_rl.state import _REGION_COLOURS, _ROW_STARTS, FaeState, _check_num_players
 from fae_rl.vector_core import (
     B_COUNT,
+    W_NPEND,
     B_DRUIDS,
     B_MOVE_OK,
     B_PENDING,
@@ -263,14 +264,75 @@ class FaeVector:
         s._hist_last = w[W_LAST:W_LAST + n]
         return s
 
+    def set_state(self, i: int, state: FaeState) -> None:
+        """Make game i equal (to_dict) to `state` (a FaeState of this table size and rule set).
+
+        The inverse of `state(i)`: a checkpoint restores its games with it (from `FaeState.from_dict`,
+        which validates them), and `fae_rl.action_features` values one position with the batched kernels.
+        """
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ValueError(f"game index must be an int in 0..{self.num_envs - 1}; got {i!r}")
+        if not isinstance(state, FaeState):
+            raise ValueError(f"state must be a FaeState; got {type(state).__name__}")
+        if (state.num_players, state.big_stack_merge) != (self.num_players, self.big_stack_merge):
+            raise ValueError(f"state has {state.num_players} players, big_stack_merge={state.big_stack_merge}; this "
+                             f"FaeVector has {self.num_players}, {self.big_stack_merge}")
+        if not self._dealt:
+            self._deal(np.arange(self.num_envs), np.zeros(self.num_envs, dtype=np.int64))
+            self._dealt = True
+        b = np.zeros(_core.B_SIZE, dtype=np.uint8)
+        w = np.zeros(_core.W_SIZE, dtype=np.int64)
+        n = self.num_players
+        b[B_DRUIDS:B_DRUIDS + NUM_SPACES * NUM_COLOURS] = np.frombuffer(bytes(state._druids), dtype=np.uint8)
+        b[B_COUNT:B_COUNT + NUM_SPACES] = np.frombuffer(bytes(state._count), dtype=np.uint8)
+        b[B_RESOLVED:B_RESOLVED + NUM_SPACES] = np.frombuffer(bytes(state._resolved), dtype=np.uint8)
+        b[B_MOVE_OK:B_MOVE_OK + NUM_MOVE_ACTIONS] = np.frombuffer(bytes(state._move_ok), dtype=np.uint8)
+        b[B_PENDING + np.asarray(state._pending, dtype=np.int64)] = 1
+        w[W_SCORES:W_SCORES + NUM_COLOURS] = state._scores
+        w[W_RITUAL:W_RITUAL + n] = state._ritual_cards
+        w[W_CARDS] = state._cards_used
+        w[W_CURRENT] = state._current
+        w[W_TERMINAL] = int(state._terminal)
+        w[W_NPEND] = len(state._pending)
+        w[W_COLOURS:W_COLOURS + n] = state.colours
+        w[W_LAST:W_LAST + _SEATS] = -1
+        for p in range(n):
+            w[W_MOVED + NUM_COLOURS * p:W_MOVED + NUM_COLOURS * (p + 1)] = state._hist_moved[p]
+            w[W_POINTS + NUM_COLOURS * p:W_POINTS + NUM_COLOURS * (p + 1)] = state._hist_points[p]
+            w[W_LAST + p] = state._hist_last[p]
+        self._b[i] = b
+        self._w[i] = w
+
     # ------------------------------------------------------------------ transitions
-    def step(self, actions) -> None:
+    def step(self, actions, games=None) -> None:
         """Apply `actions[i]` to every unfinished game i; entries of finished games are ignored.
 
+        `games` (optional, bool (N,)): step only these games; the others are left as they are and
+        their entries ignored, as for finished games (a training loop moves the opponents' games
+        while the learner's wait).
         An illegal action raises ValueError naming the game index and the action, and no game changes.
         """
         self._check_dealt()
         actions = self._int_array(actions, "actions")
+        if games is not None:
+            games = np.asarray(games)
+            if games.shape != (self.num_envs,) or games.dtype != np.bool_:
+                raise ValueError(f"games must be a bool array of shape ({self.num_envs},); got "
+                                 f"{getattr(games, 'dtype', '')} {games.shape}")
+            idx = np.flatnonzero(games)
+            if idx.size == self.num_envs:
+                games = None
+            else:
+                sub = FaeVector.__new__(FaeVector)
+                sub.num_envs, sub.num_players, sub.big_stack_merge = idx.size, self.num_players, self.big_stack_merge
+                sub._b, sub._w, sub._dealt = self._b[idx], self._w[idx], True
+                try:
+                    sub.step(actions[idx])
+                except ValueError as e:
+                    g, _, rest = str(e).partition(": ")
+                    raise ValueError(f"game {idx[int(g.split()[1])]}: {rest}") from None
+                self._b[idx], self._w[idx] = sub._b, sub._w
+                return
         bad = _core.first_illegal(self._b, self._w, actions)
         if bad >= 0:
             a = int(actions[bad])

@@ -75,7 +75,7 @@ def test_tiny_training_run_end_to_end(tmp_path):
     a = PPOAgent(path=run / "policy.npz")
     with pytest.warns(UserWarning, match="trust_pickle"):  # our own model.zip: unpickled on request only
         b = PPOAgent(path=run / "model.zip", trust_pickle=True)
-    env = SelfPlayEnv("fae", opponent="random")
+    env = SelfPlayEnv("fae", opponent="random", **a.policy.meta["options"])  # the policy's own observation
     obs, info = env.reset(seed=0)
     for _ in range(10):
         assert a.act(obs, info["action_mask"]) == b.act(obs, info["action_mask"])
@@ -107,7 +107,6 @@ def test_sigkill_after_second_checkpoint_then_resume(tmp_path):
     """Run A straight through; run B is killed with SIGKILL once its 2nd checkpoint exists, then
     `--resume`d. B must restart at its latest checkpoint and then match A exactly: every later
     checkpoint (step count, policy, optimizer, RNG states, opponent pool, envs) and the final policy."""
-    import torch
 
     args = ["--preset", "tiny", "--runs-dir", str(tmp_path), "--total-steps", "3072", "--n-envs", "2",
             "--n-steps", "64", "--batch-size", "64", "--checkpoint-every", "128", "--keep-checkpoints", "100",
@@ -117,14 +116,14 @@ def test_sigkill_after_second_checkpoint_then_resume(tmp_path):
     run_b = _run(args + ["--run-name", "b"], start_new_session=True)
     ckpts_b = tmp_path / "b" / "checkpoints"
     deadline = time.time() + 240
-    while len(glob.glob(str(ckpts_b / "ckpt_*.pt"))) < 2:
+    while len(glob.glob(str(ckpts_b / "ckpt_*.json"))) < 2:  # a checkpoint is complete once its .json exists
         assert run_b.poll() is None, run_b.communicate()[0]
         assert time.time() < deadline, "run b wrote no 2nd checkpoint in time"
         time.sleep(0.01)
     os.kill(run_b.pid, signal.SIGKILL)
     run_b.communicate(timeout=60)
     assert run_b.returncode == -signal.SIGKILL
-    at_kill = sorted(glob.glob(str(ckpts_b / "ckpt_*.pt")))
+    at_kill = sorted(glob.glob(str(ckpts_b / "ckpt_*.json")))
     assert not glob.glob(str(tmp_path / "b" / "model.zip"))  # it really died mid-run
     resumed_from = int(os.path.basename(at_kill[-1])[5:15])
     assert resumed_from >= 256
@@ -140,12 +139,12 @@ def test_sigkill_after_second_checkpoint_then_resume(tmp_path):
     later = [p for p in sorted(glob.glob(str(ckpts_b / "ckpt_*.pt"))) if int(os.path.basename(p)[5:15]) > resumed_from]
     assert len(later) >= 5
     for path in later:
-        a = torch.load(tmp_path / "a" / "checkpoints" / os.path.basename(path), weights_only=False)
-        b = torch.load(path, weights_only=False)
+        a = train.load_checkpoint(str(tmp_path / "a" / "checkpoints" / os.path.basename(path)))
+        b = train.load_checkpoint(path)
         assert a["num_timesteps"] == b["num_timesteps"] and a["n_updates"] == b["n_updates"]
-        for key in ("policy", "optimizer", "rng", "pool", "envs", "last_obs", "last_episode_starts"):
+        for key in ("policy", "optimizer", "rng", "fae_vector", "last_obs", "last_episode_starts"):
             assert _equal(a[key], b[key]), f"{key} differs at {os.path.basename(path)}"
-        assert len(a["pool"]["snapshots"]) >= 1
+        assert len(a["fae_vector"]["meta"]["snapshots"]) >= 1
         strip = lambda rows: [{k: v for k, v in r.items() if k not in ("seconds", "wall_seconds")} for r in rows]  # noqa: E731
         assert strip(a["history"]["evals"]) == strip(b["history"]["evals"])
     summary_a = json.loads((tmp_path / "a" / "summary.json").read_text())
@@ -166,11 +165,12 @@ def test_shipped_policy_is_the_ppo_bot_and_beats_random():
     assert info["command"] and info["win_share"]["random"]["games"] >= 1000
     bot = make_agent("fae", "ppo", seed=0)
     assert isinstance(bot, ppo.PPOAgent) and bot.policy.meta["game"] == "fae"
-    wins = train.play_matches(bot.policy, "fae", 2, "random", games=60, seed=4242, options={"history": "summary"})
-    assert wins / 60 >= 0.7  # measured ~0.85-0.9 over 1000 games; 0.7 is > 5 sigma above random's 0.5
+    opts = bot.policy.meta["options"]  # the observation it was trained on (action_features=margin)
+    assert opts.get("action_features") == "margin"
+    wins = train.play_matches(bot.policy, "fae", 2, "random", games=60, seed=4242, options=opts)
+    assert wins / 60 >= 0.85  # measured ~0.99 over 1000 games; 0.85 is > 5 sigma above random's 0.5
     # The step guard: a game not over after max_steps steps is not won (Fae games last ~60 steps).
-    assert train.play_matches(bot.policy, "fae", 2, "random", games=10, seed=4242, options={"history": "summary"},
-                              max_steps=20) == 0
+    assert train.play_matches(bot.policy, "fae", 2, "random", games=10, seed=4242, options=opts, max_steps=20) == 0
     with pytest.raises(ValueError, match="no shipped policy for game 'nope'"):
         ppo.default_policy_path("nope")
 
@@ -188,3 +188,99 @@ def test_shipped_fantastiqa_policy_is_labelled_stand_in_and_beats_random():
     assert bot.policy.meta["game"] == "fantastiqa"
     wins = train.play_matches(bot.policy, "fantastiqa", 2, "random", games=20, seed=4242, options={}, max_steps=4000)
     assert wins / 20 >= 0.7  # measured >= 0.9 over 1000 games; random vs random would be ~0.5
+
+
+def _pickle_payload(marker) -> bytes:
+    """A pickle that creates `marker` when unpickled."""
+    import pickle
+
+    class Boom:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    return pickle.dumps({"policy": Boom()})
+
+
+def test_checkpoint_loader_runs_no_pickle(tmp_path):
+    """A crafted .pt (a pickle that would create a file) is refused with a clear error, and never runs."""
+    import torch
+
+    marker = tmp_path / "pwned"
+    bad = tmp_path / "ckpt_0000000001.pt"
+    bad.write_bytes(_pickle_payload(marker))
+    (tmp_path / "ckpt_0000000001.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a valid checkpoint tensor file"):
+        train.load_checkpoint(str(bad))
+    torch_file = tmp_path / "ckpt_0000000002.pt"  # torch's own zip format, with the payload inside
+    torch.save({"x": torch.zeros(2)}, torch_file)
+    import zipfile
+
+    with zipfile.ZipFile(torch_file) as z:
+        names = z.namelist()
+        parts = {n: z.read(n) for n in names}
+    pkl = next(n for n in names if n.endswith("data.pkl"))
+    parts[pkl] = _pickle_payload(marker)
+    with zipfile.ZipFile(torch_file, "w") as z:
+        for n, data in parts.items():
+            z.writestr(n, data)
+    (tmp_path / "ckpt_0000000002.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a valid checkpoint tensor file"):
+        train.load_checkpoint(str(torch_file))
+    assert not marker.exists()
+
+
+def test_checkpoint_round_trip_and_damaged_newest_falls_back(tmp_path):
+    import torch
+
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    pw = PolicyWeights([(np.ones((3, 2), np.float32), np.zeros(2, np.float32))], "relu", {"game": "fae"}, [(1, 0.5)])
+    ckpt = {"t": torch.arange(3), "a": np.arange(4, dtype=np.int16), "tup": (1, (2.5, None)), "ints": {0: "x"},
+            "blob": b"\x00\x01", "pol": pw, "rng": np.random.get_state()}
+    train.save_checkpoint(str(run / "checkpoints" / "ckpt_0000000010.pt"), ckpt)
+    back = train.load_checkpoint(str(run / "checkpoints" / "ckpt_0000000010.pt"))
+    assert torch.equal(back["t"], ckpt["t"]) and back["a"].dtype == np.int16 and back["tup"] == (1, (2.5, None))
+    assert back["ints"] == {0: "x"} and back["blob"] == b"\x00\x01" and back["pol"].skip == [(1, 0.5)]
+    np.random.set_state(back["rng"])
+    newest = run / "checkpoints" / "ckpt_0000000020.pt"
+    train.save_checkpoint(str(newest), {"n": 20})
+    newest.write_bytes(newest.read_bytes()[:40])  # truncated
+    with pytest.warns(UserWarning, match="skipping damaged checkpoint"):
+        path, loaded = train.latest_valid_checkpoint(str(run))
+    assert path.endswith("ckpt_0000000010.pt") and torch.equal(loaded["t"], ckpt["t"])
+    (run / "checkpoints" / "ckpt_0000000010.json").write_text("{not json")
+    with pytest.warns(UserWarning):
+        assert train.latest_valid_checkpoint(str(run)) is None
+
+
+def test_policy_file_loader_runs_no_pickle(tmp_path):
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    marker = tmp_path / "pwned"
+    path = tmp_path / "evil.npz"
+    np.savez(path, header=np.frombuffer(b'{"activation": "relu", "layers": 1}', dtype=np.uint8),
+             W0=np.array([_pickle_payload(marker)], dtype=object), b0=np.zeros(2, np.float32))
+    with pytest.raises(ValueError, match="pickle"):
+        PolicyWeights.load(path)
+    assert not marker.exists()
+
+
+def test_skip_terms_survive_save_and_match_the_torch_policy(tmp_path):
+    """PolicyWeights (numpy, PPOAgent) computes the same logits as train.py's SkipPolicy."""
+    import torch
+
+    cfg = train.Config(n_envs=4, n_steps=8, batch_size=16, net_arch="8", options="history=none,action_features=margin")
+    venv, model = train.build(cfg, train.make_pool(cfg))
+    with torch.no_grad():
+        model.policy.skip_coef.copy_(torch.tensor([1.5, 2.5]))
+    obs = venv.reset()
+    w = train.policy_weights(model, cfg)
+    assert [c for _, c in w.skip] == [1.5, 2.5]
+    w.save(tmp_path / "p.npz")
+    w2 = type(w).load(tmp_path / "p.npz")
+    with torch.no_grad():
+        want = model.policy.action_logits(torch.as_tensor(obs)).numpy()
+    assert np.allclose(w2.logits(obs), want, atol=1e-4)
+    assert np.allclose(w2.logits(obs[0]), want[0], atol=1e-4)

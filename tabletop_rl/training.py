@@ -1,0 +1,336 @@
+"""Evaluation, checkpoints and reporting for `train.py` (the algorithm and its Config live there).
+
+- Evaluation: `evaluate` plays seat-rotated games of a numpy policy (`PolicyWeights`) against a bot
+  in the scalar envs (`play_matches`, the arena's code path); `evaluate_batched` plays Fae games all
+  at once in `fae_rl.vector` (one policy forward for every game), the same games' rules and the
+  same observation, far faster: train.py's periodic and final evaluations of Fae use it.
+- Checkpoints hold no pickle: tensors in a `.pt` file read with `torch.load(weights_only=True)` and
+  everything else (RNG states, the opponent pool, the envs' games, the run history) in a `.json`
+  beside it (`save_checkpoint` / `load_checkpoint`). Both are written atomically (temp file +
+  os.replace); `latest_valid_checkpoint` skips a damaged newest one with a warning.
+- Reporting: `eval.csv`, `curve.png`, the printed summary.
+"""
+from __future__ import annotations
+
+import csv
+import glob
+import json
+import math
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+
+def parse_options(text: str) -> dict:
+    """'history=summary,big_stack_merge=False' -> {'history': 'summary', 'big_stack_merge': False}."""
+    out = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, _, value = item.partition("=")
+        low = value.strip().lower()
+        out[key.strip()] = {"true": True, "false": False}.get(low, int(value) if value.strip().lstrip("-").isdigit() else value.strip())
+    return out
+
+
+# ---------------------------------------------------------------------------- evaluation
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win share (wins may be fractional: shared wins count 1/k)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def play_matches(weights, game: str, num_players: int, opponent: str, games: int, seed: int, options: dict,
+                 first_game: int = 0, max_steps: int = 0) -> float:
+    """Total win share of the policy over games first_game..first_game+games-1: game g seats it at
+    g mod N (seat rotation); the other seats are `opponent` bots. A shared win counts 1/k. A game
+    still running after `max_steps` steps (0: the game's step guard) is not won."""
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.base import limit_blas_threads
+    from tabletop_rl.agents.match import play_game
+    from tabletop_rl.agents.ppo_agent import PPOAgent
+    from tabletop_rl.envs import get_game
+
+    limit_blas_threads()  # also in evaluation worker processes
+    spec = get_game(game)
+    rule_opts, obs_opts = spec.split_options(options)
+    me = PPOAgent(weights=weights, deterministic=True)
+    bots = [make_agent(spec.name, opponent) for _ in range(num_players - 1)]
+    wins = 0.0
+    for g in range(first_game, first_game + games):
+        seat = g % num_players
+        seated = bots[:seat] + [me] + bots[seat:]
+        result = play_game(spec, seated, max_steps=max_steps or spec.extra.get("max_steps", 1_000_000),  # step guard
+                           seed=seed * 1_000_003 + g, agent_seeds=[seed + 7919 * g + s for s in range(num_players)],
+                           rule_options=rule_opts, observation_options=obs_opts)
+        if seat in result.winners:
+            wins += 1.0 / len(result.winners)
+    return wins
+
+
+def evaluate(weights, cfg: Config, opponent: str, games: int, seed: int, workers: int = 1) -> dict:
+    """Win share of `weights` against `opponent` over `games` seat-rotated games, with Wilson CI."""
+    opts = parse_options(cfg.options)
+    args = (weights, cfg.game, cfg.num_players, opponent)
+    start = time.perf_counter()
+    if workers > 1 and games >= 2 * workers:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        chunks = [(games * i // workers, games * (i + 1) // workers) for i in range(workers)]
+        with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+            futures = [pool.submit(play_matches, *args, b - a, seed, opts, a, cfg.max_game_steps) for a, b in chunks]
+            wins = sum(f.result() for f in futures)
+    else:
+        wins = play_matches(*args, games, seed, opts, 0, cfg.max_game_steps)
+    low, high = wilson(wins, games)
+    return {"opponent": opponent, "games": games, "win_share": wins / games, "ci_low": low, "ci_high": high,
+            "seconds": time.perf_counter() - start}
+
+
+
+
+def evaluate_batched(weights, num_players: int, opponent: str, games: int, seed: int, options: dict,
+                     learner_sample: bool = False) -> dict:
+    """Fae only: the win share of `weights` (argmax of the masked logits) over `games` seat-rotated
+    games against `opponent` ("random" or "greedy"), all played at once in `fae_rl.vector`.
+
+    Game i seats the policy at i mod num_players; a shared win counts 1/k; 95% Wilson interval.
+    """
+    from tabletop_rl.envs.fae_vector_env import FaeLearnerCore
+
+    rule = {k: v for k, v in options.items() if k == "big_stack_merge"}
+    start = time.perf_counter()
+    core = FaeLearnerCore(games, num_players=num_players, history=options.get("history", "summary"),
+                          action_features=options.get("action_features", "none"), opponents={opponent: 1.0},
+                          reward="win_loss", seed=seed, **rule)
+    core.reset()
+    obs = np.zeros((games, core.obs_size), dtype=np.float32)
+    share = np.full(games, np.nan)
+    while np.isnan(share).any():
+        masks = core.masks()
+        logits = np.where(masks, weights.logits(core.learner_obs(obs)).astype(np.float64), -np.inf)
+        if learner_sample:
+            logits = logits + core.rng.gumbel(size=logits.shape)
+        actions = np.argmax(logits, axis=1)
+        actions[~masks.any(axis=1)] = 0
+        _, _, finished = core.step(actions)
+        for f in finished:
+            if np.isnan(share[f["index"]]):
+                share[f["index"]] = f["win_share"]
+    wins = float(share.sum())
+    low, high = wilson(wins, games)
+    return {"opponent": opponent, "games": games, "win_share": wins / games, "ci_low": low, "ci_high": high,
+            "seconds": time.perf_counter() - start}
+
+
+# ---------------------------------------------------------------------------- files
+def _atomic_write_text(path: str, text: str) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+
+def write_eval_csv(run_dir: str, rows: list[dict]) -> None:
+    keys = ["steps", "wall_seconds", "opponent", "games", "win_share", "ci_low", "ci_high"]
+    tmp = os.path.join(run_dir, "eval.csv.tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, os.path.join(run_dir, "eval.csv"))
+
+
+def plot_curve(run_dir: str, rows: list[dict], final: list[dict], title: str) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    for opp, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
+        pts = [r for r in rows if r["opponent"] == opp]
+        if not pts:
+            continue
+        x = [r["steps"] for r in pts]
+        ax.plot(x, [r["win_share"] for r in pts], "o-", color=colour, label=f"vs {opp}")
+        ax.fill_between(x, [r["ci_low"] for r in pts], [r["ci_high"] for r in pts], color=colour, alpha=0.2)
+        for r in final:
+            if r["opponent"] == opp:
+                ax.errorbar([r["steps"]], [r["win_share"]], yerr=[[r["win_share"] - r["ci_low"]], [r["ci_high"] - r["win_share"]]],
+                            fmt="s", color=colour, capsize=4, label=f"final vs {opp} ({r['games']} games)")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("learner env steps")
+    ax.set_ylabel("win share (95% Wilson CI)")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend(loc="center right", fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(run_dir, "curve.png")
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def print_summary(summary: dict) -> None:
+    t = summary["throughput"]
+    lines = [
+        "",
+        f"== {summary['run_name']}: {summary['game']} {summary['num_players']}p, "
+        f"{summary['steps']:,} learner steps in {(t['train_seconds'] + t['warm_start_seconds']) / 60:.1f} min"
+        + (" (stopped by the time limit)" if summary["stopped_by_time_limit"] else ""),
+        f"   (warm start {t['warm_start_seconds']:.0f} s, periodic evaluations {t['periodic_eval_seconds']:.0f} s)",
+        f"   PPO throughput {t['steps_per_second']:.0f} env steps/s; {100 * t['env_share']:.0f}% of PPO time inside the envs "
+        f"({t['vec_env']} x{t['n_envs']}, {t['torch_threads']} torch thread(s))",
+    ]
+    for r in summary["final_eval"]:
+        lines.append(f"   vs {r['opponent']:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                     f"  ({r['games']} seat-rotated games, {r['seconds']:.0f} s)")
+    if summary["final_eval"]:
+        lines.append(f"   evaluation took {summary['final_eval_seconds']:.0f} s")
+    d = summary["run_dir"]
+    lines += [
+        f"   model      {d}/model.zip   (numpy policy for tabletop_rl.agents.ppo_agent: {d}/policy.npz)",
+        f"   curve      {d}/curve.png   (evaluations: {d}/eval.csv)",
+        f"   logs       {d}/logs         (tensorboard --logdir {d}/logs)",
+        f"   config     {d}/config.json  summary: {d}/summary.json",
+        f"   re-evaluate  python train.py --evaluate {d}/policy.npz    (a bot: tabletop_rl.agents.ppo_agent.PPOAgent(path=...))",
+        "",
+    ]
+    print("\n".join(lines), flush=True)
+
+
+
+
+# ---------------------------------------------------------------------------- checkpoints (no pickle)
+def _encode(obj, tensors: dict):
+    """JSON-able form of `obj`; arrays, tensors, bytes and policies go to `tensors` (named t0, t1, ...)."""
+    import torch
+
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    def stash(t):
+        key = f"t{len(tensors)}"
+        tensors[key] = t
+        return key
+
+    if isinstance(obj, torch.Tensor):
+        return {"__tensor__": stash(obj.detach().cpu().clone())}
+    if isinstance(obj, np.ndarray):
+        return {"__array__": stash(torch.from_numpy(np.ascontiguousarray(obj).copy())), "dtype": obj.dtype.str}
+    if isinstance(obj, (bytes, bytearray)):
+        return {"__bytes__": stash(torch.frombuffer(bytearray(obj), dtype=torch.uint8).clone())}
+    if isinstance(obj, PolicyWeights):
+        return {"__policy__": {"activation": obj.activation, "meta": _encode(obj.meta, tensors),
+                               "skip": [list(t) for t in obj.skip],
+                               "weights": [[_encode(w, tensors), _encode(b, tensors)] for w, b in obj.weights]}}
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, tuple):
+        return {"__tuple__": [_encode(x, tensors) for x in obj]}
+    if isinstance(obj, list):
+        return [_encode(x, tensors) for x in obj]
+    if isinstance(obj, dict):
+        if all(isinstance(k, str) and not k.startswith("__") for k in obj):
+            return {k: _encode(v, tensors) for k, v in obj.items()}
+        return {"__items__": [[_encode(k, tensors), _encode(v, tensors)] for k, v in obj.items()]}
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    raise TypeError(f"checkpoint: cannot store a {type(obj).__name__} (only JSON, arrays, tensors, policies)")
+
+
+def _decode(obj, tensors: dict):
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    def fetch(key):
+        if not isinstance(key, str) or key not in tensors:
+            raise ValueError(f"checkpoint: tensor {key!r} is missing from the .pt file")
+        return tensors[key]
+
+    if isinstance(obj, list):
+        return [_decode(x, tensors) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    if "__tensor__" in obj:
+        return fetch(obj["__tensor__"])
+    if "__array__" in obj:
+        return fetch(obj["__array__"]).numpy().astype(np.dtype(str(obj["dtype"])), copy=True)
+    if "__bytes__" in obj:
+        return bytes(fetch(obj["__bytes__"]).numpy().tobytes())
+    if "__policy__" in obj:
+        p = obj["__policy__"]
+        return PolicyWeights([(_decode(w, tensors), _decode(b, tensors)) for w, b in p["weights"]], p["activation"],
+                             _decode(p["meta"], tensors), [tuple(t) for t in p["skip"]])
+    if "__tuple__" in obj:
+        return tuple(_decode(x, tensors) for x in obj["__tuple__"])
+    if "__items__" in obj:
+        return {_decode(k, tensors): _decode(v, tensors) for k, v in obj["__items__"]}
+    return {k: _decode(v, tensors) for k, v in obj.items()}
+
+
+def save_checkpoint(path: str, ckpt: dict) -> None:
+    """`path` (.pt: tensors only) and `path[:-3].json` (everything else), each written atomically;
+    the .json, written last, marks the checkpoint complete."""
+    import torch
+
+    tensors: dict = {}
+    meta = _encode(ckpt, tensors)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        torch.save(tensors, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _atomic_write_text(path[:-3] + ".json", json.dumps(meta))
+
+
+def load_checkpoint(path: str) -> dict:
+    """Inverse of `save_checkpoint`. No pickle runs: `torch.load(weights_only=True)` and JSON.
+    Raises ValueError naming the file if either part is missing, truncated or malformed."""
+    import torch
+
+    try:
+        tensors = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises UnpicklingError, RuntimeError, EOFError, ... on bad files
+        raise ValueError(f"{path}: not a valid checkpoint tensor file ({type(e).__name__}: {e})") from None
+    if not isinstance(tensors, dict) or not all(isinstance(v, torch.Tensor) for v in tensors.values()):
+        raise ValueError(f"{path}: a checkpoint's .pt file must hold a dict of tensors")
+    meta_path = path[:-3] + ".json"
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{meta_path}: missing or not valid JSON ({e})") from None
+    try:
+        return _decode(meta, tensors)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"{meta_path}: malformed checkpoint ({type(e).__name__}: {e})") from None
+
+
+def checkpoint_paths(run_dir: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.pt")))
+
+
+def latest_valid_checkpoint(run_dir: str) -> tuple[str, dict] | None:
+    """(path, contents) of the newest checkpoint that loads; a damaged newer one is skipped with a warning."""
+    for path in reversed(checkpoint_paths(run_dir)):
+        try:
+            return path, load_checkpoint(path)
+        except ValueError as e:
+            warnings.warn(f"skipping damaged checkpoint: {e}", stacklevel=2)
+            print(f"warning: skipping damaged checkpoint: {e}", file=sys.stderr, flush=True)
+    return None
+
+
+def prune_checkpoints(run_dir: str, keep: int) -> None:
+    for old in checkpoint_paths(run_dir)[:-keep]:
+        for p in (old, old[:-3] + ".json"):
+            if os.path.exists(p):
+                os.remove(p)
