@@ -195,6 +195,8 @@ def config_from(config) -> RLlibTrainConfig:
     if "pool_random" in config or "pool_greedy" in config:  # train.py's fixed-bot weights
         config.setdefault("opponents", {name: float(config.get(f"pool_{name}", 0.0)) for name in ("random", "greedy")
                                         if float(config.get(f"pool_{name}", 0.0)) > 0})
+    if config.get("bc_samples") == 0:  # train.py's "scale with the run": the same rule as train.bc_samples
+        config["bc_samples"] = max(256, min(100_000, int(config.get("total_steps", config.get("timesteps", 0))) // 20))
     for key in ("target_win_rate", "max_iterations", "address"):  # train.py's "off" values: 0 / ""
         if key in config and not config[key]:
             del config[key]

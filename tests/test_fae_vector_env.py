@@ -239,6 +239,7 @@ def test_snapshots_play_and_state_round_trips_without_pickle():
 
 
 def test_sb3_vecenv_masks_autoreset_and_illegal_action():
+    pytest.importorskip("sb3_contrib", reason="needs the train extra (not in .venv-rllib)")
     from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
 
     venv = FaeLearnerVecEnv(8, opponents={"random": 1.0}, seed=1, action_features="margin")
@@ -261,6 +262,7 @@ def test_sb3_vecenv_masks_autoreset_and_illegal_action():
 
 
 def test_maskable_ppo_learns_on_it_briefly():
+    pytest.importorskip("sb3_contrib", reason="needs the train extra (not in .venv-rllib)")
     from sb3_contrib import MaskablePPO
 
     from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
