@@ -13,7 +13,9 @@
 Options (`name:key=value`): `simulations` (search iterations per move, default 100), `c` (UCT
 exploration, default 2.0 as in OpenSpiel's examples), `rollouts` (random rollouts per leaf, default 1).
 Both bots only read what their seat may know (tests/test_openspiel_bots.py permutes the other
-seats' colours). Seeded: the same seed and position give the same move.
+seats' colours). Seeded from the agent's generator, but whole games are not exactly reproducible
+(4 seeded games against random gave 3, 4 and 3 wins in three processes with one PYTHONHASHSEED;
+the source inside OpenSpiel's search is not found yet).
 
 `tabletop_rl.agents` registers these names whenever OpenSpiel is installed and imports this module
 (and OpenSpiel) only when one of the bots is built; importing this module registers them too.

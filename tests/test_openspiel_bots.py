@@ -54,9 +54,13 @@ def test_bad_options_name_the_problem():
 
 
 def test_ismcts_beats_random_more_often_than_not():
-    """A search bot that plays: 4 games of 2 players against random, ISMCTS with 30 simulations."""
+    """A search bot that plays: 8 games of 2 players against random, ISMCTS with 30 simulations.
+
+    OpenSpiel's ISMCTS is not exactly reproducible run to run (see agents/openspiel_bots.py): over
+    repeated runs it won 3-4 of the first 4 of these games, and once only 1. So the test plays 8 and
+    requires the majority its name claims (> 4), which a bot that does not search would rarely reach."""
     wins = 0.0
-    for seed in range(4):
+    for seed in range(8):
         s = FaeState.new(2, seed=seed)
         bots = [make_agent("fae", "openspiel_ismcts", seed=seed, simulations=30), make_agent("fae", "random", seed=seed)]
         if seed % 2:
@@ -66,7 +70,7 @@ def test_ismcts_beats_random_more_often_than_not():
             p = s.current_player
             s.apply(bots[p].act(None, s.legal_mask(), state=s, seat=p))
         wins += (me in s.winners()) / len(s.winners())
-    assert wins >= 3
+    assert wins > 4
 
 
 def test_arena_runs_openspiel_bots_against_ours(tmp_path):
