@@ -1,6 +1,6 @@
 """The repository stands alone (issue 12): no tracked file refers to a path outside its root.
 
-A user's clone has nothing beside it, so a `../shared/...` link, a `Path(__file__).parents[k]` walk
+A user's clone has nothing beside it, so a link to a sibling folder (`..` then `/shared`), a `Path(__file__).parents[k]` walk
 above the root or an absolute path to this machine's folders would break for them. The scan reads
 every tracked text file; `test_scan_catches_a_planted_reference` proves it can fail.
 """
@@ -56,15 +56,15 @@ def test_no_tracked_file_refers_outside_the_repository():
 
 
 def test_scan_catches_a_planted_reference(tmp_path):
-    up, work = "..", "/wo" + "rk"  # split, so this file does not plant them in the repository itself
+    up, work, sibling = "..", "/wo" + "rk", "sha" + "red"  # split, so this file does not plant them in the repository itself
     (tmp_path / "tests").mkdir()
-    (tmp_path / "README.md").write_text(f"Specs: `docs/rules/fae.md`.\nOld link: {up}/shared/rules/fae.md\n")
+    (tmp_path / "README.md").write_text(f"Specs: `docs/rules/fae.md`.\nOld link: {up}/{sibling}/rules/fae.md\n")
     (tmp_path / "tests" / "helpers.py").write_text(
         "from pathlib import Path\n"
         "OK = Path(__file__).resolve().parents[1] / 'docs'\n"
         "BAD = Path(__file__).resolve().parents" + "[2] / 'shared' / 'rules'\n"
         f"SIBLING = '{up}/data/x.jsonl'\n"
-        f"ABS = '{work}/shared/rules/fae.md'\n")
+        f"ABS = '{work}/{sibling}/rules/fae.md'\n")
     found = outside_references(tmp_path)
     assert any(p.startswith("README.md:2:") and f"{up}/shared" in p for p in found)
     assert any(p.startswith(os.path.join("tests", "helpers.py") + ":3:") and "parents[2]" in p for p in found)
