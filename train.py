@@ -12,10 +12,13 @@ Fae trains on `tabletop_rl.envs.fae_vector_env.FaeLearnerVecEnv` (`--vec-env aut
 stepped together in `fae_rl.vector.FaeVector`; in each the learner holds one seat (rotating) and
 the opponents (random, greedy, frozen snapshots of the learner refreshed every `snapshot_every`
 steps) move inside the batch. Other games use the scalar `tabletop_rl.envs.selfplay.SelfPlayEnv`
-in a DummyVecEnv. Fae's observation adds, per action, its greedy one-move margin and whether it is
-a greedy-best move (`action_features=margin`, `fae_rl.features`), and the policy adds those two
-blocks to its logits through two learned scales (`skip_init`: `PolicyWeights.skip`), so it starts
-near greedy play and PPO learns on top. Before PPO, the policy may be warm-started by imitating a
+in a DummyVecEnv. Fae's observation adds per-action blocks (`action_features`, `fae_rl.features`):
+each action's greedy one-move margin and greedy-best flag and, with "versus" (the default), its
+margin against the colours the other seats most likely hold and that margin's best flag. The
+policy adds the blocks to its logits through learned scales (`PolicyWeights.skip`; the greedy
+ones start at `skip_init`, the versus ones at 0, and all learn `skip_lr_scale` times faster than
+the weights), so it starts near greedy play and PPO learns on top; its MLPs read the board only
+(`mlp_inputs`). Before PPO, the policy may be warm-started by imitating a
 teacher bot (`bc_teacher`; `bc_samples` scales with `total_steps` unless set). The learning curve
 starts at the policy PPO starts from (step 0). Every `eval_every` steps the current policy (argmax
 of the masked logits) plays `eval_games` seat-rotated games against random and against greedy;
@@ -60,7 +63,7 @@ class Config:
     game: str = "fae"  # registered game name (envs.get_game)
     num_players: int = 2  # players at the table (the learner takes one seat)
     options: str = ""  # game options as k=v pairs, comma separated (rule and observation options); "" = the game's training default (GAME_OPTIONS)
-    reward: str = "score_diff"  # "score_diff" (dense, potential-based) or "win_loss" (terminal only)
+    reward: str = "score_diff"  # "score_diff" (dense, potential-based), "win_loss" (terminal only) or, Fae's batched env only, "seat_diff" (score_diff against the other seats' colours only: a training signal that reads them)
     win_bonus: float = 5.0  # score_diff only: win_loss return x this, added at the end of a game
     reward_scale: float = 0.1  # every reward is multiplied by this (Fae margins are ~+-10 points)
     max_game_steps: int = 0  # step guard of training episodes and evaluation games (0 = the game's own); a game cut by it is not won
@@ -87,7 +90,9 @@ class Config:
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
     net_arch: str = "64"  # hidden sizes of the policy and (separate) value MLPs
-    skip_init: float = 3.0  # fae-vector: initial scale of the greedy-best and margin blocks added to the logits (0 = learn from nothing)
+    skip_init: float = 3.0  # fae-vector: initial scale of the greedy-best and margin blocks added to the logits (0 = learn from nothing; the `own` and `versus` blocks start at 0)
+    skip_lr_scale: float = 10.0  # fae-vector: the skip scales learn this many times faster than the weights (Adam; see tabletop_rl.ppo_policy)
+    mlp_inputs: str = "board"  # fae-vector: what the MLPs read: "board" (the observation less its constant terrain block and the per-action blocks, which reach the logits through the skips) or "all"
     activation: str = "relu"  # "tanh" or "relu"
     # --- opponent pool
     pool_random: float = 1.0  # weight of the random bot among fixed opponents
@@ -122,12 +127,17 @@ class Config:
 
 
 PRESETS = {
-    # `make train`: default Fae 2p within 15 min on 2 shared cores, then 1000 + 1000 evaluation games.
+    # `make train`: default Fae 2p within 15 min on 2 cores, then 1000 + 1000 evaluation games.
     # Training against greedy mostly (random is beaten from the start: the margin features), the
-    # compact observation (history=none: a third less work in the first layer on 2 busy cores).
-    "make-train": dict(total_steps=8_000_000, time_limit_min=12.0, options="history=none,action_features=margin",
-                       pool_random=0.25, pool_greedy=1.0, bc_samples=20_000, bc_epochs=3, eval_every=150_000,
-                       eval_games=200, checkpoint_every=200_000),
+    # compact observation (history=none) with the `versus` action features, whose scales PPO
+    # learns (they start at 0: the warm start plays like greedy). 512 games x 16 steps and
+    # minibatches of 4096: fewer, larger torch calls (measured: benchmarks/bench_train.py). The
+    # dense reward is the margin against the other seats' colours (seat_diff), the one that decides
+    # the game; periodic evaluations of 1000 games (batched: ~1 s) make the curve readable.
+    "make-train": dict(total_steps=8_000_000, time_limit_min=12.0, options="history=none,action_features=versus",
+                       reward="seat_diff", n_envs=512, n_steps=16, batch_size=4096, torch_threads=2,
+                       pool_random=0.25, pool_greedy=1.0, bc_samples=20_000, bc_epochs=3, eval_every=500_000,
+                       eval_games=1000, checkpoint_every=500_000),
     # Fantastiqa, 2 players, within 1 hour on 2 shared cores (45 min of training, then 1000 + 1000
     # evaluation games). A game still running after 4,000 steps (greedy vs random takes ~700) is
     # cut and not won: an imitated policy can stall (e.g. every card committed to quests it
@@ -151,7 +161,7 @@ PRESET_HELP = {
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
 # Each game's observation options when --options is empty: Fae adds the action-centric margin features.
-GAME_OPTIONS = {"fae": "history=summary,action_features=margin"}
+GAME_OPTIONS = {"fae": "history=summary,action_features=versus"}
 
 
 # ---------------------------------------------------------------------------- CLI from the dataclass
@@ -252,7 +262,7 @@ def behaviour_clone(model, cfg: Config) -> dict:
     data_seconds = time.perf_counter() - start
     policy = model.policy
     params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
-    params += [p for name, p in policy.named_parameters() if name == "skip_coef"]
+    params += [p for name, p in policy.named_parameters() if name == "skip_param"]
     bar = None
     if cfg.progress:
         from tqdm import tqdm
@@ -370,11 +380,13 @@ def build(cfg: Config, pool):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from fae_rl.features import feature_layout
+    from fae_rl.observation import observation_layout, observation_size
     from tabletop_rl.ppo_policy import SkipPolicy
 
     torch.set_num_threads(cfg.torch_threads)
     kind = resolve_vec_env(cfg)
-    skip_starts = ()
+    skip_starts, skip_init, mlp_inputs = (), 0.0, None
+    torch.distributions.Distribution.set_default_validate_args(False)  # SB3 builds a masked Categorical per call: ~10% of an update
     if kind == "fae-vector":
         from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
 
@@ -387,8 +399,15 @@ def build(cfg: Config, pool):
                                 opponents=fae_opponents(cfg), snapshot_prob=cfg.snapshot_prob,
                                 max_snapshots=cfg.max_snapshots, reward=cfg.reward, win_bonus=cfg.win_bonus,
                                 reward_scale=cfg.reward_scale, seed=cfg.seed)
-        layout = feature_layout(opts.get("history", "summary"), opts.get("action_features", "none"))
-        skip_starts = tuple(sl.start for sl in layout.values())  # the margin and greedy-best blocks
+        history = opts.get("history", "summary")
+        layout = feature_layout(history, opts.get("action_features", "none"))
+        skip_starts = tuple(sl.start for sl in layout.values())  # the per-action blocks (fae_rl.features)
+        skip_init = tuple(cfg.skip_init if name in ("margin", "best") else 0.0 for name in layout)
+        if cfg.mlp_inputs not in ("board", "all"):
+            raise ValueError(f"mlp_inputs must be 'board' or 'all'; got {cfg.mlp_inputs!r}")
+        if cfg.mlp_inputs == "board":
+            terrain = observation_layout(history)["terrain"]
+            mlp_inputs = tuple(i for i in range(observation_size(history)) if not terrain.start <= i < terrain.stop)
     else:
         factories = [_EnvFactory(cfg, pool, i) for i in range(cfg.n_envs)]
         venv = DummyVecEnv(factories) if kind == "dummy" else SubprocVecEnv(factories, start_method="spawn")
@@ -400,7 +419,7 @@ def build(cfg: Config, pool):
         learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
         ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, seed=cfg.seed, device="cpu",
         policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=act, skip_starts=skip_starts,
-                           skip_init=cfg.skip_init if skip_starts else 0.0), verbose=0,
+                           skip_init=skip_init, mlp_inputs=mlp_inputs, skip_lr_scale=cfg.skip_lr_scale), verbose=0,
     )
     return venv, model
 

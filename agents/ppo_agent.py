@@ -124,10 +124,27 @@ class PolicyWeights:
                     return x + extra
                 x = act(x)
                 layers = layers[1:]
+        elif x.ndim == 2 and layers is self.weights:
+            # A batch: only the first layer's non-zero rows matter (train.py's MLP reads part of
+            # the observation and exports zero rows for the rest).
+            rows = self._first_layer_rows()
+            if rows.size < x.shape[1]:
+                w, b = layers[0]
+                x = x[:, rows] @ w[rows] + b
+                if len(layers) == 1:
+                    return x + extra
+                x = act(x)
+                layers = layers[1:]
         for w, b in layers[:-1]:
             x = act(x @ w + b)
         w, b = layers[-1]
         return x @ w + b + extra
+
+    def _first_layer_rows(self) -> np.ndarray:
+        w0 = self.weights[0][0]
+        if getattr(self, "_rows_of", None) is not w0:
+            self._rows, self._rows_of = np.flatnonzero(w0.any(axis=1)), w0
+        return self._rows
 
     # ------------------------------------------------------------------ files
     def save(self, path, dtype=np.float32) -> None:
@@ -266,6 +283,11 @@ class PolicyWeights:
         with torch.no_grad():
             weights = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in layers]
             skip = list(zip(getattr(policy, "skip_starts", ()), getattr(policy, "skip_coef", torch.zeros(0)).tolist()))
+        inputs = getattr(policy, "mlp_inputs", None)
+        if inputs is not None:  # the MLP read a subset of the observation: zero rows for the rest
+            w0 = np.zeros((int(np.prod(policy.observation_space.shape)), weights[0][0].shape[1]), dtype=np.float32)
+            w0[list(inputs)] = weights[0][0]
+            weights[0] = (w0, weights[0][1])
         return cls(weights, activation, dict(meta or {}), skip)
 
 

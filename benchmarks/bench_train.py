@@ -6,7 +6,7 @@
 Runs `train.train` twice with the `make-train` preset's PPO settings and no warm start, periodic
 evaluation or checkpoints: (1) Fae's batched FaeLearnerVecEnv (the default), (2) the scalar
 SelfPlayEnv in a DummyVecEnv with the settings `make train` used before it (8 envs x 256 steps,
-4 epochs of 512, 128x128 MLP), and prints each one's steps/s, the ratio, and the machine's load
+4 epochs of 512, 128x128 MLP, the score_diff reward, one torch thread), and prints each one's steps/s, the ratio, and the machine's load
 (a shared machine: the ratio is the figure to compare). Target (issue 13): >= 12,000 steps/s.
 """
 from __future__ import annotations
@@ -41,12 +41,12 @@ def main() -> None:
         vec = run(dataclasses.replace(base, run_name="vector", total_steps=args.steps))
         scalar = run(dataclasses.replace(base, run_name="scalar", total_steps=args.scalar_steps, vec_env="dummy",
                                          n_envs=8, n_steps=256, batch_size=512, n_epochs=4, net_arch="128,128",
-                                         options="history=summary"))
+                                         options="history=summary", reward="score_diff", torch_threads=1))
         load1 = os.getloadavg()[0]
     print(f"\nFae 2p self-play MaskablePPO, learner env steps/s with PPO updates (load average {load0:.1f} -> {load1:.1f}, "
           f"{os.cpu_count()} CPUs)")
     print(f"  {'path':46s} {'steps':>8s} {'steps/s':>9s} {'in env':>7s}")
-    for name, r in (("FaeLearnerVecEnv x256 (make-train settings)", vec),
+    for name, r in ((f"FaeLearnerVecEnv x{base.n_envs} (make-train settings)", vec),
                     ("SelfPlayEnv x8 DummyVecEnv (previous make train)", scalar)):
         print(f"  {name:46s} {r['steps']:8d} {r['steps_per_second']:9.0f} {100 * r['env_share']:6.0f}%")
     print(f"  ratio {vec['steps_per_second'] / scalar['steps_per_second']:.1f}x   (target: >= 12,000 steps/s, "

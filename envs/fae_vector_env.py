@@ -7,8 +7,15 @@
     obs, rewards, dones, infos = venv.step(actions) # an SB3 VecEnv: MaskablePPO trains on it directly
 
 `FaeLearnerVecEnv` is a Stable-Baselines3 `VecEnv` (with `action_masks()`, the sb3-contrib hook)
+and `FaeLearnerVectorEnv` a Gymnasium `VectorEnv` (same-step autoreset: `infos["final_obs"]`,
+`infos["final_info"]`; the learner's masks in `infos["action_mask"]` and `action_masks()`), both
 over `FaeLearnerCore`, which holds the games and opponents and can drive any other loop (train.py's
-batched warm start and evaluation use it directly). A Gymnasium `VectorEnv` adapter is not written yet.
+batched warm start and evaluation use it directly).
+
+    from tabletop_rl.envs.fae_vector_env import FaeLearnerVectorEnv
+    envs = FaeLearnerVectorEnv(num_envs=256, opponents={"greedy": 1.0}, seed=0)
+    obs, infos = envs.reset(seed=0)
+    obs, rewards, terminations, truncations, infos = envs.step(actions)   # actions legal under infos["action_mask"]
 
 In every game the learner holds one seat, rotating with the game's episodes (game i's e-th episode
 seats it at (i + e) mod num_players), and the other seats are ONE opponent per episode, drawn from
@@ -26,6 +33,10 @@ game handed back has the learner to move.
   the learner's potential (own colour score + own ritual cards - best other colour's score) from one
   of its decisions to the next, opponents' moves included, plus `win_bonus` x its win/loss return
   at the end; `"win_loss"` only the return at the end; every reward times `reward_scale`.
+  `"seat_diff"` (this env only) is `"score_diff"` with the potential that decides the game: the
+  learner's final colour score so far (F-E2) minus the best among the other SEATS' colours (F-E3),
+  not among all other colours. It reads the other seats' secret colours: a training signal, never
+  part of an observation (the policy and value net still see only the learner's view).
 - Auto-reset: a game that ends is dealt again at once (its seed from the env's generator); that
   step returns `done=True`, the new game's first observation, and in `infos[i]`:
   `terminal_observation` (the learner's view of the final position), `episode` ({"r": return,
@@ -40,15 +51,17 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS
-from fae_rl.features import action_features_size, check_action_features, encode_margins, feature_bounds
+from fae_rl.features import action_features_size, batch_features, check_action_features, feature_bounds
 from fae_rl.observation import _check_history, observation_high, observation_size
 from fae_rl.state import FaeState
 from fae_rl.vector import FaeVector
 
 FIXED_OPPONENTS = ("random", "greedy")
-REWARDS = ("win_loss", "score_diff")
+REWARDS = ("win_loss", "score_diff", "seat_diff")
 _SEED_SPACE = 2**62
 
 
@@ -123,6 +136,11 @@ class FaeLearnerCore:
     # ------------------------------------------------------------------ games
     def _potential(self) -> np.ndarray:
         v, idx = self.vec, np.arange(self.num_envs)
+        if self.reward_type == "seat_diff":  # the final margin so far: only the seats' colours compete (F-E3)
+            final = np.take_along_axis(v.final_colour_scores(), v.colours(), axis=1).astype(np.float64)
+            mine = final[idx, self.seat]
+            final[idx, self.seat] = -np.inf
+            return mine - final.max(axis=1)
         scores = v.scores().astype(np.float64)
         own = v.colours()[idx, self.seat]
         mine = scores[idx, own] + v.ritual_cards()[idx, self.seat]
@@ -146,16 +164,13 @@ class FaeLearnerCore:
         self._advance_opponents()
         self.phi = np.zeros(self.num_envs)  # a fresh deal's potential: the first step pays the opponents' moves before it
 
-    def _observe(self, seats: np.ndarray, out: np.ndarray, margins: np.ndarray | None) -> np.ndarray:
-        """The observation of `seats` (their features need `margins`, valid where a seat is the mover)."""
+    def _observe(self, seats: np.ndarray, out: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The observation of `seats`; action features only in `rows` where that seat is the mover (F-I1)."""
         self.vec.observe(seats=seats, history=self.history, out=self._base)
         out[:, :self.n_base] = self._base
         if self._feat.shape[1]:
-            if margins is None:
-                self._feat[:] = 0.0
-            else:
-                encode_margins(margins, self._feat)
-                self._feat[seats != self.vec.current_player] = 0.0  # only the mover sees its margins (F-I1)
+            batch_features(self.vec, self.action_features, rows & (seats == self.vec.current_player), self._feat,
+                           margins=self._margins)
             out[:, self.n_base:] = self._feat
         return out
 
@@ -170,26 +185,24 @@ class FaeLearnerCore:
                 return
             v.legal_mask(out=self._mask)
             actions = np.zeros(self.num_envs, dtype=np.int64)
-            greedy = todo & (self.opp == self._fixed_index("greedy"))
-            snaps = todo & (self.opp >= nf)
-            margins = None
-            if greedy.any() or (snaps.any() and self._feat.shape[1]):
-                margins = v.margins(out=self._margins)
             rand = todo & (self.opp == self._fixed_index("random"))
             if rand.any():
                 g = np.flatnonzero(rand)
                 actions[g] = _sample_uniform(self._mask[g], self.rng)
+            greedy = todo & (self.opp == self._fixed_index("greedy"))
             if greedy.any():
                 g = np.flatnonzero(greedy)
-                actions[g] = _pick_best(margins[g], self.rng)
-            for k in range(len(self.snapshots) if snaps.any() else 0):
-                snap = todo & (self.opp == nf + k)
-                if snap.any():
-                    g = np.flatnonzero(snap)
-                    obs = self._observe(cur, self._obs, margins)[g]
-                    logits = self.snapshots[k].logits(obs).astype(np.float64)
-                    logits = np.where(self._mask[g], logits, -np.inf)
-                    actions[g] = np.argmax(logits + self.rng.gumbel(size=logits.shape), axis=1)
+                actions[g] = _pick_best(v.margins(out=self._margins, games=greedy)[g], self.rng)
+            snaps = todo & (self.opp >= nf)
+            if snaps.any():
+                obs = self._observe(cur, self._obs, snaps)
+                for k in range(len(self.snapshots)):
+                    snap = snaps & (self.opp == nf + k)
+                    if snap.any():
+                        g = np.flatnonzero(snap)
+                        logits = self.snapshots[k].logits(obs[g]).astype(np.float64)
+                        logits = np.where(self._mask[g], logits, -np.inf)
+                        actions[g] = np.argmax(logits + self.rng.gumbel(size=logits.shape), axis=1)
             v.step(actions, games=todo)
 
     def _fixed_index(self, name: str) -> int:
@@ -197,8 +210,7 @@ class FaeLearnerCore:
 
     def learner_obs(self, out: np.ndarray) -> np.ndarray:
         """The learner's observation in every game (it is to move in all of them after a step)."""
-        margins = self.vec.margins(out=self._margins) if self._feat.shape[1] else None
-        return self._observe(self.seat, out, margins)
+        return self._observe(self.seat, out, ~self.vec.terminated)
 
     def masks(self) -> np.ndarray:
         return self.vec.legal_mask()
@@ -218,7 +230,7 @@ class FaeLearnerCore:
         self._advance_opponents()
         phi = self._potential()
         rewards = np.zeros(self.num_envs, dtype=np.float64)
-        if self.reward_type == "score_diff":
+        if self.reward_type != "win_loss":
             rewards += phi - self.phi
         dones = v.terminated.copy()
         finished = []
@@ -314,6 +326,48 @@ def _pick_best(margins: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(np.where(best, rng.random(margins.shape), -1.0), axis=1)
 
 
+# ---------------------------------------------------------------------------- Gymnasium
+class FaeLearnerVectorEnv(VectorEnv):
+    """Gymnasium `VectorEnv` over `FaeLearnerCore` (module docstring): same-step autoreset."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int, **kwargs):
+        self.core = c = FaeLearnerCore(num_envs, **kwargs)
+        self.num_envs = c.num_envs
+        self.single_observation_space = spaces.Box(c.obs_low, c.obs_high, shape=(c.obs_size,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._buf = np.zeros((c.num_envs, c.obs_size), dtype=np.float32)
+        self._all = np.ones(self.num_envs, dtype=np.bool_)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.core.reset(seed)
+        return self.core.learner_obs(self._buf).copy(), self._infos()
+
+    def _infos(self) -> dict:
+        return {"action_mask": self.core.masks(), "_action_mask": self._all.copy()}
+
+    def step(self, actions):
+        rewards, dones, finished = self.core.step(np.asarray(actions, dtype=np.int64).reshape(self.num_envs))
+        obs = self.core.learner_obs(self._buf).copy()
+        infos = self._infos()
+        if finished:
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            final_info = np.full(self.num_envs, None, dtype=object)
+            for f in finished:
+                final_obs[f["index"]] = f["terminal_observation"]
+                final_info[f["index"]] = {"episode": {"r": f["r"], "l": f["l"]}, "win_share": f["win_share"],
+                                          "opponent": f["opponent"]}
+            infos.update(final_obs=final_obs, _final_obs=dones.copy(), final_info=final_info, _final_info=dones.copy())
+        return obs, rewards, dones, np.zeros(self.num_envs, dtype=np.bool_), infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool (N, 330): the learner's legal actions in every game."""
+        return self.core.masks()
+
+
 # ---------------------------------------------------------------------------- Stable-Baselines3
 def _sb3_vecenv():
     from stable_baselines3.common.vec_env import VecEnv
@@ -386,4 +440,4 @@ def __getattr__(name):  # the SB3 class is built on first use: Stable-Baselines3
     raise AttributeError(name)
 
 
-__all__ = ["FaeLearnerCore", "FaeLearnerVecEnv"]
+__all__ = ["FaeLearnerCore", "FaeLearnerVecEnv", "FaeLearnerVectorEnv"]

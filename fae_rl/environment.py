@@ -33,9 +33,12 @@ fae_rl.env(num_players=2, big_stack_merge=False, history="summary", reward="win_
 - `history`: `"summary"` adds, for each other seat, the druids of each colour it has moved, the
   points each colour gained from rituals it triggered and its last move (the evidence from which
   a memoryless policy can infer colours); `"none"` leaves them out.
-- `action_features`: `"none"` (default) or `"margin"`: appends, per action, its greedy one-move
-  margin and whether it is one of the greedy bot's best (660 features, `fae_rl.features`; zeros for
-  a seat not to move). The trained policy `fae_rl/policies/fae_2p.npz` uses `"margin"`.
+- `action_features`: `"none"` (default), `"margin"` or `"versus"`: `"margin"` appends, per action,
+  its greedy one-move margin and whether it is one of the greedy bot's best (660 features);
+  `"versus"` adds, per action, the mover's own gain and its margin against the colours the other
+  seats most likely hold, guessed from the public history (1,320 features in all). See
+  `fae_rl.features`; zeros for a seat not to move. The options stored in a trained policy's
+  metadata say which one it was trained on (the shipped `fae_rl/policies/fae_2p.npz`: see README).
 - `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; all 0
   if all win) or `"score_diff"` (dense and potential-based: phi = own colour score + own ritual
   cards - best other colour's score; rewards are phi differences, so they sum to the final

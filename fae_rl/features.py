@@ -1,31 +1,41 @@
-"""Action-centric observation features: the observation option `action_features="margin"`.
+"""Action-centric observation features: the observation option `action_features`.
 
 The greedy bot (`agents/fae_greedy.py`) plays the action of highest one-move margin
 (`fae_rl.margin`: own colour's gain + own ritual cards - the best other colour's gain, rituals
 resolved in the mover's best order). A memoryless MLP can only approximate that lookahead from the
-board, so with `action_features="margin"` the observation appends, per action (330 each):
+board, so the observation may append blocks of 330 features, one per action:
 
-- `margin`: the action's margin / 10, clipped to [-4, 4]; 0 for illegal actions;
-- `best`: 1 where the action is one of the greedy bot's best (the margin's maximum), else 0.
+- `action_features="margin"`: blocks `margin` (the action's margin / 10, clipped to [-4, 4]; 0
+  for illegal actions) and `best` (1 where the action is one of the greedy bot's best, else 0).
+- `action_features="versus"`: those two, then `versus` (the margin against only the colours the
+  other seats most likely hold, / 10, clipped likewise) and `versus_best` (1 where the action has
+  the largest `versus` margin). The greedy bot counts every other colour's gain against itself,
+  but only the seats' colours compete (F-E3); the other seats' colours are secret (F-I1), so
+  `versus` guesses each one from the public move history: the colour (not the mover's own) that
+  scored most in the rituals that seat triggered, druids it moved breaking ties; every colour but
+  the mover's while that seat has moved nothing. Measured in the batched engine (512 seat-rotated
+  2-player games vs greedy): playing a `versus_best` move wins 0.65; the mover's own gain alone
+  (nobody's subtracted) 0.62; the margin against the true colours 0.66 (greedy itself 0.50).
 
 A policy then represents greedy play at once and learning adds skill on top (`train.py` adds the
-`best` block to the logits through a learned scale: `PolicyWeights.skip`). The margins use only
-what the mover may know (the public board and its OWN colour, F-I1): a seat that is not to move,
-or a finished game, gets zeros. The same encoder serves the scalar env (`fae_rl.env(...,
-action_features="margin")`, the registry's `observe`, hence the arena and `PPOAgent`) and the
-batched training env (`encode_margins` over `FaeVector.margins()`), so both compute the same
-numbers (tests/test_fae_features.py).
+blocks to the logits through learned scales: `PolicyWeights.skip`). The features use only what
+the mover may know (the public board and history and its OWN colour, F-I1): a seat that is not to
+move, or a finished game, gets zeros. The same encoder (`batch_features`) serves the scalar env
+(`fae_rl.env(..., action_features=...)`, the registry's `observe`, hence the arena and `PPOAgent`,
+through a one-game `FaeVector`) and the batched training env, so both compute the same numbers
+(tests/test_fae_vector_env.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from fae_rl.board import NUM_ACTIONS
+from fae_rl.board import NUM_ACTIONS, NUM_COLOURS
 from fae_rl.observation import observation_size, observe
 from fae_rl.state import FaeState
 from fae_rl.vector import FaeVector
 
-ACTION_FEATURE_OPTIONS = ("none", "margin")
+ACTION_FEATURE_OPTIONS = ("none", "margin", "versus")
+BLOCKS = {"none": (), "margin": ("margin", "best"), "versus": ("margin", "best", "versus", "versus_best")}
 MARGIN_SCALE = 10.0
 MARGIN_CLIP = 4.0
 _VECTORS: dict = {}  # (num_players, big_stack_merge) -> a 1-game FaeVector valuing scalar positions
@@ -38,15 +48,14 @@ def check_action_features(kind: str) -> None:
 
 def action_features_size(kind: str = "none") -> int:
     check_action_features(kind)
-    return 0 if kind == "none" else 2 * NUM_ACTIONS
+    return len(BLOCKS[kind]) * NUM_ACTIONS
 
 
 def feature_layout(history: str = "summary", kind: str = "none") -> dict[str, slice]:
     """Slices of the appended blocks in the full observation (empty for "none")."""
+    check_action_features(kind)
     start = observation_size(history)
-    if action_features_size(kind) == 0:
-        return {}
-    return {"margin": slice(start, start + NUM_ACTIONS), "best": slice(start + NUM_ACTIONS, start + 2 * NUM_ACTIONS)}
+    return {name: slice(start + k * NUM_ACTIONS, start + (k + 1) * NUM_ACTIONS) for k, name in enumerate(BLOCKS[kind])}
 
 
 def feature_bounds(kind: str = "none") -> tuple[np.ndarray, np.ndarray]:
@@ -54,18 +63,57 @@ def feature_bounds(kind: str = "none") -> tuple[np.ndarray, np.ndarray]:
     size = action_features_size(kind)
     low = np.zeros(size, dtype=np.float32)
     high = np.ones(size, dtype=np.float32)
-    low[:size // 2], high[:size // 2] = -MARGIN_CLIP, MARGIN_CLIP
+    for k, name in enumerate(BLOCKS[kind]):
+        if not name.endswith("best"):  # margins; the `best` blocks are 0/1 flags
+            low[k * NUM_ACTIONS:(k + 1) * NUM_ACTIONS] = -MARGIN_CLIP
+            high[k * NUM_ACTIONS:(k + 1) * NUM_ACTIONS] = MARGIN_CLIP
     return low, high
 
 
 def encode_margins(margins: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Fill float32 (N, 660) `out` from float64 (N, 330) margins (-inf where illegal or over)."""
+    """Fill float32 (N, 660) `out` (blocks margin, best) from float64 (N, 330) margins (-inf where illegal or over)."""
+    _scaled(margins, out[:, :NUM_ACTIONS])
     legal = np.isfinite(margins)
-    m = np.where(legal, margins, 0.0)
-    np.clip(m / MARGIN_SCALE, -MARGIN_CLIP, MARGIN_CLIP, out=out[:, :NUM_ACTIONS], casting="unsafe")
     best = np.where(legal, margins, -np.inf).max(axis=1, keepdims=True)
-    out[:, NUM_ACTIONS:] = legal & (margins == best)
+    out[:, NUM_ACTIONS:2 * NUM_ACTIONS] = legal & (margins == best)
     return out
+
+
+def _scaled(margins: np.ndarray, out: np.ndarray) -> None:
+    np.clip(np.where(np.isfinite(margins), margins, 0.0) / MARGIN_SCALE, -MARGIN_CLIP, MARGIN_CLIP, out=out,
+            casting="unsafe")
+
+
+def likely_colours(vec: FaeVector) -> np.ndarray:
+    """bool (N, 5): per game, the colours the mover's opponents most likely hold (the `versus` block).
+
+    Public information only (F-I1): for each other seat, the colour other than the mover's own that
+    scored most in the rituals it triggered, plus 1/100 per druid of that colour it moved (ties:
+    all tied colours); every colour but the mover's while that seat has moved nothing.
+    """
+    n, idx = vec.num_envs, np.arange(vec.num_envs)
+    mover = np.maximum(vec.current_player, 0)
+    own = vec.own_colour(mover)
+    evidence = vec.history_points().astype(np.float64) + vec.history_moved() / 100.0  # (N, P, 5)
+    evidence[idx, :, own] = -1.0
+    top = evidence.max(axis=2, keepdims=True)
+    guess = (evidence == top) | (top <= 0)  # (N, P, 5): a seat with no evidence may hold any colour
+    guess[idx, mover] = False  # the mover itself
+    out = guess.any(axis=1)
+    out[idx, own] = False
+    return out
+
+
+def batch_features(vec: FaeVector, kind: str, rows: np.ndarray, out: np.ndarray,
+                   margins: np.ndarray | None = None) -> np.ndarray:
+    """Fill float32 (N, action_features_size(kind)) `out` with the mover's features in the games
+    flagged in `rows` (bool (N,)); other rows get zeros. `margins` (float64 (N, 330)), if given,
+    receives the greedy bot's margins of those rows (for a greedy opponent to reuse)."""
+    if kind == "none":
+        return out
+    rows = rows & ~vec.terminated
+    likely = likely_colours(vec) if kind == "versus" else None
+    return vec.margin_features(out, rows, likely, MARGIN_SCALE, MARGIN_CLIP, raw=margins)
 
 
 def action_features(state: FaeState, seat: int, kind: str = "margin") -> np.ndarray:
@@ -79,7 +127,7 @@ def action_features(state: FaeState, seat: int, kind: str = "margin") -> np.ndar
     if vec is None:
         vec = _VECTORS[key] = FaeVector(1, *key)
     vec.set_state(0, state)
-    return encode_margins(vec.margins(), out)[0]
+    return batch_features(vec, kind, np.ones(1, dtype=np.bool_), out)[0]
 
 
 _features_of = action_features  # the name is also observe_features' option below
@@ -93,5 +141,5 @@ def observe_features(state: FaeState, seat: int, history: str = "summary", actio
     return np.concatenate([obs, _features_of(state, seat, action_features)])
 
 
-__all__ = ["ACTION_FEATURE_OPTIONS", "action_features", "action_features_size", "encode_margins",
-           "feature_bounds", "feature_layout", "observe_features"]
+__all__ = ["ACTION_FEATURE_OPTIONS", "BLOCKS", "action_features", "action_features_size", "batch_features",
+           "encode_margins", "feature_bounds", "feature_layout", "likely_colours", "observe_features"]

@@ -47,40 +47,55 @@ def _count_after(b, g, x, src, dst):
 
 
 @njit(cache=True)
-def _best_orders(contrib, m, drawn, own, best_by_first, perm, heap):
+def _best_orders(contrib, m, drawn, own, against, best_by_first, perm, heap):
     """Best margin over every order of the m isolated spaces, also per space resolved first.
 
     contrib[j, k, c]: points colour c gets if space j is resolved k-th; only the first `drawn`
-    positions draw a card. Heap's algorithm (iterative) visits every permutation once.
+    positions draw a card. The margin subtracts the largest gain among the colours flagged in
+    `against`. Heap's algorithm (iterative) visits every permutation once.
     """
+    sets = against.reshape(1, NUM_COLOURS)
+    best = np.empty(1, dtype=np.int64)
+    _best_orders_multi(contrib, m, drawn, own, sets, best, best_by_first.reshape(1, -1), perm, heap)
+    return best[0]
+
+
+@njit(cache=True)
+def _best_orders_multi(contrib, m, drawn, own, sets, best, best_by_first, perm, heap):
+    """`_best_orders` for several `against` sets at once (sets[s], best[s], best_by_first[s, j]):
+    one pass over the orders serves them all."""
+    n_sets = sets.shape[0]
+    d = np.zeros(NUM_COLOURS, dtype=np.int64)
+    for s in range(n_sets):
+        best[s] = -(1 << 62)
+        for j in range(m):
+            best_by_first[s, j] = -(1 << 62)
     for j in range(m):
         perm[j] = j
         heap[j] = 0
-        best_by_first[j] = -(1 << 62)
-    best = -(1 << 62)
     i = 0
     while True:
-        value = drawn
-        worst_other = 0
         for c in range(NUM_COLOURS):
-            d = 0
+            total = 0
             for k in range(drawn):
-                d += contrib[perm[k], k, c]
-            if c == own:
-                value += d
-            elif d > worst_other:
-                worst_other = d
-        value -= worst_other
-        if value > best_by_first[perm[0]]:
-            best_by_first[perm[0]] = value
-        if value > best:
-            best = value
+                total += contrib[perm[k], k, c]
+            d[c] = total
+        for s in range(n_sets):
+            worst_other = 0
+            for c in range(NUM_COLOURS):
+                if c != own and sets[s, c] and d[c] > worst_other:
+                    worst_other = d[c]
+            value = drawn + d[own] - worst_other
+            if value > best_by_first[s, perm[0]]:
+                best_by_first[s, perm[0]] = value
+            if value > best[s]:
+                best[s] = value
         # next permutation
         while i < m and heap[i] >= i:
             heap[i] = 0
             i += 1
         if i >= m:
-            return best
+            return
         if i % 2 == 0:
             perm[0], perm[i] = perm[i], perm[0]
         else:
@@ -101,62 +116,124 @@ def _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row):
 
 
 @njit(cache=True)
-def margins(b, w, out):
-    """out[g, a] = margin of legal action a of game g's mover; -inf where illegal or the game is over."""
+def _game_values(b, w, g, sets, values):
+    """values[s, a] = margin of legal action a of game g's mover against the colours of sets[s];
+    -inf where illegal or the game is over."""
     rows = np.zeros((MAX_ISOLATED, NUM_COLOURS), dtype=np.int64)
     spaces = np.zeros(MAX_ISOLATED, dtype=np.int64)
     contrib = np.zeros((MAX_ISOLATED, MAX_ISOLATED, NUM_COLOURS), dtype=np.int64)
-    best_by_first = np.zeros(MAX_ISOLATED, dtype=np.int64)
+    n_sets = sets.shape[0]
+    best = np.zeros(n_sets, dtype=np.int64)
+    best_by_first = np.zeros((n_sets, MAX_ISOLATED), dtype=np.int64)
     perm = np.zeros(MAX_ISOLATED, dtype=np.int64)
     heap = np.zeros(MAX_ISOLATED, dtype=np.int64)
     row = np.zeros(NUM_COLOURS, dtype=np.int64)
-    for g in range(b.shape[0]):
+    for s in range(n_sets):
         for a in range(NUM_ACTIONS):
-            out[g, a] = -np.inf
-        if w[g, W_TERMINAL]:
+            values[s, a] = -np.inf
+    if w[g, W_TERMINAL]:
+        return
+    own = w[g, W_COLOURS + w[g, W_CURRENT]]
+    first_card = w[g, W_CARDS]
+    if w[g, W_NPEND]:
+        m = 0
+        for i in range(NUM_SPACES):
+            if b[g, B_PENDING + i]:
+                spaces[m] = i
+                for c in range(NUM_COLOURS):
+                    rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * i + c]
+                m += 1
+        drawn = min(m, NUM_RITUAL_CARDS - first_card)
+        _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
+        _best_orders_multi(contrib, m, drawn, own, sets, best, best_by_first, perm, heap)
+        for s in range(n_sets):
+            for j in range(m):
+                values[s, NUM_MOVE_ACTIONS + spaces[j]] = best_by_first[s, j]
+        return
+    for a in range(NUM_MOVE_ACTIONS):
+        if not b[g, B_MOVE_OK + a]:
+            continue
+        src, dst = MSRC[a], MDST[a]
+        m = 0  # F-R1: occupied, unresolved neighbours of src left with no occupied neighbour
+        for k in range(NB_N[src]):
+            n = NB[src, k]
+            if _count_after(b, g, n, src, dst) and not b[g, B_RESOLVED + n]:
+                alone = True
+                for q in range(NB_N[n]):
+                    if _count_after(b, g, NB[n, q], src, dst):
+                        alone = False
+                        break
+                if alone:
+                    spaces[m] = n
+                    for c in range(NUM_COLOURS):
+                        rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * n + c]
+                        if n == dst:
+                            rows[m, c] += b[g, B_DRUIDS + NUM_COLOURS * src + c]
+                    m += 1
+        if m == 0:
+            for s in range(n_sets):
+                values[s, a] = 0.0
+            continue
+        drawn = min(m, NUM_RITUAL_CARDS - first_card)
+        _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
+        _best_orders_multi(contrib, m, drawn, own, sets, best, best_by_first, perm, heap)
+        for s in range(n_sets):
+            values[s, a] = best[s]
+
+
+@njit(cache=True)
+def margins(b, w, against, games, out):
+    """out[g, a] = margin of legal action a of game g's mover; -inf where illegal or the game is over.
+
+    against[g, c]: colour c's gain counts against the mover (the greedy bot: every colour but its
+    own). Only rows with games[g] set are computed (the others are left as they are).
+    """
+    values = np.zeros((1, NUM_ACTIONS), dtype=np.float64)
+    for g in range(b.shape[0]):
+        if games[g]:
+            _game_values(b, w, g, against[g:g + 1], values)
+            for a in range(NUM_ACTIONS):
+                out[g, a] = values[0, a]
+
+
+@njit(cache=True)
+def _scale(v, scale, clip):
+    if v == -np.inf:
+        return 0.0
+    return min(max(v / scale, -clip), clip)
+
+
+@njit(cache=True)
+def features(b, w, likely, versus, games, scale, clip, feat, raw):
+    """The `action_features` blocks of each flagged game's mover in one pass (`fae_rl.features`):
+    feat[g] = [margin / scale, greedy-best flag] (+ [margin against likely[g] / scale, its best flag]
+    if `versus`), margins clipped to [-clip, clip] and 0 where illegal; raw[g] = the greedy margins.
+    Rows not flagged are zeroed in `feat` and left as they are in `raw`."""
+    n_sets = 2 if versus else 1
+    sets = np.zeros((n_sets, NUM_COLOURS), dtype=np.bool_)
+    values = np.zeros((n_sets, NUM_ACTIONS), dtype=np.float64)
+    for g in range(b.shape[0]):
+        for a in range(feat.shape[1]):
+            feat[g, a] = 0.0
+        if not games[g]:
             continue
         own = w[g, W_COLOURS + w[g, W_CURRENT]]
-        first_card = w[g, W_CARDS]
-        if w[g, W_NPEND]:
-            m = 0
-            for i in range(NUM_SPACES):
-                if b[g, B_PENDING + i]:
-                    spaces[m] = i
-                    for c in range(NUM_COLOURS):
-                        rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * i + c]
-                    m += 1
-            drawn = min(m, NUM_RITUAL_CARDS - first_card)
-            _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
-            _best_orders(contrib, m, drawn, own, best_by_first, perm, heap)
-            for j in range(m):
-                out[g, NUM_MOVE_ACTIONS + spaces[j]] = best_by_first[j]
-            continue
-        for a in range(NUM_MOVE_ACTIONS):
-            if not b[g, B_MOVE_OK + a]:
-                continue
-            src, dst = MSRC[a], MDST[a]
-            m = 0  # F-R1: occupied, unresolved neighbours of src left with no occupied neighbour
-            for k in range(NB_N[src]):
-                n = NB[src, k]
-                if _count_after(b, g, n, src, dst) and not b[g, B_RESOLVED + n]:
-                    alone = True
-                    for q in range(NB_N[n]):
-                        if _count_after(b, g, NB[n, q], src, dst):
-                            alone = False
-                            break
-                    if alone:
-                        spaces[m] = n
-                        for c in range(NUM_COLOURS):
-                            rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * n + c]
-                            if n == dst:
-                                rows[m, c] += b[g, B_DRUIDS + NUM_COLOURS * src + c]
-                        m += 1
-            if m == 0:
-                out[g, a] = 0.0
-                continue
-            drawn = min(m, NUM_RITUAL_CARDS - first_card)
-            _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
-            out[g, a] = _best_orders(contrib, m, drawn, own, best_by_first, perm, heap)
+        for c in range(NUM_COLOURS):
+            sets[0, c] = c != own  # the greedy margin: every other colour
+            if versus:
+                sets[1, c] = likely[g, c] and c != own
+        _game_values(b, w, g, sets, values)
+        for s in range(n_sets):
+            best = -np.inf
+            for a in range(NUM_ACTIONS):
+                if values[s, a] > best:
+                    best = values[s, a]
+            for a in range(NUM_ACTIONS):
+                feat[g, 2 * s * NUM_ACTIONS + a] = _scale(values[s, a], scale, clip)
+                if values[s, a] == best and best > -np.inf:
+                    feat[g, (2 * s + 1) * NUM_ACTIONS + a] = 1.0
+        for a in range(NUM_ACTIONS):
+            raw[g, a] = values[0, a]
 
 
 @njit(cache=True)

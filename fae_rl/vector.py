@@ -98,6 +98,7 @@ class FaeVector:
         self.big_stack_merge = bool(big_stack_merge)
         self._b = np.zeros((self.num_envs, _core.B_SIZE), dtype=np.uint8)
         self._w = np.zeros((self.num_envs, _core.W_SIZE), dtype=np.int64)
+        self._not_own = np.zeros((self.num_envs, NUM_COLOURS), dtype=np.bool_)  # margins' default `against`
         self._dealt = False
 
     # ------------------------------------------------------------------ input checks
@@ -217,6 +218,26 @@ class FaeVector:
         """int64 (N, num_players): each seat's secret colour (full information: not for policies)."""
         self._check_dealt()
         return self._w[:, W_COLOURS:W_COLOURS + self.num_players].copy()
+
+    def own_colour(self, seats) -> np.ndarray:
+        """int64 (N,): the colour of seat seats[i] in game i (what that seat itself may know)."""
+        self._check_dealt()
+        seats = self._int_array(seats, "seats")
+        if ((seats < 0) | (seats >= self.num_players)).any():
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}; got {seats.tolist()}")
+        return self._w[np.arange(self.num_envs), W_COLOURS + seats]
+
+    def history_points(self) -> np.ndarray:
+        """int64 (N, num_players, 5): points each colour scored in rituals each seat triggered (public)."""
+        self._check_dealt()
+        n = self.num_players
+        return self._w[:, W_POINTS:W_POINTS + NUM_COLOURS * n].reshape(self.num_envs, n, NUM_COLOURS).copy()
+
+    def history_moved(self) -> np.ndarray:
+        """int64 (N, num_players, 5): druids of each colour each seat has moved (public)."""
+        self._check_dealt()
+        n = self.num_players
+        return self._w[:, W_MOVED:W_MOVED + NUM_COLOURS * n].reshape(self.num_envs, n, NUM_COLOURS).copy()
 
     def final_colour_scores(self) -> np.ndarray:
         """int64 (N, 5): colour scores plus +1 per ritual card held by that colour's seat (F-E2)."""
@@ -344,12 +365,46 @@ class FaeVector:
         _core.step(self._b, self._w, actions, self.big_stack_merge, self.num_players)
 
     # ------------------------------------------------------------------ greedy opponent
-    def margins(self, out: np.ndarray | None = None) -> np.ndarray:
+    def margins(self, out: np.ndarray | None = None, games=None, against=None) -> np.ndarray:
         """float64 (N, 330): the greedy bot's value of each legal action of the mover (`fae_rl.margin`);
-        -inf where the action is illegal or the game is over."""
+        -inf where the action is illegal or the game is over.
+
+        `games`: bool (N,), compute only these rows (the others of `out` are left as they are).
+        `against`: bool (N, 5), the colours whose gain counts against the mover; by default every
+        colour but the mover's own (the greedy bot, which does not know the others' colours).
+        """
         self._check_dealt()
         out = self._out(out, (self.num_envs, NUM_ACTIONS), np.float64)
-        _margin.margins(self._b, self._w, out)
+        games = np.ones(self.num_envs, dtype=np.bool_) if games is None else np.asarray(games, dtype=np.bool_)
+        if games.shape != (self.num_envs,):
+            raise ValueError(f"games must be a bool array of shape ({self.num_envs},); got {games.shape}")
+        if against is None:
+            against = self._not_own
+            own = self._w[np.arange(self.num_envs), W_COLOURS + self._w[:, W_CURRENT]]
+            against[:] = True
+            against[np.arange(self.num_envs), own] = False
+        else:
+            against = np.asarray(against, dtype=np.bool_)
+            if against.shape != (self.num_envs, NUM_COLOURS):
+                raise ValueError(f"against must be a bool array of shape ({self.num_envs}, {NUM_COLOURS}); got {against.shape}")
+        _margin.margins(self._b, self._w, against, games, out)
+        return out
+
+    def margin_features(self, out: np.ndarray, games: np.ndarray, likely: np.ndarray | None, scale: float,
+                        clip: float, raw: np.ndarray | None = None) -> np.ndarray:
+        """The kernel behind `fae_rl.features.batch_features` (see there): fills float32 (N, 660)
+        `out` (or (N, 1320) with `likely`, bool (N, 5)) for the flagged `games`, zeros elsewhere;
+        `raw` (float64 (N, 330)), if given, receives those games' greedy margins."""
+        self._check_dealt()
+        versus = likely is not None
+        out = self._out(out, (self.num_envs, (4 if versus else 2) * NUM_ACTIONS), np.float32)
+        raw = self._out(raw, (self.num_envs, NUM_ACTIONS), np.float64)
+        games = np.asarray(games, dtype=np.bool_)
+        if games.shape != (self.num_envs,):
+            raise ValueError(f"games must be a bool array of shape ({self.num_envs},); got {games.shape}")
+        likely = np.zeros((self.num_envs, NUM_COLOURS), dtype=np.bool_) if likely is None else \
+            np.ascontiguousarray(likely, dtype=np.bool_)
+        _margin.features(self._b, self._w, likely, versus, games, float(scale), float(clip), out, raw)
         return out
 
     def greedy_actions(self, rng) -> np.ndarray:

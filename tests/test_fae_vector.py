@@ -267,20 +267,46 @@ def test_greedy_ties_are_broken_uniformly_and_per_game_generators_work():
 
 
 @pytest.mark.parametrize("m", range(1, 7))
-def test_best_orders_visits_every_resolution_order(m):
+@pytest.mark.parametrize("against", [(0, 1, 3, 4), (4,)], ids=["every-other-colour", "one-colour"])
+def test_best_orders_visits_every_resolution_order(m, against):
+    """F-R2: the mover picks the resolution order; the margin subtracts the largest gain among `against`."""
     import itertools
 
     from fae_rl.margin import _best_orders
 
     rng = np.random.default_rng(m)
     contrib = rng.integers(0, 30, size=(6, 6, 5)).astype(np.int64)
+    flags = np.isin(np.arange(5), against)
     for drawn in range(1, m + 1):
         best_first = np.zeros(6, dtype=np.int64)
-        best = _best_orders(contrib, m, drawn, 2, best_first, np.zeros(6, np.int64), np.zeros(6, np.int64))
+        best = _best_orders(contrib, m, drawn, 2, flags, best_first, np.zeros(6, np.int64), np.zeros(6, np.int64))
         expected = {}
         for perm in itertools.permutations(range(m)):
             d = [sum(contrib[perm[k], k, c] for k in range(drawn)) for c in range(5)]
-            value = d[2] + drawn - max(d[c] for c in range(5) if c != 2)
+            value = d[2] + drawn - max([0] + [d[c] for c in against])
             expected[perm[0]] = max(expected.get(perm[0], -10**9), value)
         assert best == max(expected.values())
         assert best_first[:m].tolist() == [expected[j] for j in range(m)]
+
+
+def test_margins_of_a_subset_of_games_and_against_given_colours():
+    v = FaeVector(num_envs=16, num_players=3)
+    v.reset(np.arange(16) + 5)
+    rng = np.random.default_rng(3)
+    for _ in range(40):  # into the middle game, where moves isolate spaces
+        v.step(random_actions(v.legal_mask(), rng))
+    full = v.margins()
+    games = rng.random(16) < 0.5
+    out = np.full((16, NUM_ACTIONS), 7.0)
+    v.margins(out=out, games=games)
+    assert np.array_equal(out[games], full[games]) and (out[~games] == 7.0).all()
+    own = v.colours()[np.arange(16), v.current_player]
+    not_own = np.ones((16, 5), dtype=bool)
+    not_own[np.arange(16), own] = False
+    assert np.array_equal(v.margins(against=not_own), full)
+    none = v.margins(against=np.zeros((16, 5), dtype=bool))  # nobody to beat: own gain + cards only
+    assert (none >= full).all() and (none > full).any()
+    with pytest.raises(ValueError, match="games must be"):
+        v.margins(games=np.ones(3, dtype=bool))
+    with pytest.raises(ValueError, match="against must be"):
+        v.margins(against=np.ones((16, 4), dtype=bool))

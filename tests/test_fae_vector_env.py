@@ -80,6 +80,60 @@ def test_margin_features_scalar_equals_batched_and_hide_non_movers():
         v.step(_random_actions(v.legal_mask(), rng))
 
 
+def test_versus_features_scalar_equals_batched_and_use_public_information_only():
+    """F-I1: `versus` and `versus_best` use the mover's own colour and the public history only: redrawing
+    the other seats' colours (sample_consistent) changes nothing; non-movers see zeros."""
+    from fae_rl.features import batch_features, likely_colours
+
+    rng = np.random.default_rng(4)
+    v = FaeVector(8, 3)
+    v.reset(list(range(8)))
+    layout = feature_layout("none", "versus")
+    base = layout["margin"].start
+    for t in range(90):
+        live = ~v.terminated
+        rows = np.zeros((8, 4 * 330), dtype=np.float32)
+        batch_features(v, "versus", live, rows)
+        guess = likely_colours(v)
+        versus = v.margins(against=guess)
+        want = np.clip(np.where(live[:, None], np.nan_to_num(versus, neginf=0.0), 0.0) / 10, -4, 4)
+        assert np.array_equal(rows[:, layout["versus"].start - base:layout["versus"].stop - base], want.astype(np.float32))
+        flags = rows[:, layout["versus_best"].start - base:layout["versus_best"].stop - base]
+        top = versus == versus.max(axis=1, keepdims=True)
+        assert np.array_equal(flags.astype(bool), top & live[:, None] & np.isfinite(versus))
+        mover_colour = v.own_colour(np.maximum(v.current_player, 0))
+        assert not guess[np.arange(8), mover_colour].any() and guess.any(axis=1).all()
+        if t == 0:  # nobody has moved: every colour but the mover's may be an opponent's
+            assert (guess.sum(axis=1) == 4).all()
+        for i in np.flatnonzero(live)[:3]:
+            s = v.state(int(i))
+            mover = s.current_player
+            assert np.array_equal(action_features(s, mover, "versus"), rows[i])
+            other = s.sample_consistent(mover, np.random.default_rng(t))
+            assert np.array_equal(action_features(other, mover, "versus"), rows[i])
+            assert not action_features(s, (mover + 1) % 3, "versus").any()
+        v.step(_random_actions(v.legal_mask(), rng))
+
+
+def test_versus_margin_beats_greedy_in_the_batched_engine():
+    """The docstring's claim: playing the best `versus` margin beats the greedy bot (seat-rotated)."""
+    from fae_rl.features import likely_colours
+    from fae_rl.margin import pick_best
+
+    n = 256
+    v = FaeVector(n, 2)
+    v.reset(np.arange(n) + 1000)
+    rng = np.random.default_rng(0)
+    seat = np.arange(n) % 2
+    while not v.terminated.all():
+        greedy = v.greedy_actions(rng)
+        mine = np.empty(n, dtype=np.int64)
+        pick_best(v.margins(against=likely_colours(v)), rng.random(n), mine)
+        v.step(np.where(v.current_player == seat, mine, greedy), games=~v.terminated)
+    r = v.returns()[np.arange(n), seat]
+    assert (r > 0).mean() + 0.5 * (r == 0).mean() > 0.57
+
+
 def test_scalar_env_option_and_registry_observe_agree():
     import fae_rl
     from tabletop_rl.envs import get_game
@@ -188,6 +242,33 @@ def test_episode_rewards_sum_to_the_learners_credit(reward):
         assert np.array_equal(d, np.isin(np.arange(core.num_envs), [f["index"] for f in fin]))
 
 
+def test_seat_diff_rewards_sum_to_the_margin_that_decides_the_game():
+    """seat_diff: an episode's rewards (win_bonus 0) sum to the learner's final colour score minus the
+    best other SEAT's (F-E2, F-E3): positive when it won outright, negative when it lost, 0 only on a
+    tie on points (decided by ritual cards, F-E4); score_diff's potential (every colour) differs."""
+    core = _core(reward="seat_diff", win_bonus=0.0, reward_scale=1.0)
+    core.reset()
+    rng = np.random.default_rng(6)
+    totals = np.zeros(core.num_envs)
+    seen, neutral_beat_both = 0, 0
+    while seen < 60:
+        r, _, fin = core.step(_random_actions(core.masks(), rng))
+        totals += r
+        for f in fin:
+            t = totals[f["index"]]
+            assert t == int(t)  # a difference of integer scores
+            if t > 0:
+                assert f["win_share"] == 1.0
+            elif t < 0:
+                assert f["win_share"] == 0.0
+            neutral_beat_both += f["win_share"] == 1.0 and _final_potential(f["terminal_observation"]) < 0
+            totals[f["index"]] = 0.0
+            seen += 1
+    assert neutral_beat_both > 0  # a neutral colour outscored both seats: score_diff would have said "behind"
+    with pytest.raises(ValueError, match="reward must be one of"):
+        _core(reward="points")
+
+
 def test_greedy_opponent_plays_a_greedy_best_move():
     core = _core(num_envs=16, opponents={"greedy": 1.0}, action_features="none")
     core.reset()
@@ -272,3 +353,44 @@ def test_maskable_ppo_learns_on_it_briefly():
                         policy_kwargs=dict(net_arch=[16]))
     model.learn(512)
     assert model.num_timesteps == 512
+
+
+def test_gymnasium_vector_env_same_step_autoreset_masks_and_seeding():
+    from gymnasium.vector import AutoresetMode
+
+    from tabletop_rl.envs.fae_vector_env import FaeLearnerVectorEnv
+
+    def run(seed):
+        envs = FaeLearnerVectorEnv(6, opponents={"random": 1.0, "greedy": 1.0}, action_features="versus", history="none")
+        assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+        obs, infos = envs.reset(seed=seed)
+        assert obs.shape == (6, 863 + 4 * 330) and envs.observation_space.contains(obs)
+        rng, trace, finals = np.random.default_rng(seed), [], 0
+        for _ in range(150):
+            mask = infos["action_mask"]
+            assert np.array_equal(mask, envs.action_masks()) and mask.any(axis=1).all()
+            actions = _random_actions(mask, rng)
+            obs, rewards, term, trunc, infos = envs.step(actions)
+            assert envs.observation_space.contains(obs) and not trunc.any() and rewards.dtype == np.float32
+            if term.any():
+                assert np.array_equal(infos["_final_obs"], term) and np.array_equal(infos["_final_info"], term)
+                for i in np.flatnonzero(term):
+                    assert infos["final_obs"][i].shape == (863 + 4 * 330,)
+                    assert infos["final_info"][i]["win_share"] in (0.0, 0.5, 1.0)
+                finals += int(term.sum())
+            else:
+                assert "final_obs" not in infos
+            trace.append((obs.copy(), rewards.copy(), term.copy()))
+        illegal = np.where(infos["action_mask"][0], -1, np.arange(330)).max()
+        bad = _random_actions(infos["action_mask"], rng)
+        bad[0] = illegal
+        with pytest.raises(ValueError, match="game 0"):
+            envs.step(bad)
+        return trace, finals
+
+    a, finals = run(3)
+    b, _ = run(3)
+    c, _ = run(4)
+    assert finals >= 6  # games ended and were dealt again within the run
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(a, b))
+    assert not all(np.array_equal(x[0], y[0]) for x, y in zip(a, c))

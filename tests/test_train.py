@@ -165,8 +165,8 @@ def test_shipped_policy_is_the_ppo_bot_and_beats_random():
     assert info["command"] and info["win_share"]["random"]["games"] >= 1000
     bot = make_agent("fae", "ppo", seed=0)
     assert isinstance(bot, ppo.PPOAgent) and bot.policy.meta["game"] == "fae"
-    opts = bot.policy.meta["options"]  # the observation it was trained on (action_features=margin)
-    assert opts.get("action_features") == "margin"
+    opts = bot.policy.meta["options"]  # the observation it was trained on (action_features=versus)
+    assert opts.get("action_features") == "versus"
     wins = train.play_matches(bot.policy, "fae", 2, "random", games=60, seed=4242, options=opts)
     assert wins / 60 >= 0.85  # measured ~0.99 over 1000 games; 0.85 is > 5 sigma above random's 0.5
     # The step guard: a game not over after max_steps steps is not won (Fae games last ~60 steps).
@@ -271,16 +271,55 @@ def test_skip_terms_survive_save_and_match_the_torch_policy(tmp_path):
     """PolicyWeights (numpy, PPOAgent) computes the same logits as train.py's SkipPolicy."""
     import torch
 
-    cfg = train.Config(n_envs=4, n_steps=8, batch_size=16, net_arch="8", options="history=none,action_features=margin")
+    cfg = train.Config(n_envs=4, n_steps=8, batch_size=16, net_arch="8", options="history=none,action_features=versus")
     venv, model = train.build(cfg, train.make_pool(cfg))
+    assert np.allclose(model.policy.skip_coef.detach().numpy(), [cfg.skip_init, cfg.skip_init, 0.0, 0.0])
     with torch.no_grad():
-        model.policy.skip_coef.copy_(torch.tensor([1.5, 2.5]))
+        model.policy.skip_param.copy_(torch.tensor([1.5, 2.5, -1.0, 0.5]) / model.policy.skip_lr_scale)
     obs = venv.reset()
     w = train.policy_weights(model, cfg)
-    assert [c for _, c in w.skip] == [1.5, 2.5]
+    assert np.allclose([c for _, c in w.skip], [1.5, 2.5, -1.0, 0.5])
+    # the MLP read the board only (mlp_inputs="board"): the exported first layer has zero rows elsewhere
+    from fae_rl.observation import observation_layout
+
+    terrain = observation_layout("none")["terrain"]
+    assert not w.weights[0][0][terrain].any() and not w.weights[0][0][863:].any() and w.weights[0][0][:terrain.start].any()
     w.save(tmp_path / "p.npz")
     w2 = type(w).load(tmp_path / "p.npz")
     with torch.no_grad():
         want = model.policy.action_logits(torch.as_tensor(obs)).numpy()
     assert np.allclose(w2.logits(obs), want, atol=1e-4)
     assert np.allclose(w2.logits(obs[0]), want[0], atol=1e-4)
+
+
+def test_skip_policy_rollout_step_draws_from_the_masked_distribution():
+    """SkipPolicy.forward (Gumbel-max, no torch Categorical) agrees with sb3-contrib's masked
+    distribution: same log-probabilities, argmax when deterministic, only legal actions, and
+    sample frequencies that match the probabilities."""
+    import torch
+
+    cfg = train.Config(n_envs=4, n_steps=8, batch_size=16, net_arch="8", options="history=none,action_features=versus")
+    venv, model = train.build(cfg, train.make_pool(cfg))
+    policy = model.policy
+    obs = torch.as_tensor(venv.reset())
+    masks = venv.action_masks()
+    with torch.no_grad():
+        policy.action_net.bias.copy_(3.0 * torch.randn(330, generator=torch.Generator().manual_seed(0)))  # uneven
+        actions, values, log_prob = policy(obs, deterministic=False, action_masks=masks)
+        dist = policy.get_distribution(obs, action_masks=masks)
+        assert torch.allclose(dist.log_prob(actions), log_prob, atol=1e-5)
+        assert torch.allclose(values.flatten(), policy.predict_values(obs).flatten())
+        best, _, _ = policy(obs, deterministic=True, action_masks=masks)
+        assert torch.equal(best, dist.distribution.probs.argmax(dim=1))
+        assert masks[np.arange(4), actions.numpy()].all()
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        ours = policy.evaluate_actions(obs, actions, masks)
+        theirs = MaskableActorCriticPolicy.evaluate_actions(policy, obs, actions, masks)
+        for a, b in zip(ours, theirs):
+            assert torch.allclose(a, b, atol=1e-4)
+        probs = dist.distribution.probs[0].numpy()
+        draws = np.bincount([int(policy(obs[:1], action_masks=masks[:1])[0]) for _ in range(3000)], minlength=330)
+    assert not draws[~masks[0]].any()
+    top = np.argsort(probs)[-3:]
+    assert probs[top[-1]] > 0.1 and np.allclose(draws[top] / 3000, probs[top], atol=0.03)
