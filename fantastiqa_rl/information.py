@@ -33,8 +33,8 @@ import numpy as np
 from fantastiqa_rl.abbey_view import shuffle_abbey_hidden
 
 from fantastiqa_rl import actions as A
+from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 
-NUM_CHANCE_SOURCES = 10
 
 
 def _kinds(state, cards) -> list:

@@ -17,7 +17,8 @@ Usage:
         s.apply(int(s.legal_actions()[0]))
     s.winners(), s.returns()
 
-Options (keyword arguments of `new`; a bad value raises ValueError naming the allowed values):
+Options (keyword arguments of `new`, checked by `fantastiqa_rl.options`; a bad value raises
+ValueError naming the allowed values):
     goal             "short" (default) | "long"                    Q-S1
     card_set         None (the STAND-IN set) | path to a card file (TOML/JSON)
     adventure_path   "simple" (default, ASSUMED: never re-enter a region of this adventure)
@@ -41,12 +42,7 @@ Options (keyword arguments of `new`; a bad value raises ValueError naming the al
                      empty, which WITHDRAW of its cards (and discarding at end of turn)
                      reaches without moving, so every end-of-turn position stays reachable.
 
-Chance sources. `np.random.SeedSequence(seed).spawn(10)` gives, in this order:
-    0 setup (board deal: regions and statues to positions; starting-quest shuffle, Q-S5)
-    1 creature deck (section shuffles, Raven insertion)   2..5 personal deck of seat 0..3
-    6 Artifact Tower deck   7 Beast Bazaar deck   8 quest deck (Quest Chest)
-    9 Abbey deck (setup shuffle and every reshuffle of returned cards; never drawn without abbey)
-Each source only ever draws from its own generator, so a deal does not depend on the choices.
+Chance sources: one numpy Generator per source, spawned from the seed (`fantastiqa_rl.chance`).
 
 ASSUMED rules and engine readings (besides the options above):
 - Statues: two of each kind; regions and statues dealt at random (no free placement).
@@ -134,60 +130,24 @@ from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import (BAZAAR, CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, P_DRAGON,
                                  P_EFFECT, P_FLY, P_GEM, P_KEY, P_NONE, P_PEACEFUL, P_PLUS,
                                  REGIONS, STATUES, SYMBOLS, TOWER)
+from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG_CREATURE, RNG_QUEST,
+                                  RNG_SEAT0, RNG_SETUP, RNG_TOWER, STATUE_RNG)  # noqa: F401 (re-exported)
 from fantastiqa_rl.game import get_game
+from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_options  # noqa: F401 (re-exported)
 from fantastiqa_rl.payment import can_meet, offered_kinds
 
-OPTIONS = {
-    "adventure_path": ("simple", "loops"),
-    "fly_in_adventure": (True, False),
-    "bought_to": ("discard", "hand"),
-    "card_use": ("symbol_or_power", "both"),
-    "draw_rule": ("up_to_5", "draw_5"),
-    "abbey": (False, True),
-    "teams": (False, True),
-    "mark_return": ("forbid", "allow"),
-}
-DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
-# Q-E5 (ENGINE rule, not in the rulebook): the game ends, scored as a creature-deck end, after
-# this many completed turns per player. Chosen from measured pacing (docs/rules/fantastiqa.md,
-# Q-E5): 2.4x the longest median greedy game (42 turns per player) and above every measured
-# p95 (58), so it only cuts games that would not end (random play, greedy livelocks).
-DEFAULT_TURN_LIMIT = 100
-DEFAULTS["turn_limit"] = DEFAULT_TURN_LIMIT
-NUM_CHANCE_SOURCES = 10
-RNG_SETUP, RNG_CREATURE, RNG_SEAT0, RNG_TOWER, RNG_BAZAAR, RNG_QUEST, RNG_ABBEY = 0, 1, 2, 6, 7, 8, 9
-STATUE_RNG = {TOWER: RNG_TOWER, BAZAAR: RNG_BAZAAR, CHEST: RNG_QUEST}
 HAND_SIZE = 5
 ABBEY_CAP = 7                    # Q-B5: Abbey cards per player (or team)
 # TARGET_SEAT reasons
 R_PEACEFUL, R_DRAGON, R_BREW = 0, 1, 2
 
-# Mutable fields: plain values, lists, per-player lists of lists, and the committed dicts.
-_SCALARS = ("phase", "cur", "turns", "action_used", "plus", "visited", "prev", "target", "count",
-            "key", "reason", "ret", "end_reason", "sup_gems", "sup_carpets", "sup_reshuffles",
-            "sup_bonus")
+# Mutable containers copied by `clone` (plain values are shared): lists, per-player lists of lists;
+# the committed dicts are copied apart.
 _LISTS = ("board", "board_gems", "cdeck", "adeck", "bdeck", "qdeck", "open_q", "open_bonus",
           "dragons", "box", "scores", "bonus", "gems", "carpets", "reshuffles", "position",
           "token", "offer_q", "offer_a", "boosted", "powered", "adv", "pay", "revealed",
           "effects", "in_play", "sel_discard", "left_q", "abdeck", "abret", "abaside", "abreward")
 _NESTED = ("deck", "hand", "discard", "quests", "completed", "abbey")
-
-
-def _check_options(opts: dict) -> dict:
-    out = dict(DEFAULTS)
-    for k, v in opts.items():
-        if k == "turn_limit":                       # Q-E5: None (no limit) or an int >= 1
-            if v is not None and (type(v) is not int or v < 1):
-                raise ValueError(f"bad value {v!r} for option 'turn_limit'; allowed values: "
-                                 "None (no limit) or an int >= 1 (completed turns per player)")
-            out[k] = v
-            continue
-        if k not in OPTIONS:
-            raise ValueError(f"unknown rule option {k!r}; allowed options: {sorted([*OPTIONS, 'turn_limit'])}")
-        if v not in OPTIONS[k] or type(v) is not type(OPTIONS[k][0]):
-            raise ValueError(f"bad value {v!r} for option {k!r}; allowed values: {list(OPTIONS[k])}")
-        out[k] = v
-    return out
 
 
 class FantastiqaState:
@@ -209,7 +169,7 @@ class FantastiqaState:
             raise ValueError(f"bad goal {goal!r}; allowed values: ['short', 'long']")
         if card_set is not None and not isinstance(card_set, str):
             raise ValueError(f"bad card_set {card_set!r}; allowed values: None or a file path")
-        opts = _check_options(rule_options)
+        opts = check_options(rule_options)
         if opts["teams"] and num_players != 4:
             raise ValueError(f"bad num_players {num_players!r} for teams=True; allowed values: [4]")
         if card_set is not None:
