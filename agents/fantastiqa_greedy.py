@@ -98,7 +98,7 @@ class FantastiqaGreedyAgent(Agent):
         return c
 
     def _quests(self, s, p):
-        return list(s.quests[p]) + [q for q in s.open_q if q >= 0]
+        return list(s.quests[p]) + [q for q in s.open_quests if q >= 0]
 
     def _deficit(self, s, p, q, have):
         return sum(max(0, cnt - have[sym]) for sym, cnt in s.g.Q_NEEDS[s.g.I_QK[q]])
@@ -110,7 +110,7 @@ class FantastiqaGreedyAgent(Agent):
         hand = self._own_symbols(s, p, s.hand[p])
         t = self._quest_target(s, p, hand)
         here = s.position[p]
-        if s.gems[p] >= 5 and (t is None or t[2] > 2) and s.bdeck:
+        if s.gems[p] >= 5 and (t is None or t[2] > 2) and s.beast_deck:
             bazaars = [r for r in range(6) if s.statue_at[r] == 1]
             pos = min(bazaars, key=lambda r: (self.dist[here][r], r))
             return (None, pos)
@@ -258,14 +258,14 @@ class FantastiqaGreedyAgent(Agent):
         L = s.layout
         if L.abbey_continue not in legal:
             return False
-        aside = len(s.abaside)
+        aside = len(s.abbey_aside)
         held = s.abbey_held(p)
         pts = s.side_score(p)
         if any(pts >= a and held + aside >= b for a, b in s.goal_lines):
             return False                                # claiming now wins
         if held + aside >= self._abbey_want(s):
             return False
-        pool = s.abdeck if s.abdeck else s.abret        # what the next flip comes from
+        pool = s.abbey_deck if s.abbey_deck else s.abbey_returned        # what the next flip comes from
         if not pool:
             return False
         have = set()
@@ -306,7 +306,7 @@ class FantastiqaGreedyAgent(Agent):
                 if st == CHEST and len(s.quests[p]) < 2:
                     self._plan = "draw"
                     return A.VISIT_STATUE
-                if st != CHEST and s.gems[p] >= 2 and (s.adeck if st == 0 else s.bdeck):
+                if st != CHEST and s.gems[p] >= 2 and (s.artifact_deck if st == 0 else s.beast_deck):
                     self._plan = "draw"
                     return A.VISIT_STATUE
             if A.ADVENTURE in legal:

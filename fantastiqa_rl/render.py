@@ -66,14 +66,14 @@ def render_text(state, seat: int | None = None) -> str:
     for c, (a, b) in enumerate(SPACES):
         lines.append(f"  c{c} (pos {a}-{b}): {creature_text(state, c)}")
     oq = []
-    for j, q in enumerate(state.open_q):
+    for j, q in enumerate(state.open_quests):
         if q >= 0:
-            marks = [f"player_{p}" for p in range(n) if state.token[p] == q]
+            marks = [f"player_{p}" for p in range(n) if state.quest_token[p] == q]
             oq.append(f"{j}: {quest_text(state, q)}" + (" +1 bonus" if state.open_bonus[j] else "")
                       + (f" marked by {', '.join(marks)}" if marks else ""))
     lines.append("  open quests: " + ("; ".join(oq) if oq else "-"))
-    lines.append(f"  creature deck {len(state.cdeck)}, artifacts {len(state.adeck)}, beasts {len(state.bdeck)}, "
-                 f"quests {len(state.qdeck)}; supply: {state.sup_gems} gems")
+    lines.append(f"  creature deck {len(state.creature_deck)}, artifacts {len(state.artifact_deck)}, beasts {len(state.beast_deck)}, "
+                 f"quests {len(state.quest_deck)}; supply: {state.supply_gems} gems")
     final = state.final_scores()
     for p in range(n):
         lines.append(f"  player_{p}: score {state.scores[p]} (final {final[p]}), gems {state.gems[p]}, "
@@ -188,11 +188,11 @@ def render_rgb(state) -> np.ndarray:
     y = _MARGIN
     draw.text((x, y), f"Fantastiqa, {n} players, goal {state.goal}", fill=(0, 0, 0))
     y += 20
-    draw.text((x, y), f"completed turns {state.turns}; creature deck {len(state.cdeck)}", fill=(0, 0, 0))
+    draw.text((x, y), f"completed turns {state.turns}; creature deck {len(state.creature_deck)}", fill=(0, 0, 0))
     y += 26
     draw.text((x, y), "open quests:", fill=(0, 0, 0))
     y += 16
-    for j, q in enumerate(state.open_q):
+    for j, q in enumerate(state.open_quests):
         if q < 0:
             draw.text((x + 8, y), f"{j}: -", fill=(0, 0, 0))
         else:

@@ -143,10 +143,11 @@ R_PEACEFUL, R_DRAGON, R_BREW = 0, 1, 2
 
 # Mutable containers copied by `clone` (plain values are shared): lists, per-player lists of lists;
 # the committed dicts are copied apart.
-_LISTS = ("board", "board_gems", "cdeck", "adeck", "bdeck", "qdeck", "open_q", "open_bonus",
-          "dragons", "box", "scores", "bonus", "gems", "carpets", "reshuffles", "position",
-          "token", "offer_q", "offer_a", "boosted", "powered", "adv", "pay", "revealed",
-          "effects", "in_play", "sel_discard", "left_q", "abdeck", "abret", "abaside", "abreward")
+_LISTS = ("board", "board_gems", "creature_deck", "artifact_deck", "beast_deck", "quest_deck",
+          "open_quests", "open_bonus", "dragons", "box", "scores", "bonus_tokens", "gems", "carpets",
+          "reshuffles", "position", "quest_token", "offer_quests", "offer_artifacts", "boosted",
+          "powered", "adventure", "pay", "revealed", "effects", "in_play", "release_from_discard",
+          "token_left", "abbey_deck", "abbey_returned", "abbey_aside", "abbey_reward")
 _NESTED = ("deck", "hand", "discard", "quests", "completed", "abbey")
 
 
@@ -198,26 +199,26 @@ class FantastiqaState:
         self.statue_at = tuple(int(x) for x in r.permutation([TOWER, TOWER, BAZAAR, BAZAAR, CHEST, CHEST]))
         self.name_pos = tuple(self.region_at.index(x) for x in range(NUM_POSITIONS))
         # Q-S2: sections shuffled one by one; section I on top (= end of the list).
-        self.cdeck = []
+        self.creature_deck = []
         for sec in sorted(g.sections, reverse=True):
             part = list(g.sections[sec])
             self._rng(RNG_CREATURE).shuffle(part)
-            self.cdeck += part
-        self.adeck, self.bdeck, self.qdeck = list(g.artifacts), list(g.beasts), list(g.quests)
-        self._rng(RNG_TOWER).shuffle(self.adeck)
-        self._rng(RNG_BAZAAR).shuffle(self.bdeck)
-        self._rng(RNG_QUEST).shuffle(self.qdeck)
+            self.creature_deck += part
+        self.artifact_deck, self.beast_deck, self.quest_deck = list(g.artifacts), list(g.beasts), list(g.quests)
+        self._rng(RNG_TOWER).shuffle(self.artifact_deck)
+        self._rng(RNG_BAZAAR).shuffle(self.beast_deck)
+        self._rng(RNG_QUEST).shuffle(self.quest_deck)
         self.board, self.board_gems = [-1] * 7, [0] * 7
-        self.open_q, self.open_bonus = [-1, -1], [0, 0]
+        self.open_quests, self.open_bonus = [-1, -1], [0, 0]
         sup = g.cs.supply
-        self.sup_gems, self.sup_carpets = sup["gems"], sup["carpets"]
-        self.sup_reshuffles, self.sup_bonus = sup["reshuffles"], sup["bonus_tokens"]
+        self.supply_gems, self.supply_carpets = sup["gems"], sup["carpets"]
+        self.supply_reshuffles, self.supply_bonus_tokens = sup["reshuffles"], sup["bonus_tokens"]
         self.dragons = list(g.dragon_supply)
-        self.abdeck, self.abret, self.abaside, self.abreward = [], [], [], [0, 0, 0]
+        self.abbey_deck, self.abbey_returned, self.abbey_aside, self.abbey_reward = [], [], [], [0, 0, 0]
         if self.opts["abbey"]:                      # Q-B1: the Abbey deck, top card face up
             self.box = list(g.box)
-            self.abdeck = list(g.abbey)
-            self._rng(RNG_ABBEY).shuffle(self.abdeck)
+            self.abbey_deck = list(g.abbey)
+            self._rng(RNG_ABBEY).shuffle(self.abbey_deck)
         else:
             self.box = list(g.box) + list(g.abbey)  # abbey=False: the Abbey cards stay boxed
         self.deck = [[] for _ in range(n)]
@@ -227,14 +228,14 @@ class FantastiqaState:
         self.completed = [[] for _ in range(n)]
         self.abbey = [[] for _ in range(n)]
         self.committed = [{} for _ in range(n)]
-        self.scores, self.bonus = [0] * n, [0] * n
+        self.scores, self.bonus_tokens = [0] * n, [0] * n
         self.gems, self.carpets, self.reshuffles = [0] * n, [0] * n, [0] * n
         for p in range(n):     # Q-S3, from the general supply
-            self.gems[p] = self._take("sup_gems", 3)
-            self.carpets[p] = self._take("sup_carpets", 3)
-            self.reshuffles[p] = self._take("sup_reshuffles", 3)
-        self.position, self.token = [-1] * n, [-1] * n
-        self.offer_q, self.offer_a = list(g.start_quests), list(g.start_artifacts)
+            self.gems[p] = self._take("supply_gems", 3)
+            self.carpets[p] = self._take("supply_carpets", 3)
+            self.reshuffles[p] = self._take("supply_reshuffles", 3)
+        self.position, self.quest_token = [-1] * n, [-1] * n
+        self.offer_quests, self.offer_artifacts = list(g.start_quests), list(g.start_artifacts)
         self.turns, self.cur, self.phase = 0, n - 1, A.SETUP_QUEST     # Q-S4: reverse seat order
         self.winners_ = None
         self.end_reason = ""
@@ -242,11 +243,11 @@ class FantastiqaState:
         self._legal = None
 
     def _reset_turn(self):
-        self.action_used, self.plus, self.visited, self.prev = False, 0, 0, -1
+        self.action_used, self.plus_statue, self.visited, self.prev = False, 0, 0, -1
         self.target, self.count, self.key, self.reason, self.ret = -1, 0, False, 0, A.MAIN
-        self.boosted, self.powered, self.adv, self.pay = [], [], [], []
-        self.revealed, self.effects, self.in_play, self.sel_discard = [], [], [], []
-        self.left_q = []      # open quests the mover's token left this turn (mark_return="forbid")
+        self.boosted, self.powered, self.adventure, self.pay = [], [], [], []
+        self.revealed, self.effects, self.in_play, self.release_from_discard = [], [], [], []
+        self.token_left = []      # open quests the mover's token left this turn (mark_return="forbid")
 
     def _take(self, field: str, k: int) -> int:
         """Take up to k from a supply counter (Q-X1: nothing when empty); returns what was taken."""
@@ -342,9 +343,9 @@ class FantastiqaState:
     def abbey_top(self) -> int:
         """The face-up Abbey card (instance id), or -1: none left, or the top is face down
         while the explorer decides ABBEY_CHOICE."""
-        if not self.abdeck or self.phase == A.ABBEY_CHOICE:
+        if not self.abbey_deck or self.phase == A.ABBEY_CHOICE:
             return -1
-        return self.abdeck[-1]
+        return self.abbey_deck[-1]
 
     def final_scores(self) -> list:
         """Q-E3: score minus the points of personal quests not completed."""
@@ -481,7 +482,7 @@ class FantastiqaState:
         """Statue options (Q-V1..Q-V3) available at p's region."""
         out = []
         st = self.statue_at[self.position[p]]
-        deck = (self.adeck, self.bdeck, self.qdeck)[st]
+        deck = (self.artifact_deck, self.beast_deck, self.quest_deck)[st]
         if deck and not (st == CHEST and len(self.quests[p]) >= 3):
             out.append(A.STATUE_DRAW)
         if self.gems[p] >= 1 and (self.hand[p] or self.discard[p]):
@@ -516,7 +517,7 @@ class FantastiqaState:
         name = self.region_at[self.position[p]]
         out = []
         hand_prof = None
-        for q in self.quests[p] + [q for q in self.open_q if q >= 0]:
+        for q in self.quests[p] + [q for q in self.open_quests if q >= 0]:
             if g.Q_REGION[g.I_QK[q]] != name:
                 continue
             if hand_prof is None:
@@ -545,9 +546,9 @@ class FantastiqaState:
     def _abbey_matches(self, p) -> list:
         """Hand kinds showing the face-up Abbey card's symbol (Q-B3: no wilds; a double or a
         Curious Companion matches if one of its symbols does)."""
-        if not self.abdeck:
+        if not self.abbey_deck:
             return []
-        sym = self.g.I_AB_SYM[self.abdeck[-1]]
+        sym = self.g.I_AB_SYM[self.abbey_deck[-1]]
         syms = self.g.K_SYMS
         return [k for k in self._kinds(self.hand[p]) if sym in syms[k]]
 
@@ -562,38 +563,38 @@ class FantastiqaState:
                     f"positions {list(LOWER_FRAME)} framing the Abbey")
         if self.abbey_held(p) >= ABBEY_CAP:
             return f"{'the team' if self.teams else f'seat {p}'} already holds {ABBEY_CAP} Abbey cards"
-        if not self.abdeck:
+        if not self.abbey_deck:
             return "no Abbey card is left to explore"
         if not self._abbey_matches(p):
-            sym = SYMBOLS[self.g.I_AB_SYM[self.abdeck[-1]]]
+            sym = SYMBOLS[self.g.I_AB_SYM[self.abbey_deck[-1]]]
             return f"no hand card shows {sym}, the symbol of the face-up Abbey card"
         return ""
 
     def _can_continue(self, p) -> bool:
         """Q-B4/Q-B5: a card left to flip and held + set aside below the cap."""
-        return (self.abbey_held(p) + len(self.abaside) < ABBEY_CAP
-                and bool(self.abdeck or self.abret))
+        return (self.abbey_held(p) + len(self.abbey_aside) < ABBEY_CAP
+                and bool(self.abbey_deck or self.abbey_returned))
 
     def _abbey_refill(self):
         """Q-B5: with no face-down card left, shuffle the returned cards into a new deck."""
-        if not self.abdeck and self.abret:
-            self.abdeck, self.abret = self.abret, []
-            self._rng(RNG_ABBEY).shuffle(self.abdeck)
+        if not self.abbey_deck and self.abbey_returned:
+            self.abbey_deck, self.abbey_returned = self.abbey_returned, []
+            self._rng(RNG_ABBEY).shuffle(self.abbey_deck)
 
     def _abbey_end(self, p, claim: bool):
         """Stop (claim, Q-B4) or fail (return rewards and cards, Q-B4); the action is spent."""
-        r = self.abreward
+        r = self.abbey_reward
         if claim:
-            self.abbey[p] += self.abaside
+            self.abbey[p] += self.abbey_aside
             self.gems[p] += r[0]
             self.carpets[p] += r[1]
             self.reshuffles[p] += r[2]
         else:
-            self.abret += self.abaside
-            self.sup_gems += r[0]
-            self.sup_carpets += r[1]
-            self.sup_reshuffles += r[2]
-        self.abaside, self.abreward = [], [0, 0, 0]
+            self.abbey_returned += self.abbey_aside
+            self.supply_gems += r[0]
+            self.supply_carpets += r[1]
+            self.supply_reshuffles += r[2]
+        self.abbey_aside, self.abbey_reward = [], [0, 0, 0]
         self.action_used = True
         self.phase = A.MAIN
         self._abbey_refill()
@@ -618,9 +619,9 @@ class FantastiqaState:
         if ph == A.FREE_MENU:
             return self._legal_free(p)
         if ph == A.SETUP_QUEST:
-            return list({L.quest + g.I_QK[q] for q in self.offer_q})
+            return list({L.quest + g.I_QK[q] for q in self.offer_quests})
         if ph == A.SETUP_ARTIFACT:
-            return list({L.pick + g.I_HK[i] for i in self.offer_a})
+            return list({L.pick + g.I_HK[i] for i in self.offer_artifacts})
         if ph == A.SETUP_PLACE:
             taken = set(self.position)
             return [A.REGION + r for r in range(NUM_POSITIONS) if r not in taken]
@@ -657,7 +658,7 @@ class FantastiqaState:
             return out
         if ph == A.RELEASE:                         # choose up to 3, then CONFIRM (or CANCEL)
             out = [A.CANCEL]
-            n = len(self.pay) + len(self.sel_discard)
+            n = len(self.pay) + len(self.release_from_discard)
             if n:
                 out.append(A.CONFIRM)
             if n < 3 and n < self.gems[p]:
@@ -688,7 +689,7 @@ class FantastiqaState:
         if ph == A.WARDROBE:
             return [A.SPACE + c for c in range(7) if self.board[c] >= 0 and c != self.target]
         if ph == A.ABBEY_MATCH:
-            return [L.hand + k for k in self._abbey_matches(p)] + ([] if self.abaside else [A.CANCEL])
+            return [L.hand + k for k in self._abbey_matches(p)] + ([] if self.abbey_aside else [A.CANCEL])
         if ph == A.ABBEY_CHOICE:
             return [L.abbey_stop] + ([L.abbey_continue] if self._can_continue(p) else [])
         raise AssertionError(f"unknown phase {ph}")
@@ -712,7 +713,7 @@ class FantastiqaState:
         # cheap checks first; the full list only when needed
         if (self.carpets[p] and self._moves(p)) or (self.reshuffles[p] and self.discard[p]):
             return True
-        if any(q >= 0 and self.token[p] != q and q not in self.left_q for q in self.open_q):
+        if any(q >= 0 and self.quest_token[p] != q and q not in self.token_left for q in self.open_quests):
             return True
         return bool(self._legal_free(p))
 
@@ -725,8 +726,8 @@ class FantastiqaState:
         if self.reshuffles[p] and self.discard[p]:
             out.append(A.RESHUFFLE)
         for j in (0, 1):
-            q = self.open_q[j]
-            if q >= 0 and self.token[p] != q and q not in self.left_q:
+            q = self.open_quests[j]
+            if q >= 0 and self.quest_token[p] != q and q not in self.token_left:
                 out.append(A.MARK + j)
         for k in self._playable_kinds(p):
             if self._power_ok(p, k):
@@ -747,14 +748,14 @@ class FantastiqaState:
             self.phase = A.MAIN
             return self._do_main(p, a)
         if ph == A.SETUP_QUEST:
-            q = next(i for i in self.offer_q if L.quest + g.I_QK[i] == a)
-            self.offer_q.remove(q)
+            q = next(i for i in self.offer_quests if L.quest + g.I_QK[i] == a)
+            self.offer_quests.remove(q)
             self.quests[p].append(q)
             self.committed[p][q] = []
             self.phase = A.SETUP_ARTIFACT
         elif ph == A.SETUP_ARTIFACT:
-            i = next(i for i in self.offer_a if L.pick + g.I_HK[i] == a)
-            self.offer_a.remove(i)
+            i = next(i for i in self.offer_artifacts if L.pick + g.I_HK[i] == a)
+            self.offer_artifacts.remove(i)
             self.hand[p].append(i)
             self.phase = A.SETUP_PLACE
         elif ph == A.SETUP_PLACE:
@@ -765,15 +766,15 @@ class FantastiqaState:
                 self._finish_setup()
         elif ph == A.ADV_MOVE:
             if a == A.DONE:
-                self.discard[p] += self.adv         # Q-A4
-                self.adv = []
+                self.discard[p] += self.adventure         # Q-A4
+                self.adventure = []
                 self.action_used = True
                 self.phase = A.MAIN
             elif a == A.CANCEL:
                 self.phase = A.MAIN
             elif a == A.CARPET:
                 self.carpets[p] -= 1
-                self.sup_carpets += 1
+                self.supply_carpets += 1
                 self.phase, self.ret = A.MOVE_DEST, A.ADV_MOVE
             elif a >= L.hand:                       # FLY card as a path step
                 self._play_card(p, a - L.hand)
@@ -790,8 +791,8 @@ class FantastiqaState:
                 self.phase = A.ADV_MOVE
             elif a == A.CONFIRM:
                 c = self.target
-                self.adv.append(self.board[c])
-                self.adv += self.pay
+                self.adventure.append(self.board[c])
+                self.adventure += self.pay
                 self.pay = []
                 self.board[c] = -1
                 self.gems[p] += self.board_gems[c]
@@ -826,7 +827,7 @@ class FantastiqaState:
                 i = self._find(self.revealed, k)
                 self.revealed.remove(i)
                 self.gems[p] -= g.K_COST[k]
-                self.sup_gems += g.K_COST[k]
+                self.supply_gems += g.K_COST[k]
                 (self.hand[p] if self.opts["bought_to"] == "hand" else self.discard[p]).append(i)
         elif ph == A.CHEST:
             if a == A.DONE:
@@ -843,16 +844,16 @@ class FantastiqaState:
         elif ph == A.RELEASE:
             if a == A.CANCEL:                       # nothing released; a KEY is spent anyway
                 self.hand[p] += self.pay
-                self.discard[p] += self.sel_discard
-                self.pay, self.sel_discard = [], []
+                self.discard[p] += self.release_from_discard
+                self.pay, self.release_from_discard = [], []
                 self.key = False
                 self.phase = A.MAIN
             elif a == A.CONFIRM:                    # released cards leave the game, 1 gem each
-                n = len(self.pay) + len(self.sel_discard)
-                self.box += self.pay + self.sel_discard
-                self.pay, self.sel_discard = [], []
+                n = len(self.pay) + len(self.release_from_discard)
+                self.box += self.pay + self.release_from_discard
+                self.pay, self.release_from_discard = [], []
                 self.gems[p] -= n
-                self.sup_gems += n
+                self.supply_gems += n
                 self._statue_done()
             elif a < L.commit:
                 i = self._find(self.hand[p], a - L.hand)
@@ -861,7 +862,7 @@ class FantastiqaState:
             else:
                 i = self._find(self.discard[p], a - L.pick)
                 self.discard[p].remove(i)
-                self.sel_discard.append(i)
+                self.release_from_discard.append(i)
         elif ph == A.MOVE_DEST:
             self._move_to(p, a - A.REGION)
             self.phase = self.ret
@@ -921,12 +922,12 @@ class FantastiqaState:
                 i = self._find(self.hand[p], a - L.hand)
                 self.hand[p].remove(i)
                 self.discard[p].append(i)
-                c = self.abdeck.pop()
-                self.abaside.append(c)
+                c = self.abbey_deck.pop()
+                self.abbey_aside.append(c)
                 gems, carpets, resh = g.I_AB_REWARD[c]
-                self.abreward[0] += self._take("sup_gems", gems)
-                self.abreward[1] += self._take("sup_carpets", carpets)
-                self.abreward[2] += self._take("sup_reshuffles", resh)
+                self.abbey_reward[0] += self._take("supply_gems", gems)
+                self.abbey_reward[1] += self._take("supply_carpets", carpets)
+                self.abbey_reward[2] += self._take("supply_reshuffles", resh)
                 self._draw(p, g.I_AB_DRAW[c], self.hand[p])
                 self.phase = A.ABBEY_CHOICE
         elif ph == A.ABBEY_CHOICE:
@@ -956,12 +957,12 @@ class FantastiqaState:
         if a == A.DONE:
             return self._end_turn(p)
         if a == L.explore:                          # Q-B2 (legal only with the Abbey)
-            self.abaside, self.abreward = [], [0, 0, 0]
+            self.abbey_aside, self.abbey_reward = [], [0, 0, 0]
             self.phase = A.ABBEY_MATCH
             return
         if a == A.ADVENTURE:
             self.visited, self.prev, self.count = 1 << self.position[p], -1, 0
-            self.adv = []
+            self.adventure = []
             self.phase = A.ADV_MOVE
         elif a == A.VISIT_STATUE:
             self.key, self.phase = False, A.STATUE_OPTION
@@ -969,22 +970,22 @@ class FantastiqaState:
             self.phase = A.FREE_MENU
         elif a == A.CARPET:
             self.carpets[p] -= 1
-            self.sup_carpets += 1
+            self.supply_carpets += 1
             self.phase, self.ret = A.MOVE_DEST, A.MAIN
         elif a == A.RESHUFFLE:                      # Q-F4
             self.reshuffles[p] -= 1
-            self.sup_reshuffles += 1
+            self.supply_reshuffles += 1
             self.deck[p] += self.discard[p]
             self.discard[p] = []
             self._rng(RNG_SEAT0 + p).shuffle(self.deck[p])
         elif a < A.REGION:                          # MARK j (Q-F2)
-            q = self.open_q[a - A.MARK]
-            old = self.token[p]
+            q = self.open_quests[a - A.MARK]
+            old = self.quest_token[p]
             if old >= 0:
                 self.discard[p] += self.committed[p].pop(old)
                 if self.opts["mark_return"] == "forbid":
-                    self.left_q.append(old)
-            self.token[p] = q
+                    self.token_left.append(old)
+            self.quest_token[p] = q
             self.committed[p][q] = []
         elif a < L.commit:                          # play for power (Q-F1)
             self._play_card(p, a - L.hand)
@@ -1033,9 +1034,9 @@ class FantastiqaState:
         elif pw == P_KEY:
             self.key, self.phase = True, A.STATUE_OPTION
         elif pw == P_PLUS:
-            self.plus += 1
+            self.plus_statue += 1
         elif pw == P_GEM:
-            self.gems[p] += self._take("sup_gems", 1)
+            self.gems[p] += self._take("supply_gems", 1)
         elif pw == P_DRAGON:
             self.phase, self.reason = A.TARGET_SEAT, R_DRAGON
         elif pw == P_PEACEFUL:
@@ -1050,13 +1051,13 @@ class FantastiqaState:
         while self.effects and self.phase == A.MAIN:
             op, x, y = self.effects.pop(0)
             if op == "gain_gems":
-                self.gems[p] += self._take("sup_gems", x)
+                self.gems[p] += self._take("supply_gems", x)
             elif op == "draw":
                 self._draw(p, x, self.hand[p])
             elif op == "gain_carpet":
-                self.carpets[p] += self._take("sup_carpets", x)
+                self.carpets[p] += self._take("supply_carpets", x)
             elif op == "gain_reshuffle":
-                self.reshuffles[p] += self._take("sup_reshuffles", x)
+                self.reshuffles[p] += self._take("supply_reshuffles", x)
             elif op == "steal_richer":
                 mine = self.gems[p]
                 for o in range(self.n):
@@ -1086,18 +1087,18 @@ class FantastiqaState:
         """Start a statue option (turn action B, or the KEY power when self.key)."""
         if a == A.STATUE_DRAW:                      # Q-V1
             st = self.statue_at[self.position[p]]
-            deck = (self.adeck, self.bdeck, self.qdeck)[st]
-            for _ in range(3 + self.plus):
+            deck = (self.artifact_deck, self.beast_deck, self.quest_deck)[st]
+            for _ in range(3 + self.plus_statue):
                 if not deck:
                     break
                 self.revealed.append(deck.pop())
-            self.plus, self.count = 0, 0
+            self.plus_statue, self.count = 0, 0
             self.phase = A.CHEST if st == CHEST else A.BUY
         elif a == A.STATUE_RELEASE:                 # Q-V2
-            self.pay, self.sel_discard, self.phase = [], [], A.RELEASE
+            self.pay, self.release_from_discard, self.phase = [], [], A.RELEASE
         else:                                       # Q-V3 teleport
             self.gems[p] -= 2
-            self.sup_gems += 2
+            self.supply_gems += 2
             pos = self.position[p]
             st = self.statue_at[pos]
             self.position[p] = next(r for r in range(NUM_POSITIONS) if r != pos and self.statue_at[r] == st)
@@ -1105,7 +1106,7 @@ class FantastiqaState:
 
     def _return_revealed(self):
         st = self.statue_at[self.position[self.cur]]
-        deck = (self.adeck, self.bdeck, self.qdeck)[st]
+        deck = (self.artifact_deck, self.beast_deck, self.quest_deck)[st]
         deck[:0] = self.revealed[::-1]              # bottom, to be drawn again in draw order
         self.revealed = []
 
@@ -1128,21 +1129,21 @@ class FantastiqaState:
         if q in self.quests[p]:
             self.quests[p].remove(q)
         else:
-            j = self.open_q.index(q)
-            self.open_q[j] = -1
+            j = self.open_quests.index(q)
+            self.open_quests[j] = -1
             if self.open_bonus[j]:
                 self.open_bonus[j] = 0
-                self.bonus[p] += 1
+                self.bonus_tokens[p] += 1
                 pts += 1
             for o in range(self.n):                 # tokens on it return, cards to discard
-                if self.token[o] == q:
-                    self.token[o] = -1
+                if self.quest_token[o] == q:
+                    self.quest_token[o] = -1
                     self.discard[o] += self.committed[o].pop(q, [])
         self.completed[p].append(q)
         gems, carpets, resh = g.Q_REWARD[qk]
-        self.gems[p] += self._take("sup_gems", gems)
-        self.carpets[p] += self._take("sup_carpets", carpets)
-        self.reshuffles[p] += self._take("sup_reshuffles", resh)
+        self.gems[p] += self._take("supply_gems", gems)
+        self.carpets[p] += self._take("supply_carpets", carpets)
+        self.reshuffles[p] += self._take("supply_reshuffles", resh)
         self.scores[p] += pts
         self.action_used = True
         self.phase = A.MAIN
@@ -1187,13 +1188,13 @@ class FantastiqaState:
     def _finish_setup(self):
         """Q-S5, Q-S6, then seat 0's first turn."""
         r = self._rng(RNG_SETUP)
-        rest = list(self.offer_q)
+        rest = list(self.offer_quests)
         r.shuffle(rest)
         for j in (0, 1):
-            self.open_q[j] = rest.pop()
-            self.open_bonus[j] = self._take("sup_bonus", 1)
-        self.box += rest + self.offer_a
-        self.offer_q, self.offer_a = [], []
+            self.open_quests[j] = rest.pop()
+            self.open_bonus[j] = self._take("supply_bonus_tokens", 1)
+        self.box += rest + self.offer_artifacts
+        self.offer_quests, self.offer_artifacts = [], []
         for p in range(self.n):
             self.deck[p] = self.hand[p]
             self.hand[p] = []
@@ -1210,7 +1211,7 @@ class FantastiqaState:
 
     def _replenish(self, game_start):
         """Q-R1..Q-R4."""
-        g, deck = self.g, self.cdeck
+        g, deck = self.g, self.creature_deck
         aside = []
         for c in range(7):
             while self.board[c] < 0:
@@ -1227,7 +1228,7 @@ class FantastiqaState:
                     continue
                 self.board[c] = i
                 if g.K_GEM[g.I_HK[i]]:
-                    self.board_gems[c] = self._take("sup_gems", 1)
+                    self.board_gems[c] = self._take("supply_gems", 1)
         if aside:                                   # Q-R3: into the top 10 cards
             t = min(10, len(deck))
             top = deck[len(deck) - t:] + aside
@@ -1235,9 +1236,9 @@ class FantastiqaState:
             del deck[len(deck) - t:]
             deck += top
         for j in (0, 1):                            # Q-R4
-            if self.open_q[j] < 0 and self.qdeck:
-                self.open_q[j] = self.qdeck.pop()
-                self.open_bonus[j] = self._take("sup_bonus", 1)
+            if self.open_quests[j] < 0 and self.quest_deck:
+                self.open_quests[j] = self.quest_deck.pop()
+                self.open_bonus[j] = self._take("supply_bonus_tokens", 1)
 
     def _raven(self):
         mx = max(self.gems)
@@ -1245,7 +1246,7 @@ class FantastiqaState:
             for o in range(self.n):
                 if self.gems[o] == mx:
                     self.gems[o] -= mx // 2
-                    self.sup_gems += mx // 2
+                    self.supply_gems += mx // 2
 
     def _end_by_score(self, reason):
         """Q-E2..Q-E4 (the creature deck ran out) and Q-E5 (the turn limit): highest final score;
@@ -1274,9 +1275,9 @@ class FantastiqaState:
                 "committed": {str(q): list(c) for q, c in self.committed[p].items()},
                 "quests": list(self.quests[p]), "completed": list(self.completed[p]),
                 "abbey": list(self.abbey[p]), "scores": self.scores[p],
-                "bonus_tokens": self.bonus[p], "gems": self.gems[p],
+                "bonus_tokens": self.bonus_tokens[p], "gems": self.gems[p],
                 "tokens": {"carpets": self.carpets[p], "reshuffles": self.reshuffles[p],
-                           "quest_token": self.token[p]},
+                           "quest_token": self.quest_token[p]},
                 "position": self.position[p],
             })
         d = {
@@ -1288,29 +1289,29 @@ class FantastiqaState:
             "end_reason": self.end_reason,
             "region_at": list(self.region_at), "statue_at": list(self.statue_at),
             "board": list(self.board), "board_gems": list(self.board_gems),
-            "creature_deck": list(self.cdeck), "artifact_deck": list(self.adeck),
-            "beast_deck": list(self.bdeck), "quest_deck": list(self.qdeck),
-            "open_quests": list(self.open_q), "open_bonus": list(self.open_bonus),
-            "supply": {"gems": self.sup_gems, "carpets": self.sup_carpets,
-                       "reshuffles": self.sup_reshuffles, "bonus_tokens": self.sup_bonus,
+            "creature_deck": list(self.creature_deck), "artifact_deck": list(self.artifact_deck),
+            "beast_deck": list(self.beast_deck), "quest_deck": list(self.quest_deck),
+            "open_quests": list(self.open_quests), "open_bonus": list(self.open_bonus),
+            "supply": {"gems": self.supply_gems, "carpets": self.supply_carpets,
+                       "reshuffles": self.supply_reshuffles, "bonus_tokens": self.supply_bonus_tokens,
                        "dragons": list(self.dragons)},
             "box": list(self.box),
             "players": players,
-            "setup_offer": {"quests": list(self.offer_q), "artifacts": list(self.offer_a)},
-            "turn": {"action_used": self.action_used, "plus_statue": self.plus,
+            "setup_offer": {"quests": list(self.offer_quests), "artifacts": list(self.offer_artifacts)},
+            "turn": {"action_used": self.action_used, "plus_statue": self.plus_statue,
                      "boosted": list(self.boosted), "powered": list(self.powered),
-                     "visited": self.visited, "prev": self.prev, "adventure": list(self.adv),
+                     "visited": self.visited, "prev": self.prev, "adventure": list(self.adventure),
                      "pay": list(self.pay), "target": self.target, "revealed": list(self.revealed),
                      "count": self.count, "key": self.key,
                      "effects": [list(e) for e in self.effects], "in_play": list(self.in_play),
-                     "release_from_discard": list(self.sel_discard),
-                     "token_left": list(self.left_q),
+                     "release_from_discard": list(self.release_from_discard),
+                     "token_left": list(self.token_left),
                      "reason": self.reason, "ret": PHASES[self.ret]},
             "rng": [_rng_state_to_json(r.bit_generator.state) for r in self._rngs],
         }
         if self.opts["abbey"]:
-            d["abbey_deck"], d["abbey_returned"] = list(self.abdeck), list(self.abret)
-            d["turn"]["abbey_aside"], d["turn"]["abbey_reward"] = list(self.abaside), list(self.abreward)
+            d["abbey_deck"], d["abbey_returned"] = list(self.abbey_deck), list(self.abbey_returned)
+            d["turn"]["abbey_aside"], d["turn"]["abbey_reward"] = list(self.abbey_aside), list(self.abbey_reward)
         return d
 
     @classmethod
@@ -1330,12 +1331,12 @@ class FantastiqaState:
             s.region_at, s.statue_at = tuple(d["region_at"]), tuple(d["statue_at"])
             s.name_pos = tuple(s.region_at.index(x) for x in range(NUM_POSITIONS))
             s.board, s.board_gems = list(d["board"]), list(d["board_gems"])
-            s.cdeck, s.adeck = list(d["creature_deck"]), list(d["artifact_deck"])
-            s.bdeck, s.qdeck = list(d["beast_deck"]), list(d["quest_deck"])
-            s.open_q, s.open_bonus = list(d["open_quests"]), list(d["open_bonus"])
+            s.creature_deck, s.artifact_deck = list(d["creature_deck"]), list(d["artifact_deck"])
+            s.beast_deck, s.quest_deck = list(d["beast_deck"]), list(d["quest_deck"])
+            s.open_quests, s.open_bonus = list(d["open_quests"]), list(d["open_bonus"])
             sp = d["supply"]
-            s.sup_gems, s.sup_carpets = sp["gems"], sp["carpets"]
-            s.sup_reshuffles, s.sup_bonus = sp["reshuffles"], sp["bonus_tokens"]
+            s.supply_gems, s.supply_carpets = sp["gems"], sp["carpets"]
+            s.supply_reshuffles, s.supply_bonus_tokens = sp["reshuffles"], sp["bonus_tokens"]
             s.dragons, s.box = list(sp["dragons"]), list(d["box"])
             P = d["players"]
             s.deck = [list(x["deck"]) for x in P]
@@ -1346,27 +1347,27 @@ class FantastiqaState:
             s.completed = [list(x["completed"]) for x in P]
             s.abbey = [list(x["abbey"]) for x in P]
             s.scores = [x["scores"] for x in P]
-            s.bonus = [x["bonus_tokens"] for x in P]
+            s.bonus_tokens = [x["bonus_tokens"] for x in P]
             s.gems = [x["gems"] for x in P]
             s.carpets = [x["tokens"]["carpets"] for x in P]
             s.reshuffles = [x["tokens"]["reshuffles"] for x in P]
-            s.token = [x["tokens"]["quest_token"] for x in P]
+            s.quest_token = [x["tokens"]["quest_token"] for x in P]
             s.position = [x["position"] for x in P]
-            s.offer_q = list(d["setup_offer"]["quests"])
-            s.offer_a = list(d["setup_offer"]["artifacts"])
+            s.offer_quests = list(d["setup_offer"]["quests"])
+            s.offer_artifacts = list(d["setup_offer"]["artifacts"])
             t = d["turn"]
-            s.action_used, s.plus = t["action_used"], t["plus_statue"]
+            s.action_used, s.plus_statue = t["action_used"], t["plus_statue"]
             s.boosted, s.powered = list(t["boosted"]), list(t["powered"])
-            s.visited, s.prev, s.adv = t["visited"], t["prev"], list(t["adventure"])
+            s.visited, s.prev, s.adventure = t["visited"], t["prev"], list(t["adventure"])
             s.pay, s.target, s.revealed = list(t["pay"]), t["target"], list(t["revealed"])
             s.count, s.key = t["count"], t["key"]
             s.effects = [tuple(e) for e in t["effects"]]
             s.in_play, s.reason, s.ret = list(t["in_play"]), t["reason"], PHASES.index(t["ret"])
-            s.sel_discard = list(t["release_from_discard"])
-            s.left_q = list(t["token_left"])
+            s.release_from_discard = list(t["release_from_discard"])
+            s.token_left = list(t["token_left"])
             if s.opts["abbey"]:
-                s.abdeck, s.abret = list(d["abbey_deck"]), list(d["abbey_returned"])
-                s.abaside, s.abreward = list(t["abbey_aside"]), list(t["abbey_reward"])
+                s.abbey_deck, s.abbey_returned = list(d["abbey_deck"]), list(d["abbey_returned"])
+                s.abbey_aside, s.abbey_reward = list(t["abbey_aside"]), list(t["abbey_reward"])
             for r, st in zip(s._rngs, d["rng"]):
                 r.bit_generator.state = _rng_state_from_json(st)
         except (KeyError, TypeError, IndexError) as e:
@@ -1384,11 +1385,11 @@ class FantastiqaState:
         if name == "INVALID":
             return f"INVALID({a!r})"
         if name == "EXPLORE":
-            top = self.abdeck[-1] if self.abdeck else -1
+            top = self.abbey_deck[-1] if self.abbey_deck else -1
             return "EXPLORE the Abbey" + (f" (face up: {self.card_name(top)}, "
                                           f"{SYMBOLS[g.I_AB_SYM[top]]})" if top >= 0 else "")
         if name in A.ABBEY_NAMES:
-            return {"ABBEY_STOP": f"STOP exploring, claim {len(self.abaside)} Abbey card(s)",
+            return {"ABBEY_STOP": f"STOP exploring, claim {len(self.abbey_aside)} Abbey card(s)",
                     "ABBEY_CONTINUE": "CONTINUE exploring (flip the next Abbey card)"}[name]
         if name in A.FIXED_NAMES:
             if a == A.DONE:
@@ -1396,7 +1397,7 @@ class FantastiqaState:
                         A.END_DISCARD: "KEEP_REST_AND_DRAW"}.get(ph, "DONE")
             return name
         if name == "MARK":
-            q = self.open_q[idx]
+            q = self.open_quests[idx]
             return f"MARK open quest {idx}" + (f" ({self.card_name(q)})" if q >= 0 else "")
         if name == "REGION":
             verb = {A.SETUP_PLACE: "PLACE at", A.ADV_MOVE: "SUBDUE towards",
@@ -1443,13 +1444,13 @@ class FantastiqaState:
         if name == "EXPLORE" and self.phase == A.MAIN and self._why_no_explore(self.cur):
             return self._why_no_explore(self.cur)
         if self.phase == A.ABBEY_MATCH and name == "HAND":
-            return (f"the card does not show {SYMBOLS[self.g.I_AB_SYM[self.abdeck[-1]]]}, the symbol "
+            return (f"the card does not show {SYMBOLS[self.g.I_AB_SYM[self.abbey_deck[-1]]]}, the symbol "
                     "of the face-up Abbey card (no wilds)")
         if self.phase == A.ABBEY_CHOICE and name == "ABBEY_CONTINUE":
             return (f"cannot continue: {'the team' if self.teams else f'seat {self.cur}'} holds "
-                    f"{self.abbey_held(self.cur)} Abbey card(s) + {len(self.abaside)} set aside "
+                    f"{self.abbey_held(self.cur)} Abbey card(s) + {len(self.abbey_aside)} set aside "
                     f"(cap {ABBEY_CAP}), or no Abbey card is left to flip")
-        if name == "MARK" and self.phase == A.FREE_MENU and self.open_q[a - A.MARK] in self.left_q:
+        if name == "MARK" and self.phase == A.FREE_MENU and self.open_quests[a - A.MARK] in self.token_left:
             return ("mark_return='forbid': the quest token left this open quest earlier this turn "
                     "and may not return to it (use WITHDRAW to empty it instead)")
         if self.phase == A.ABBEY_MATCH and a == A.CANCEL:
@@ -1475,8 +1476,8 @@ class FantastiqaState:
                              + (" +gem" if self.board_gems[c] else ""))
             else:
                 lines.append(f"  c{c}: empty")
-        oq = [nm(q) + (" +1" if self.open_bonus[j] else "") if q >= 0 else "-" for j, q in enumerate(self.open_q)]
-        lines.append(f"  open quests: {oq}; creature deck {len(self.cdeck)}")
+        oq = [nm(q) + (" +1" if self.open_bonus[j] else "") if q >= 0 else "-" for j, q in enumerate(self.open_quests)]
+        lines.append(f"  open quests: {oq}; creature deck {len(self.creature_deck)}")
         for p in range(self.n):
             lines.append(f"  seat {p}: score {self.scores[p]} gems {self.gems[p]} carpets {self.carpets[p]}"
                          f" reshuffles {self.reshuffles[p]} deck {len(self.deck[p])} discard {len(self.discard[p])}"
@@ -1485,8 +1486,8 @@ class FantastiqaState:
         if self.opts["abbey"]:
             top = self.abbey_top()
             lines.append(f"  Abbey: face up {nm(top) + ' (' + SYMBOLS[g.I_AB_SYM[top]] + ')' if top >= 0 else '-'};"
-                         f" face down {len(self.abdeck) - (top >= 0)}; returned {[nm(i) for i in self.abret]};"
-                         f" set aside {[nm(i) for i in self.abaside]}; held {[len(x) for x in self.abbey]};"
+                         f" face down {len(self.abbey_deck) - (top >= 0)}; returned {[nm(i) for i in self.abbey_returned]};"
+                         f" set aside {[nm(i) for i in self.abbey_aside]}; held {[len(x) for x in self.abbey]};"
                          f" goal lines {list(self.goal_lines)}")
         if self.opts["teams"]:
             lines.append("  teams: seats 0+2 vs 1+3 (scores summed: "

@@ -49,7 +49,7 @@ def reorder_decks(s, rng):
     t = s.clone()
     for p in range(t.n):
         rng.shuffle(t.deck[p])
-    for name in ("cdeck", "adeck", "bdeck", "qdeck"):
+    for name in ("creature_deck", "artifact_deck", "beast_deck", "quest_deck"):
         rng.shuffle(getattr(t, name))
     t._legal = None
     return t
@@ -108,7 +108,7 @@ def test_drawn_statue_cards_are_seen_by_the_drawer_only():
         lay = observation_layout()
         assert observe(s, cur)[lay["drawn_cards"]].sum() == len(s.revealed)
         # Swap the drawn cards with cards still in the statue deck: others cannot tell.
-        name = ("adeck", "bdeck", "qdeck")[s.statue_at[s.position[cur]]]
+        name = ("artifact_deck", "beast_deck", "quest_deck")[s.statue_at[s.position[cur]]]
         deck = getattr(s, name)
         if not deck:
             continue

@@ -23,7 +23,7 @@ def fresh(seed=0, **kw):
 
 
 def set_gems(s, gems):
-    s.sup_gems += sum(s.gems) - sum(gems)
+    s.supply_gems += sum(s.gems) - sum(gems)
     s.gems = list(gems)
 
 
@@ -170,8 +170,8 @@ def test_Q_TM4_partners_receive_identical_returns_random_games(abbey):
         steps = 0
         while not s.is_terminal():
             if steps == 300:                            # cut the creature deck short (fast)
-                s.box += s.cdeck[:-4]
-                del s.cdeck[:-4]
+                s.box += s.creature_deck[:-4]
+                del s.creature_deck[:-4]
                 s._legal = None
             la = s.legal_actions()
             assert len(la) > 0
