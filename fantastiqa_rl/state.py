@@ -103,21 +103,8 @@ Team variant (teams=True, num_players=4 only):
   +1/2 each winner, -1/2 each loser (Q-TM4). `partner(p)`, `team_of(p)` and `team(p)` give the
   structure; a partner's hand is never shown to the other partner (observation).
 
-State dict (`to_dict`, JSON-safe, exact round trip). Cards are instance ids; `card_name(i)`.
-    version, card_set, num_players, options, goal, phase, current, turns, winners, end_reason,
-    region_at[6], statue_at[6], board[7] (-1 empty), board_gems[7], creature_deck, artifact_deck,
-    beast_deck, quest_deck (decks: top card LAST), open_quests[2], open_bonus[2],
-    supply{gems, carpets, reshuffles, bonus_tokens, dragons}, box,
-    players[p]{deck, hand, discard, committed{quest: cards}, quests, completed, abbey, scores,
-               bonus_tokens, gems, tokens{carpets, reshuffles, quest_token}, position},
-    setup_offer{quests, artifacts}, turn{action_used, plus_statue, boosted, powered, visited,
-    prev, adventure, pay (cards chosen to pay, or to release from hand), target, revealed,
-    count, key, effects, in_play, release_from_discard, token_left (open quests the token left
-    this turn), reason, ret},
-    rng[10] (bit_generator.state of each chance source)
-  and only with abbey=True: abbey_deck (top LAST), abbey_returned, and in `turn`: abbey_aside
-  (Abbey cards set aside in the current exploration), abbey_reward [gems, carpets, reshuffles]
-  set aside with them. (Without the Abbey these keys are absent and the dict is unchanged.)
+State dict: `to_dict()` / `from_dict(d)` (JSON-safe, exact round trip, validated on load); the keys
+are documented in `fantastiqa_rl.serialization`, and the state's fields carry the same names.
 """
 from __future__ import annotations
 
@@ -135,6 +122,7 @@ from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG
 from fantastiqa_rl.game import get_game
 from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_options  # noqa: F401 (re-exported)
 from fantastiqa_rl.payment import can_meet, offered_kinds
+from fantastiqa_rl.serialization import state_from_dict, state_to_dict
 
 HAND_SIZE = 5
 ABBEY_CAP = 7                    # Q-B5: Abbey cards per player (or team)
@@ -1263,56 +1251,11 @@ class FantastiqaState:
         self.phase = A.TERMINAL
         self._legal = None
 
-    # ------------------------------------------------------------------ serialisation
+    # ------------------------------------------------------------------ state dict (fantastiqa_rl.serialization)
     def to_dict(self) -> dict:
-        """JSON-safe dict; `from_dict(to_dict())` restores an identical state (keys: module doc)."""
-        n = self.n
-        players = []
-        for p in range(n):
-            players.append({
-                "deck": list(self.deck[p]), "hand": list(self.hand[p]),
-                "discard": list(self.discard[p]),
-                "committed": {str(q): list(c) for q, c in self.committed[p].items()},
-                "quests": list(self.quests[p]), "completed": list(self.completed[p]),
-                "abbey": list(self.abbey[p]), "scores": self.scores[p],
-                "bonus_tokens": self.bonus_tokens[p], "gems": self.gems[p],
-                "tokens": {"carpets": self.carpets[p], "reshuffles": self.reshuffles[p],
-                           "quest_token": self.quest_token[p]},
-                "position": self.position[p],
-            })
-        d = {
-            "version": 1,
-            "card_set": self.card_set, "num_players": n, "options": dict(self.opts),
-            "goal": self.goal_name, "phase": PHASES[self.phase], "current": self.cur,
-            "turns": self.turns,
-            "winners": None if self.winners_ is None else list(self.winners_),
-            "end_reason": self.end_reason,
-            "region_at": list(self.region_at), "statue_at": list(self.statue_at),
-            "board": list(self.board), "board_gems": list(self.board_gems),
-            "creature_deck": list(self.creature_deck), "artifact_deck": list(self.artifact_deck),
-            "beast_deck": list(self.beast_deck), "quest_deck": list(self.quest_deck),
-            "open_quests": list(self.open_quests), "open_bonus": list(self.open_bonus),
-            "supply": {"gems": self.supply_gems, "carpets": self.supply_carpets,
-                       "reshuffles": self.supply_reshuffles, "bonus_tokens": self.supply_bonus_tokens,
-                       "dragons": list(self.dragons)},
-            "box": list(self.box),
-            "players": players,
-            "setup_offer": {"quests": list(self.offer_quests), "artifacts": list(self.offer_artifacts)},
-            "turn": {"action_used": self.action_used, "plus_statue": self.plus_statue,
-                     "boosted": list(self.boosted), "powered": list(self.powered),
-                     "visited": self.visited, "prev": self.prev, "adventure": list(self.adventure),
-                     "pay": list(self.pay), "target": self.target, "revealed": list(self.revealed),
-                     "count": self.count, "key": self.key,
-                     "effects": [list(e) for e in self.effects], "in_play": list(self.in_play),
-                     "release_from_discard": list(self.release_from_discard),
-                     "token_left": list(self.token_left),
-                     "reason": self.reason, "ret": PHASES[self.ret]},
-            "rng": [_rng_state_to_json(r.bit_generator.state) for r in self._rngs],
-        }
-        if self.opts["abbey"]:
-            d["abbey_deck"], d["abbey_returned"] = list(self.abbey_deck), list(self.abbey_returned)
-            d["turn"]["abbey_aside"], d["turn"]["abbey_reward"] = list(self.abbey_aside), list(self.abbey_reward)
-        return d
+        """JSON-safe dict; `from_dict(to_dict())` restores an identical state (keys:
+        `fantastiqa_rl.serialization`)."""
+        return state_to_dict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> "FantastiqaState":
@@ -1321,60 +1264,7 @@ class FantastiqaState:
         The dict is validated completely first (`fantastiqa_rl.validation`: keys, types, every
         card in exactly one place, token counts, the decision in progress); any problem raises
         ValueError naming the key path."""
-        from fantastiqa_rl.validation import check_decision, validate_state_dict
-
-        s = validate_state_dict(d, cls.new)
-        try:
-            s.phase, s.cur, s.turns = PHASES.index(d["phase"]), d["current"], d["turns"]
-            s.winners_ = None if d["winners"] is None else list(d["winners"])
-            s.end_reason = d["end_reason"]
-            s.region_at, s.statue_at = tuple(d["region_at"]), tuple(d["statue_at"])
-            s.name_pos = tuple(s.region_at.index(x) for x in range(NUM_POSITIONS))
-            s.board, s.board_gems = list(d["board"]), list(d["board_gems"])
-            s.creature_deck, s.artifact_deck = list(d["creature_deck"]), list(d["artifact_deck"])
-            s.beast_deck, s.quest_deck = list(d["beast_deck"]), list(d["quest_deck"])
-            s.open_quests, s.open_bonus = list(d["open_quests"]), list(d["open_bonus"])
-            sp = d["supply"]
-            s.supply_gems, s.supply_carpets = sp["gems"], sp["carpets"]
-            s.supply_reshuffles, s.supply_bonus_tokens = sp["reshuffles"], sp["bonus_tokens"]
-            s.dragons, s.box = list(sp["dragons"]), list(d["box"])
-            P = d["players"]
-            s.deck = [list(x["deck"]) for x in P]
-            s.hand = [list(x["hand"]) for x in P]
-            s.discard = [list(x["discard"]) for x in P]
-            s.committed = [{int(q): list(c) for q, c in x["committed"].items()} for x in P]
-            s.quests = [list(x["quests"]) for x in P]
-            s.completed = [list(x["completed"]) for x in P]
-            s.abbey = [list(x["abbey"]) for x in P]
-            s.scores = [x["scores"] for x in P]
-            s.bonus_tokens = [x["bonus_tokens"] for x in P]
-            s.gems = [x["gems"] for x in P]
-            s.carpets = [x["tokens"]["carpets"] for x in P]
-            s.reshuffles = [x["tokens"]["reshuffles"] for x in P]
-            s.quest_token = [x["tokens"]["quest_token"] for x in P]
-            s.position = [x["position"] for x in P]
-            s.offer_quests = list(d["setup_offer"]["quests"])
-            s.offer_artifacts = list(d["setup_offer"]["artifacts"])
-            t = d["turn"]
-            s.action_used, s.plus_statue = t["action_used"], t["plus_statue"]
-            s.boosted, s.powered = list(t["boosted"]), list(t["powered"])
-            s.visited, s.prev, s.adventure = t["visited"], t["prev"], list(t["adventure"])
-            s.pay, s.target, s.revealed = list(t["pay"]), t["target"], list(t["revealed"])
-            s.count, s.key = t["count"], t["key"]
-            s.effects = [tuple(e) for e in t["effects"]]
-            s.in_play, s.reason, s.ret = list(t["in_play"]), t["reason"], PHASES.index(t["ret"])
-            s.release_from_discard = list(t["release_from_discard"])
-            s.token_left = list(t["token_left"])
-            if s.opts["abbey"]:
-                s.abbey_deck, s.abbey_returned = list(d["abbey_deck"]), list(d["abbey_returned"])
-                s.abbey_aside, s.abbey_reward = list(t["abbey_aside"]), list(t["abbey_reward"])
-            for r, st in zip(s._rngs, d["rng"]):
-                r.bit_generator.state = _rng_state_from_json(st)
-        except (KeyError, TypeError, IndexError) as e:
-            raise ValueError(f"from_dict: malformed state dict ({type(e).__name__}: {e})") from None
-        s._legal = None
-        check_decision(s)
-        return s
+        return state_from_dict(cls, d)
 
     # ------------------------------------------------------------------ text
     def action_to_string(self, a) -> str:
@@ -1498,10 +1388,3 @@ class FantastiqaState:
 
     __repr__ = __str__
 
-
-def _rng_state_to_json(st: dict) -> dict:
-    return {k: (_rng_state_to_json(v) if isinstance(v, dict) else v) for k, v in st.items()}
-
-
-def _rng_state_from_json(st: dict) -> dict:
-    return {k: (_rng_state_from_json(v) if isinstance(v, dict) else v) for k, v in st.items()}
