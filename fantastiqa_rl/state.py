@@ -68,29 +68,8 @@ ASSUMED rules and engine readings (besides the options above):
 - Returns: k winners of N get +1/k, losers -1/(N-k); if everyone wins, all get 0.
 - Q-E2 tie-break (Q-E4): final score, then completed quests, then gems, then a shared win.
 
-The Abandoned Abbey (abbey=True), engine readings (ASSUMED where the spec is silent):
-- `goal_lines` (from the card file's abbey_goals, for the player count, or the 2-player lines with
-  teams) replace the goal: a player (team) wins at once when its quest points and Abbey cards
-  meet any line (Q-B1, Q-E1); checked after every quest and every claim. `goal` stays the plain
-  quest goal of the card file. Without the Abbey, `goal_lines` is ((goal, 0),).
-- Exploring (EXPLORE, the turn action C, Q-B2) is offered only at board positions 5, 2, 3, 4,
-  with the action unused, fewer than 7 Abbey cards held (by the team with teams), and a hand card
-  matching the face-up top card (so it cannot fail before the first match). ABBEY_MATCH: choose
-  the hand kind to discard (CANCEL is legal before the first match only; afterwards the action
-  is spent). The matched card goes to the discard pile, the Abbey card to the set-aside zone, its
-  reward from the supply into the set-aside reward (Q-X1: what the supply has), then the
-  explorer draws the card's `draw` into hand (Q-X1 reshuffles apply) (Q-B3).
-- ABBEY_CHOICE (Q-B4) is decided with the next Abbey card FACE DOWN (ASSUMED: "flip the next
-  card" means it is unseen until you continue). ABBEY_STOP claims; ABBEY_CONTINUE (legal while
-  held + set aside < 7 and a card is left to flip) flips it, and with no matching hand card the
-  exploration fails at once, automatically: rewards back to the supply, the set-aside Abbey
-  cards face up under the deck (`abbey_returned`, in set-aside order).
-- Q-B5: the deck is `abbey_deck` (face down, top LAST; its top is face up except while the
-  explorer decides ABBEY_CHOICE) above `abbey_returned` (face up). Whenever the face-down part is
-  empty and a card must be flipped (continuing, or after an exploration), all returned cards are
-  shuffled (chance source 9) into a new face-down deck. With no Abbey card left there, EXPLORE is
-  not offered.
-- Abbey cards do not count in final scores (Q-E2/Q-E3) nor in the tie-break.
+The Abandoned Abbey (abbey=True, Q-B1..Q-B5): its rules and the engine's readings are in
+`fantastiqa_rl.abbey`.
 
 Team variant (teams=True, num_players=4 only):
 - Seats 0+2 play 1+3 (Q-TM1); turns keep seat order. The goal (or the goal lines) is the
@@ -113,6 +92,7 @@ import os
 import numpy as np
 
 from fantastiqa_rl import actions as A
+from fantastiqa_rl.abbey import ABBEY_CAP, AbbeyRules  # noqa: F401 (ABBEY_CAP re-exported)
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import (BAZAAR, CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, P_DRAGON,
                                  P_EFFECT, P_FLY, P_GEM, P_KEY, P_NONE, P_PEACEFUL, P_PLUS,
@@ -125,7 +105,6 @@ from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
 
 HAND_SIZE = 5
-ABBEY_CAP = 7                    # Q-B5: Abbey cards per player (or team)
 # TARGET_SEAT reasons
 R_PEACEFUL, R_DRAGON, R_BREW = 0, 1, 2
 
@@ -139,7 +118,7 @@ _LISTS = ("board", "board_gems", "creature_deck", "artifact_deck", "beast_deck",
 _NESTED = ("deck", "hand", "discard", "quests", "completed", "abbey")
 
 
-class FantastiqaState:
+class FantastiqaState(AbbeyRules):
     """One Fantastiqa game position. Create with `FantastiqaState.new(...)`."""
 
     # ------------------------------------------------------------------ construction
@@ -315,10 +294,6 @@ class FantastiqaState:
         """Q-TM3: o may be targeted by p (never p itself, never p's partner)."""
         return o != p and not (self.opts["teams"] and (o - p) % 2 == 0)
 
-    def abbey_held(self, p: int) -> int:
-        """Abbey cards held by p's side (summed per team, Q-TM2), toward the goal and the cap."""
-        return sum(len(self.abbey[q]) for q in self.team(p))
-
     def side_score(self, p: int) -> int:
         """Quest points of p's side (summed per team)."""
         return sum(self.scores[q] for q in self.team(p))
@@ -327,13 +302,6 @@ class FantastiqaState:
         """Indices of the goal lines (points, Abbey cards) p's side meets now."""
         pts, ab = self.side_score(p), self.abbey_held(p)
         return [j for j, (a, b) in enumerate(self.goal_lines) if pts >= a and ab >= b]
-
-    def abbey_top(self) -> int:
-        """The face-up Abbey card (instance id), or -1: none left, or the top is face down
-        while the explorer decides ABBEY_CHOICE."""
-        if not self.abbey_deck or self.phase == A.ABBEY_CHOICE:
-            return -1
-        return self.abbey_deck[-1]
 
     def final_scores(self) -> list:
         """Q-E3: score minus the points of personal quests not completed."""
@@ -531,64 +499,6 @@ class FantastiqaState:
             return bool(self._opponents_here(p))
         return True   # PLUS_STATUE, GEM, EFFECT
 
-    def _abbey_matches(self, p) -> list:
-        """Hand kinds showing the face-up Abbey card's symbol (Q-B3: no wilds; a double or a
-        Curious Companion matches if one of its symbols does)."""
-        if not self.abbey_deck:
-            return []
-        sym = self.g.I_AB_SYM[self.abbey_deck[-1]]
-        syms = self.g.K_SYMS
-        return [k for k in self._kinds(self.hand[p]) if sym in syms[k]]
-
-    def _why_no_explore(self, p) -> str:
-        """Why p may not start exploring now ('' when it may; Q-B2, Q-B5)."""
-        if not self.opts["abbey"]:
-            return "the Abbey is not in play (option abbey=False)"
-        if self.action_used:
-            return "the turn action is already used (exploring is the Complete-a-Quest action)"
-        if self.position[p] not in LOWER_FRAME:
-            return (f"seat {p} stands at position {self.position[p]}; exploring needs one of the "
-                    f"positions {list(LOWER_FRAME)} framing the Abbey")
-        if self.abbey_held(p) >= ABBEY_CAP:
-            return f"{'the team' if self.teams else f'seat {p}'} already holds {ABBEY_CAP} Abbey cards"
-        if not self.abbey_deck:
-            return "no Abbey card is left to explore"
-        if not self._abbey_matches(p):
-            sym = SYMBOLS[self.g.I_AB_SYM[self.abbey_deck[-1]]]
-            return f"no hand card shows {sym}, the symbol of the face-up Abbey card"
-        return ""
-
-    def _can_continue(self, p) -> bool:
-        """Q-B4/Q-B5: a card left to flip and held + set aside below the cap."""
-        return (self.abbey_held(p) + len(self.abbey_aside) < ABBEY_CAP
-                and bool(self.abbey_deck or self.abbey_returned))
-
-    def _abbey_refill(self):
-        """Q-B5: with no face-down card left, shuffle the returned cards into a new deck."""
-        if not self.abbey_deck and self.abbey_returned:
-            self.abbey_deck, self.abbey_returned = self.abbey_returned, []
-            self._rng(RNG_ABBEY).shuffle(self.abbey_deck)
-
-    def _abbey_end(self, p, claim: bool):
-        """Stop (claim, Q-B4) or fail (return rewards and cards, Q-B4); the action is spent."""
-        r = self.abbey_reward
-        if claim:
-            self.abbey[p] += self.abbey_aside
-            self.gems[p] += r[0]
-            self.carpets[p] += r[1]
-            self.reshuffles[p] += r[2]
-        else:
-            self.abbey_returned += self.abbey_aside
-            self.supply_gems += r[0]
-            self.supply_carpets += r[1]
-            self.supply_reshuffles += r[2]
-        self.abbey_aside, self.abbey_reward = [], [0, 0, 0]
-        self.action_used = True
-        self.phase = A.MAIN
-        self._abbey_refill()
-        if claim and self._goal_reached(p):         # Q-B1, Q-E1
-            self._end(self.team(p), "goal")
-
     def _goal_reached(self, p) -> bool:
         """Q-E1 / Q-B1 / Q-TM2: p's side meets a goal line."""
         pts, lines = self.side_score(p), self.goal_lines
@@ -677,9 +587,9 @@ class FantastiqaState:
         if ph == A.WARDROBE:
             return [A.SPACE + c for c in range(7) if self.board[c] >= 0 and c != self.target]
         if ph == A.ABBEY_MATCH:
-            return [L.hand + k for k in self._abbey_matches(p)] + ([] if self.abbey_aside else [A.CANCEL])
+            return self._legal_abbey_match(p)
         if ph == A.ABBEY_CHOICE:
-            return [L.abbey_stop] + ([L.abbey_continue] if self._can_continue(p) else [])
+            return self._legal_abbey_choice(p)
         raise AssertionError(f"unknown phase {ph}")
 
     def _legal_main(self, p) -> list:
@@ -904,28 +814,9 @@ class FantastiqaState:
             self.in_play.append(i)
             self.phase, self.reason = A.TARGET_SEAT, R_BREW
         elif ph == A.ABBEY_MATCH:
-            if a == A.CANCEL:
-                self.phase = A.MAIN
-            else:                                   # Q-B3
-                i = self._find(self.hand[p], a - L.hand)
-                self.hand[p].remove(i)
-                self.discard[p].append(i)
-                c = self.abbey_deck.pop()
-                self.abbey_aside.append(c)
-                gems, carpets, resh = g.I_AB_REWARD[c]
-                self.abbey_reward[0] += self._take("supply_gems", gems)
-                self.abbey_reward[1] += self._take("supply_carpets", carpets)
-                self.abbey_reward[2] += self._take("supply_reshuffles", resh)
-                self._draw(p, g.I_AB_DRAW[c], self.hand[p])
-                self.phase = A.ABBEY_CHOICE
+            self._apply_abbey_match(p, a)
         elif ph == A.ABBEY_CHOICE:
-            if a == L.abbey_stop:
-                self._abbey_end(p, claim=True)
-            else:                                   # flip the next card (Q-B4, Q-B5)
-                self._abbey_refill()
-                self.phase = A.ABBEY_MATCH
-                if not self._abbey_matches(p):
-                    self._abbey_end(p, claim=False)
+            self._apply_abbey_choice(p, a)
         elif ph == A.WARDROBE:
             c = a - A.SPACE
             if self.target < 0:
@@ -945,9 +836,7 @@ class FantastiqaState:
         if a == A.DONE:
             return self._end_turn(p)
         if a == L.explore:                          # Q-B2 (legal only with the Abbey)
-            self.abbey_aside, self.abbey_reward = [], [0, 0, 0]
-            self.phase = A.ABBEY_MATCH
-            return
+            return self._start_exploring(p)
         if a == A.ADVENTURE:
             self.visited, self.prev, self.count = 1 << self.position[p], -1, 0
             self.adventure = []
