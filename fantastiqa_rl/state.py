@@ -103,6 +103,7 @@ from fantastiqa_rl.game import get_game
 from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_options  # noqa: F401 (re-exported)
 from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
+from fantastiqa_rl.text import action_to_string, describe, why_illegal
 
 HAND_SIZE = 5
 # TARGET_SEAT reasons
@@ -1155,125 +1156,16 @@ class FantastiqaState(AbbeyRules):
         ValueError naming the key path."""
         return state_from_dict(cls, d)
 
-    # ------------------------------------------------------------------ text
+    # ------------------------------------------------------------------ text (fantastiqa_rl.text)
     def action_to_string(self, a) -> str:
         """Readable name of action a in this state's decision context."""
-        L, g = self.g.layout, self.g
-        name, idx = L.decode(a if isinstance(a, int) else int(a) if isinstance(a, (np.integer,)) else -1)
-        ph = self.phase
-        if name == "INVALID":
-            return f"INVALID({a!r})"
-        if name == "EXPLORE":
-            top = self.abbey_deck[-1] if self.abbey_deck else -1
-            return "EXPLORE the Abbey" + (f" (face up: {self.card_name(top)}, "
-                                          f"{SYMBOLS[g.I_AB_SYM[top]]})" if top >= 0 else "")
-        if name in A.ABBEY_NAMES:
-            return {"ABBEY_STOP": f"STOP exploring, claim {len(self.abbey_aside)} Abbey card(s)",
-                    "ABBEY_CONTINUE": "CONTINUE exploring (flip the next Abbey card)"}[name]
-        if name in A.FIXED_NAMES:
-            if a == A.DONE:
-                return {A.MAIN: "END_TURN", A.ADV_MOVE: "STOP_ADVENTURE",
-                        A.END_DISCARD: "KEEP_REST_AND_DRAW"}.get(ph, "DONE")
-            return name
-        if name == "MARK":
-            q = self.open_quests[idx]
-            return f"MARK open quest {idx}" + (f" ({self.card_name(q)})" if q >= 0 else "")
-        if name == "REGION":
-            verb = {A.SETUP_PLACE: "PLACE at", A.ADV_MOVE: "SUBDUE towards",
-                    A.MOVE_DEST: "MOVE to"}.get(ph, "REGION")
-            rn = REGIONS[self.region_at[idx]] if hasattr(self, "region_at") else "?"
-            return f"{verb} position {idx} ({rn})"
-        if name == "SPACE":
-            b = self.board[idx]
-            return f"SWAP space c{idx}" + (f" ({self.card_name(b)})" if b >= 0 else "")
-        if name == "SEAT":
-            return f"TARGET seat {idx}"
-        if name == "QUEST":
-            verb = {A.SETUP_QUEST: "TAKE starting quest", A.MAIN: "COMPLETE quest",
-                    A.CHEST: "KEEP quest", A.COMMIT_TARGET: "COMMIT to quest",
-                    A.WITHDRAW_FROM: "WITHDRAW from quest"}.get(ph, "QUEST")
-            return f"{verb} {g.Q_NAME[idx]}"
-        card = g.K_NAME[idx]
-        if name == "HAND":
-            verb = {A.MAIN: "PLAY", A.ADV_PAY: "PAY", A.QUEST_PAY: "PAY", A.END_DISCARD: "DISCARD",
-                    A.RELEASE: "RELEASE from hand", A.GLASS: "DOUBLE", A.BREW_CARD: "GIVE from hand",
-                    A.ADV_MOVE: "FLY with", A.ABBEY_MATCH: "MATCH the Abbey card with"}.get(ph, "HAND")
-            return f"{verb} {card}"
-        if name == "COMMIT":
-            return f"COMMIT {card}"
-        verb = {A.SETUP_ARTIFACT: "TAKE starting artifact", A.BUY: "BUY", A.BELL: "KEEP",
-                A.RELEASE: "RELEASE from discard", A.BREW_CARD: "GIVE from discard",
-                A.MAIN: "WITHDRAW"}.get(ph, "PICK")
-        return f"{verb} {card}"
+        return action_to_string(self, a)
 
     def _why_illegal(self, a: int) -> str:
-        L = self.g.layout
-        name, _ = L.decode(a)
-        if self.phase == A.TERMINAL:
-            return "the game is over"
-        if name == "INVALID":
-            return f"out of range [0, {L.n})"
-        if name in ("HAND", "COMMIT") and self.phase != A.SETUP_PLACE:
-            k = a - (L.hand if name == "HAND" else L.commit)
-            if self.phase not in (A.SETUP_QUEST, A.SETUP_ARTIFACT) and not any(
-                    self.g.I_HK[i] == k for i in self.hand[self.cur]):
-                return f"seat {self.cur} holds no such card in hand (decision {PHASES[self.phase]})"
-        if self.phase in (A.ADV_PAY, A.QUEST_PAY) and name == "HAND":
-            return "the card cannot help complete this payment (it would be surplus or unusable)"
-        if name == "EXPLORE" and self.phase == A.MAIN and self._why_no_explore(self.cur):
-            return self._why_no_explore(self.cur)
-        if self.phase == A.ABBEY_MATCH and name == "HAND":
-            return (f"the card does not show {SYMBOLS[self.g.I_AB_SYM[self.abbey_deck[-1]]]}, the symbol "
-                    "of the face-up Abbey card (no wilds)")
-        if self.phase == A.ABBEY_CHOICE and name == "ABBEY_CONTINUE":
-            return (f"cannot continue: {'the team' if self.teams else f'seat {self.cur}'} holds "
-                    f"{self.abbey_held(self.cur)} Abbey card(s) + {len(self.abbey_aside)} set aside "
-                    f"(cap {ABBEY_CAP}), or no Abbey card is left to flip")
-        if name == "MARK" and self.phase == A.FREE_MENU and self.open_quests[a - A.MARK] in self.token_left:
-            return ("mark_return='forbid': the quest token left this open quest earlier this turn "
-                    "and may not return to it (use WITHDRAW to empty it instead)")
-        if self.phase == A.ABBEY_MATCH and a == A.CANCEL:
-            return "cannot cancel after the first match (the exploration has begun)"
-        return (f"not legal in decision {PHASES[self.phase]} of seat {self.cur}; legal: "
-                + ", ".join(self.action_to_string(int(x)) for x in self.legal_actions()[:12])
-                + (" ..." if len(self.legal_actions()) > 12 else ""))
+        return why_illegal(self, a)
 
     def __str__(self) -> str:
-        g = self.g
-        nm = self.card_name
-        lines = [f"Fantastiqa ({g.cs.name} cards) {self.n} players, goal {self.goal}, "
-                 f"turns {self.turns}, decision {PHASES[self.phase]}, seat {self.current_player}"]
-        for pos in range(NUM_POSITIONS):
-            who = [str(p) for p in range(self.n) if self.position[p] == pos]
-            lines.append(f"  pos {pos}: {REGIONS[self.region_at[pos]]:<13} {STATUES[self.statue_at[pos]]:<14}"
-                         f" adventurers [{','.join(who)}]")
-        for c in range(7):
-            b = self.board[c]
-            if b >= 0:
-                k = g.I_HK[b]
-                lines.append(f"  c{c}: {nm(b)} (needs {SYMBOLS[g.K_VULN[k]]} x{g.K_STRENGTH[k]})"
-                             + (" +gem" if self.board_gems[c] else ""))
-            else:
-                lines.append(f"  c{c}: empty")
-        oq = [nm(q) + (" +1" if self.open_bonus[j] else "") if q >= 0 else "-" for j, q in enumerate(self.open_quests)]
-        lines.append(f"  open quests: {oq}; creature deck {len(self.creature_deck)}")
-        for p in range(self.n):
-            lines.append(f"  seat {p}: score {self.scores[p]} gems {self.gems[p]} carpets {self.carpets[p]}"
-                         f" reshuffles {self.reshuffles[p]} deck {len(self.deck[p])} discard {len(self.discard[p])}"
-                         f" quests {[nm(q) for q in self.quests[p]]}")
-            lines.append(f"          hand {sorted(nm(i) for i in self.hand[p])}")
-        if self.opts["abbey"]:
-            top = self.abbey_top()
-            lines.append(f"  Abbey: face up {nm(top) + ' (' + SYMBOLS[g.I_AB_SYM[top]] + ')' if top >= 0 else '-'};"
-                         f" face down {len(self.abbey_deck) - (top >= 0)}; returned {[nm(i) for i in self.abbey_returned]};"
-                         f" set aside {[nm(i) for i in self.abbey_aside]}; held {[len(x) for x in self.abbey]};"
-                         f" goal lines {list(self.goal_lines)}")
-        if self.opts["teams"]:
-            lines.append("  teams: seats 0+2 vs 1+3 (scores summed: "
-                         f"{self.side_score(0)} vs {self.side_score(1)})")
-        if self.winners_ is not None:
-            lines.append(f"  winners {self.winners_} ({self.end_reason})")
-        return "\n".join(lines)
+        return describe(self)
 
     __repr__ = __str__
 
