@@ -57,7 +57,7 @@ class AbbeyRules:
         Curious Companion matches if one of its symbols does)."""
         if not self.abbey_deck:
             return []
-        sym = self.g.I_AB_SYM[self.abbey_deck[-1]]
+        sym = self.g.I_ABBEY_SYMBOL[self.abbey_deck[-1]]
         syms = self.g.K_SYMS
         return [k for k in self._kinds(self.hand[p]) if sym in syms[k]]
 
@@ -75,7 +75,7 @@ class AbbeyRules:
         if not self.abbey_deck:
             return "no Abbey card is left to explore"
         if not self._abbey_matches(p):
-            sym = SYMBOLS[self.g.I_AB_SYM[self.abbey_deck[-1]]]
+            sym = SYMBOLS[self.g.I_ABBEY_SYMBOL[self.abbey_deck[-1]]]
             return f"no hand card shows {sym}, the symbol of the face-up Abbey card"
         return ""
 
@@ -134,11 +134,11 @@ class AbbeyRules:
         self.discard[p].append(i)
         c = self.abbey_deck.pop()
         self.abbey_aside.append(c)
-        gems, carpets, resh = g.I_AB_REWARD[c]
+        gems, carpets, resh = g.I_ABBEY_REWARD[c]
         self.abbey_reward[0] += self._take("supply_gems", gems)
         self.abbey_reward[1] += self._take("supply_carpets", carpets)
         self.abbey_reward[2] += self._take("supply_reshuffles", resh)
-        self._draw(p, g.I_AB_DRAW[c], self.hand[p])
+        self._draw(p, g.I_ABBEY_DRAW[c], self.hand[p])
         self.phase = A.ABBEY_CHOICE
 
     def _apply_abbey_choice(self, p, a):

@@ -54,7 +54,7 @@ ABBEY_FEATURES_SIZE = _pos          # 67
 
 
 def _sym_scale(g) -> float:
-    counts = np.bincount([g.I_AB_SYM[i] for i in g.abbey], minlength=NUM_SYMBOLS) if g.abbey else [1]
+    counts = np.bincount([g.I_ABBEY_SYMBOL[i] for i in g.abbey], minlength=NUM_SYMBOLS) if g.abbey else [1]
     return float(max(1, max(counts)))
 
 
@@ -82,21 +82,21 @@ def abbey_features(state, seat: int) -> np.ndarray:
         top = state.abbey_top()
         t = L["top"].start
         if top >= 0:
-            gems, carpets, resh = g.I_AB_REWARD[top]
+            gems, carpets, resh = g.I_ABBEY_REWARD[top]
             x[t] = 1.0
-            x[t + 1 + g.I_AB_SYM[top]] = 1.0
-            x[t + 10:t + 14] = (gems / 2, carpets, resh, g.I_AB_DRAW[top] / 2)
+            x[t + 1 + g.I_ABBEY_SYMBOL[top]] = 1.0
+            x[t + 10:t + 14] = (gems / 2, carpets, resh, g.I_ABBEY_DRAW[top] / 2)
         d = L["deck"].start
         x[d] = (len(state.abbey_deck) - (top >= 0)) / total
         x[d + 1] = len(state.abbey_returned) / total
         rs = L["returned_symbols"].start
         for i in state.abbey_returned:
-            x[rs + g.I_AB_SYM[i]] += 1.0 / ss
+            x[rs + g.I_ABBEY_SYMBOL[i]] += 1.0 / ss
         a = L["aside"].start
         x[a] = state.phase in (A.ABBEY_MATCH, A.ABBEY_CHOICE)
         x[a + 1] = len(state.abbey_aside) / ABBEY_CAP
         for i in state.abbey_aside:
-            x[a + 2 + g.I_AB_SYM[i]] += 1.0 / ss
+            x[a + 2 + g.I_ABBEY_SYMBOL[i]] += 1.0 / ss
         x[a + 11:a + 14] = [v / 4 for v in state.abbey_reward]
         h = L["held"].start
         for r in range(n):
@@ -123,10 +123,10 @@ def abbey_text(state) -> str:
     if state.opts["abbey"]:
         top = state.abbey_top()
         if top >= 0:
-            gems, carpets, resh = g.I_AB_REWARD[top]
+            gems, carpets, resh = g.I_ABBEY_REWARD[top]
             reward = ", ".join(f"{v} {k}" for v, k in ((gems, "gem(s)"), (carpets, "carpet(s)"),
                                                         (resh, "reshuffle(s)")) if v) or "nothing"
-            top_txt = f"{nm(top)}: match {SYMBOLS[g.I_AB_SYM[top]]}, reward {reward}, draw {g.I_AB_DRAW[top]}"
+            top_txt = f"{nm(top)}: match {SYMBOLS[g.I_ABBEY_SYMBOL[top]]}, reward {reward}, draw {g.I_ABBEY_DRAW[top]}"
         elif state.abbey_deck:
             top_txt = "face down (the explorer decides: stop or continue)"
         else:

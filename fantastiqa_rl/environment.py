@@ -273,7 +273,7 @@ class raw_env(TurnBasedAECEnv):
         if self.game is None:
             raise AssertionError("reset() needs to be called before state().")
         game, K = self.game, self._n_kinds
-        HK = np.asarray(game.g.I_HK, dtype=np.int64)
+        HK = np.asarray(game.g.I_HAND_KIND, dtype=np.int64)
         extra = np.zeros((2, MAX_PLAYERS, K), dtype=np.float32)
         for p in range(game.n):
             if game.hand[p]:

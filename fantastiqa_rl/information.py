@@ -39,12 +39,12 @@ from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 
 def _kinds(state, cards) -> list:
     """Sorted card-kind indices (identical cards are indistinguishable)."""
-    HK = state.g.I_HK
+    HK = state.g.I_HAND_KIND
     return sorted(HK[i] for i in cards)
 
 
 def _quest_kinds(state, cards) -> list:
-    QK = state.g.I_QK
+    QK = state.g.I_QUEST_KIND
     return sorted(QK[i] for i in cards)
 
 
@@ -86,11 +86,13 @@ def information_state(state, seat: int) -> dict:
         "goal": state.goal, "phase": state.phase_name, "current": cur, "turns": state.turns,
         "winners": state.winners(), "region_at": list(state.region_at), "statue_at": list(state.statue_at),
         "board": list(state.board), "board_gems": list(state.board_gems),
-        "creature_deck": len(state.creature_deck), "artifact_deck": len(state.artifact_deck), "beast_deck": len(state.beast_deck),
-        "quest_deck": len(state.quest_deck), "open_quests": list(state.open_quests), "open_bonus": list(state.open_bonus),
-        "supply": [state.supply_gems, state.supply_carpets, state.supply_reshuffles, state.supply_bonus_tokens, len(state.dragons)],
-        "box": _kinds(state, [i for i in state.box if state.g.I_HK[i] >= 0]) + [-1] * sum(
-            1 for i in state.box if state.g.I_HK[i] < 0),
+        "creature_deck": len(state.creature_deck), "artifact_deck": len(state.artifact_deck),
+        "beast_deck": len(state.beast_deck), "quest_deck": len(state.quest_deck),
+        "open_quests": list(state.open_quests), "open_bonus": list(state.open_bonus),
+        "supply": [state.supply_gems, state.supply_carpets, state.supply_reshuffles, state.supply_bonus_tokens,
+                   len(state.dragons)],
+        "box": _kinds(state, [i for i in state.box if state.g.I_HAND_KIND[i] >= 0]) + [-1] * sum(
+            1 for i in state.box if state.g.I_HAND_KIND[i] < 0),
         "players": players,
         "setup_offer": [list(state.offer_quests), _kinds(state, state.offer_artifacts)],
         "turn": {"action_used": state.action_used, "plus": state.plus_statue, "visited": state.visited,

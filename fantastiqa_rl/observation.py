@@ -118,11 +118,11 @@ class _Encoder:
         K, Q = g4.layout.K, g4.layout.Q
         self.K, self.Q = K, Q
         self.n_actions = g4.layout.n
-        kind_high = np.bincount([k for k in g4.I_HK if k >= 0], minlength=K).astype(np.float32)
+        kind_high = np.bincount([k for k in g4.I_HAND_KIND if k >= 0], minlength=K).astype(np.float32)
         kind_high = np.maximum(kind_high, 1.0)
         cs = g4.cs
-        total_points = sum(g4.Q_POINTS[g4.I_QK[q]] for q in g4.quests + g4.start_quests)
-        n_hold = sum(1 for k in g4.I_HK if k >= 0)
+        total_points = sum(g4.Q_POINTS[g4.I_QUEST_KIND[q]] for q in g4.quests + g4.start_quests)
+        n_hold = sum(1 for k in g4.I_HAND_KIND if k >= 0)
         max_need = max(c for needs in g4.Q_NEEDS for _, c in needs)
         space_h = np.ones(_SPACE_FEATURES, dtype=np.float32)
         space_h[12] = max(1.0, max(g4.K_STRENGTH) / 4.0)
@@ -156,11 +156,11 @@ class _Encoder:
         self.size = pos
         self.high = np.concatenate(highs).astype(np.float32)
         self.off = {name: sl.start for name, sl in self.layout.items()}
-        self.HK = np.asarray(g.I_HK + (-1,), dtype=np.int64)   # instance ids depend on the player count
-        self.QK = np.asarray(g.I_QK + (-1,), dtype=np.int64)
+        self.HK = np.asarray(g.I_HAND_KIND + (-1,), dtype=np.int64)   # instance ids depend on the player count
+        self.QK = np.asarray(g.I_QUEST_KIND + (-1,), dtype=np.int64)
         # Per holdable kind: symbol units (companions count for both symbols).
         units = np.zeros((K, NUM_SYMBOLS), dtype=np.float32)
-        for k, prof in enumerate(g4.K_PROF):
+        for k, prof in enumerate(g4.K_PROFILE):
             if prof is not None:
                 a, b, m = prof
                 units[k, a] += m

@@ -27,7 +27,7 @@ def _needs_text(g, qk) -> str:
 
 def quest_text(state, q) -> str:
     g = state.g
-    qk = g.I_QK[q]
+    qk = g.I_QUEST_KIND[q]
     return (f"{g.Q_NAME[qk]} [{REGIONS[g.Q_REGION[qk]]}, pos {state.name_pos[g.Q_REGION[qk]]}: "
             f"{_needs_text(g, qk)}, {g.Q_POINTS[qk]} pt]")
 
@@ -37,7 +37,7 @@ def creature_text(state, space) -> str:
     i = state.board[space]
     if i < 0:
         return "empty"
-    k = g.I_HK[i]
+    k = g.I_HAND_KIND[i]
     syms = "+".join(_SYM[SYMBOLS[s]] for s in g.K_SYMS[k]) or "-"
     power = "" if POWERS[g.K_POWER[k]] == "NONE" else f" {POWERS[g.K_POWER[k]]}"
     gem = " +gem" if state.board_gems[space] else ""
@@ -172,7 +172,7 @@ def render_rgb(state) -> np.ndarray:
             draw.rectangle((mx - 22, my - 10, mx + 22, my + 10), fill=(230, 230, 230), outline=(150, 150, 150))
             draw.text((mx - 16, my - 6), f"c{c} -", fill=(120, 120, 120))
             continue
-        k = g.I_HK[i]
+        k = g.I_HAND_KIND[i]
         # Full texts (no cut): the box is as wide as its longer line.
         label = f"c{c}: needs {g.K_STRENGTH[k]}x {SYMBOLS[g.K_VULN[k]]}"
         name = g.K_NAME[k]
@@ -196,7 +196,7 @@ def render_rgb(state) -> np.ndarray:
         if q < 0:
             draw.text((x + 8, y), f"{j}: -", fill=(0, 0, 0))
         else:
-            qk = g.I_QK[q]
+            qk = g.I_QUEST_KIND[q]
             title = f"{j}: {g.Q_NAME[qk]}" + (" +1" if state.open_bonus[j] else "")
             for line in _wrap(draw, title, _PANEL_W - 30):      # a long name wraps, never cut
                 draw.text((x + 8, y), line, fill=(0, 0, 0))

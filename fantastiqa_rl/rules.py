@@ -30,12 +30,12 @@ class Rules:
     # ------------------------------------------------------------------ card queries
     def _kinds(self, cards) -> list:
         """Distinct kinds among these instances."""
-        HK = self.g.I_HK
+        HK = self.g.I_HAND_KIND
         return list({HK[i] for i in cards})
 
     def _find(self, cards, k, prefer_boosted=False):
         """An instance of kind k in cards: undoubled copies first (doubled first for payments)."""
-        HK, bo = self.g.I_HK, self.boosted
+        HK, bo = self.g.I_HAND_KIND, self.boosted
         best = -1
         for i in cards:
             if HK[i] == k:
@@ -45,16 +45,16 @@ class Rules:
         return best
 
     def _profile(self, i):
-        k = self.g.I_HK[i]
-        return self.g.K_PROF2[k] if i in self.boosted else self.g.K_PROF[k]
+        k = self.g.I_HAND_KIND[i]
+        return self.g.K_DOUBLED_PROFILE[k] if i in self.boosted else self.g.K_PROFILE[k]
 
     def _hand_items(self, cards) -> dict:
         """kind -> tuple of payment profiles in use order (doubled copies first)."""
         items = {}
         bo = self.boosted
         for i in cards:
-            k = self.g.I_HK[i]
-            if self.g.K_PROF[k] is None:
+            k = self.g.I_HAND_KIND[i]
+            if self.g.K_PROFILE[k] is None:
                 continue
             items.setdefault(k, []).append(i)
         out = {}
@@ -68,11 +68,11 @@ class Rules:
         return tuple(sorted(p for p in (self._profile(i) for i in cards) if p is not None))
 
     def _creature_req(self, space):
-        k = self.g.I_HK[self.board[space]]
+        k = self.g.I_HAND_KIND[self.board[space]]
         return ("c", self.g.K_VULN[k], self.g.K_STRENGTH[k])
 
     def _quest_req(self, q_inst):
-        return ("q", self.g.Q_NEEDS[self.g.I_QK[q_inst]])
+        return ("q", self.g.Q_NEEDS[self.g.I_QUEST_KIND[q_inst]])
 
     def _moves(self, p, adventure=False, visited=None, prev=None):
         """(space, dest) pairs a FLY / carpet / subdue may use from p's position (Q-M1); in an
@@ -127,12 +127,12 @@ class Rules:
         syms = g.K_SYMS[k]
         out = []
         for q, cards in self.committed[p].items():
-            need = g.Q_NEEDS[g.I_QK[q]]
+            need = g.Q_NEEDS[g.I_QUEST_KIND[q]]
             for s, cnt in need:
                 if s in syms:
                     have = 0
                     for i in cards:
-                        a, b, m = g.K_PROF[g.I_HK[i]]
+                        a, b, m = g.K_PROFILE[g.I_HAND_KIND[i]]
                         if a == s or b == s:
                             have += m
                     if have < cnt:
@@ -147,7 +147,7 @@ class Rules:
         out = []
         hand_prof = None
         for q in self.quests[p] + [q for q in self.open_quests if q >= 0]:
-            if g.Q_REGION[g.I_QK[q]] != name:
+            if g.Q_REGION[g.I_QUEST_KIND[q]] != name:
                 continue
             if hand_prof is None:
                 hand_prof = [self._profile(i) for i in self.hand[p]]
@@ -187,7 +187,7 @@ class Rules:
                 out.append(A.ADVENTURE)
             if self._statue_options(p):
                 out.append(A.VISIT_STATUE)
-            out += list({L.quest + g.I_QK[q] for q in self._completable(p)})
+            out += list({L.quest + g.I_QUEST_KIND[q] for q in self._completable(p)})
             if self.opts["abbey"] and not self._why_no_explore(p):
                 out.append(L.explore)
         if self._has_free(p):
@@ -219,17 +219,17 @@ class Rules:
                 out.append(L.hand + k)
         if self.committed[p]:
             for k in self._kinds(self.hand[p]):
-                if g.K_PROF[k] is not None and self._commit_targets(p, k):
+                if g.K_PROFILE[k] is not None and self._commit_targets(p, k):
                     out.append(L.commit + k)
-            out += list({L.pick + g.I_HK[i] for cards in self.committed[p].values() for i in cards})
+            out += list({L.pick + g.I_HAND_KIND[i] for cards in self.committed[p].values() for i in cards})
         return out
 
     def _legal_setup_quest(self, p) -> list:
-        L, QK = self.g.layout, self.g.I_QK
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
         return list({L.quest + QK[q] for q in self.offer_quests})
 
     def _legal_setup_artifact(self, p) -> list:
-        L, HK = self.g.layout, self.g.I_HK
+        L, HK = self.g.layout, self.g.I_HAND_KIND
         return list({L.pick + HK[i] for i in self.offer_artifacts})
 
     def _legal_setup_place(self, p) -> list:
@@ -269,7 +269,7 @@ class Rules:
         return [A.DONE] + [self.g.layout.pick + k for k in self._kinds(self.revealed) if cost[k] <= gems]
 
     def _legal_chest(self, p) -> list:
-        L, QK = self.g.layout, self.g.I_QK
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
         out = [A.DONE] if self.count else []
         if len(self.quests[p]) < PERSONAL_QUEST_CAP:
             out += list({L.quest + QK[q] for q in self.revealed})
@@ -301,18 +301,18 @@ class Rules:
         return self._statue_options(p) + ([] if self.key else [A.CANCEL])
 
     def _legal_commit_target(self, p) -> list:
-        L, QK = self.g.layout, self.g.I_QK
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
         return list({L.quest + QK[q] for q in self._commit_targets(p, self.target)})
 
     def _legal_withdraw_from(self, p) -> list:
-        L, QK, HK = self.g.layout, self.g.I_QK, self.g.I_HK
+        L, QK, HK = self.g.layout, self.g.I_QUEST_KIND, self.g.I_HAND_KIND
         return list({L.quest + QK[q] for q, cards in self.committed[p].items()
                      if any(HK[i] == self.target for i in cards)})
 
     def _legal_glass(self, p) -> list:
         g = self.g
         return [g.layout.hand + k for k in self._kinds([i for i in self.hand[p] if i not in self.boosted])
-                if g.K_PROF[k] is not None]
+                if g.K_PROFILE[k] is not None]
 
     def _legal_bell(self, p) -> list:
         return [self.g.layout.pick + k for k in self._kinds(self.revealed)]
@@ -371,15 +371,15 @@ class Rules:
             self.target, self.phase = a - L.commit, A.COMMIT_TARGET
             qs = self._commit_targets(p, self.target)
             if len(qs) == 1:
-                self._do(L.quest + g.I_QK[qs[0]])
+                self._do(L.quest + g.I_QUEST_KIND[qs[0]])
         elif a < L.quest:                           # withdraw (Q-F2)
             self.target, self.phase = a - L.pick, A.WITHDRAW_FROM
-            qs = [q for q, cards in self.committed[p].items() if any(g.I_HK[i] == self.target for i in cards)]
+            qs = [q for q, cards in self.committed[p].items() if any(g.I_HAND_KIND[i] == self.target for i in cards)]
             if len(qs) == 1:
-                self._do(L.quest + g.I_QK[qs[0]])
+                self._do(L.quest + g.I_QUEST_KIND[qs[0]])
         else:
             q = a - L.quest
-            self.target = next(i for i in self._completable(p) if g.I_QK[i] == q)
+            self.target = next(i for i in self._completable(p) if g.I_QUEST_KIND[i] == q)
             self.pay = []
             self.phase = A.QUEST_PAY
 
@@ -391,7 +391,7 @@ class Rules:
         self.phase, self.ret = A.MOVE_DEST, self.phase
 
     def _apply_setup_quest(self, p, a):
-        L, QK = self.g.layout, self.g.I_QK
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
         q = next(i for i in self.offer_quests if L.quest + QK[i] == a)
         self.offer_quests.remove(q)
         self.quests[p].append(q)
@@ -399,7 +399,7 @@ class Rules:
         self.phase = A.SETUP_ARTIFACT
 
     def _apply_setup_artifact(self, p, a):
-        L, HK = self.g.layout, self.g.I_HK
+        L, HK = self.g.layout, self.g.I_HAND_KIND
         i = next(i for i in self.offer_artifacts if L.pick + HK[i] == a)
         self.offer_artifacts.remove(i)
         self.hand[p].append(i)
@@ -487,7 +487,7 @@ class Rules:
             self._return_revealed()
             self._statue_done()
             return
-        L, QK = self.g.layout, self.g.I_QK
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
         q = next(i for i in self.revealed if L.quest + QK[i] == a)
         self.revealed.remove(q)
         self.quests[p].append(q)
@@ -542,7 +542,7 @@ class Rules:
             self._statue(p, a)
 
     def _apply_commit_target(self, p, a):
-        L, QK = self.g.layout, self.g.I_QK
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
         q = next(q for q in self.committed[p] if L.quest + QK[q] == a)
         i = self._find(self.hand[p], self.target)
         self.hand[p].remove(i)
@@ -550,7 +550,7 @@ class Rules:
         self.phase = A.MAIN
 
     def _apply_withdraw_from(self, p, a):
-        L, QK, HK = self.g.layout, self.g.I_QK, self.g.I_HK
+        L, QK, HK = self.g.layout, self.g.I_QUEST_KIND, self.g.I_HAND_KIND
         q = next(q for q, cards in self.committed[p].items()
                  if L.quest + QK[q] == a and any(HK[i] == self.target for i in cards))
         i = self._find(self.committed[p][q], self.target)
@@ -560,7 +560,7 @@ class Rules:
 
     def _apply_glass(self, p, a):
         k = a - self.g.layout.hand
-        HK = self.g.I_HK
+        HK = self.g.I_HAND_KIND
         self.boosted.append(next(i for i in self.hand[p] if HK[i] == k and i not in self.boosted))
         self.phase = A.MAIN
         self._run_effects(p)
@@ -614,8 +614,8 @@ class Rules:
         """Play a hand card of kind k for its power (Q-F1)."""
         g = self.g
         hand = self.hand[p]
-        if self.opts["card_use"] == "both" and g.K_PROF[k] is not None:
-            i = next(i for i in hand if g.I_HK[i] == k and i not in self.powered)
+        if self.opts["card_use"] == "both" and g.K_PROFILE[k] is not None:
+            i = next(i for i in hand if g.I_HAND_KIND[i] == k and i not in self.powered)
             self.powered.append(i)                  # stays in hand for its symbols
         else:
             i = self._find(hand, k)
@@ -660,7 +660,7 @@ class Rules:
                         self.gems[o] -= 1
                         self.gems[p] += 1
             elif op == "double_symbols":
-                if any(self.g.K_PROF[self.g.I_HK[i]] is not None and i not in self.boosted
+                if any(self.g.K_PROFILE[self.g.I_HAND_KIND[i]] is not None and i not in self.boosted
                        for i in self.hand[p]):
                     self.phase = A.GLASS
             elif op == "draw_keep":
@@ -716,7 +716,7 @@ class Rules:
         """Q-Q3."""
         g = self.g
         q = self.target
-        qk = g.I_QK[q]
+        qk = g.I_QUEST_KIND[q]
         self.discard[p] += self.pay
         self.pay = []
         self.discard[p] += self.committed[p].pop(q, [])

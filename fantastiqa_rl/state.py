@@ -247,7 +247,7 @@ class FantastiqaState(Rules, TurnFlow, AbbeyRules):
 
     def final_scores(self) -> list:
         """Q-E3: score minus the points of personal quests not completed."""
-        QP, QK = self.g.Q_POINTS, self.g.I_QK
+        QP, QK = self.g.Q_POINTS, self.g.I_QUEST_KIND
         return [self.scores[p] - sum(QP[QK[q]] for q in self.quests[p]) for p in range(self.n)]
 
     def card_name(self, i: int) -> str:

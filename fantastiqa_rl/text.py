@@ -27,7 +27,7 @@ def action_to_string(s, a) -> str:
     if name == "EXPLORE":
         top = s.abbey_deck[-1] if s.abbey_deck else -1
         return "EXPLORE the Abbey" + (f" (face up: {s.card_name(top)}, "
-                                      f"{SYMBOLS[g.I_AB_SYM[top]]})" if top >= 0 else "")
+                                      f"{SYMBOLS[g.I_ABBEY_SYMBOL[top]]})" if top >= 0 else "")
     if name in A.ABBEY_NAMES:
         return {"ABBEY_STOP": f"STOP exploring, claim {len(s.abbey_aside)} Abbey card(s)",
                 "ABBEY_CONTINUE": "CONTINUE exploring (flip the next Abbey card)"}[name]
@@ -78,14 +78,14 @@ def why_illegal(s, a: int) -> str:
     if name in ("HAND", "COMMIT") and s.phase != A.SETUP_PLACE:
         k = a - (L.hand if name == "HAND" else L.commit)
         if s.phase not in (A.SETUP_QUEST, A.SETUP_ARTIFACT) and not any(
-                s.g.I_HK[i] == k for i in s.hand[s.cur]):
+                s.g.I_HAND_KIND[i] == k for i in s.hand[s.cur]):
             return f"seat {s.cur} holds no such card in hand (decision {PHASES[s.phase]})"
     if s.phase in (A.ADV_PAY, A.QUEST_PAY) and name == "HAND":
         return "the card cannot help complete this payment (it would be surplus or unusable)"
     if name == "EXPLORE" and s.phase == A.MAIN and s._why_no_explore(s.cur):
         return s._why_no_explore(s.cur)
     if s.phase == A.ABBEY_MATCH and name == "HAND":
-        return (f"the card does not show {SYMBOLS[s.g.I_AB_SYM[s.abbey_deck[-1]]]}, the symbol "
+        return (f"the card does not show {SYMBOLS[s.g.I_ABBEY_SYMBOL[s.abbey_deck[-1]]]}, the symbol "
                 "of the face-up Abbey card (no wilds)")
     if s.phase == A.ABBEY_CHOICE and name == "ABBEY_CONTINUE":
         return (f"cannot continue: {'the team' if s.teams else f'seat {s.cur}'} holds "
@@ -113,7 +113,7 @@ def describe(s) -> str:
     for c in range(NUM_SPACES):
         b = s.board[c]
         if b >= 0:
-            k = g.I_HK[b]
+            k = g.I_HAND_KIND[b]
             lines.append(f"  c{c}: {nm(b)} (needs {SYMBOLS[g.K_VULN[k]]} x{g.K_STRENGTH[k]})"
                          + (" +gem" if s.board_gems[c] else ""))
         else:
@@ -127,7 +127,7 @@ def describe(s) -> str:
         lines.append(f"          hand {sorted(nm(i) for i in s.hand[p])}")
     if s.opts["abbey"]:
         top = s.abbey_top()
-        lines.append(f"  Abbey: face up {nm(top) + ' (' + SYMBOLS[g.I_AB_SYM[top]] + ')' if top >= 0 else '-'};"
+        lines.append(f"  Abbey: face up {nm(top) + ' (' + SYMBOLS[g.I_ABBEY_SYMBOL[top]] + ')' if top >= 0 else '-'};"
                      f" face down {len(s.abbey_deck) - (top >= 0)}; returned {[nm(i) for i in s.abbey_returned]};"
                      f" set aside {[nm(i) for i in s.abbey_aside]}; held {[len(x) for x in s.abbey]};"
                      f" goal lines {list(s.goal_lines)}")

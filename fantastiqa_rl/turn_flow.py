@@ -136,7 +136,7 @@ class TurnFlow:
                         self.box.append(i)
                     continue
                 self.board[c] = i
-                if g.K_GEM[g.I_HK[i]]:
+                if g.K_GEM[g.I_HAND_KIND[i]]:
                     self.board_gems[c] = self._take("supply_gems", 1)
         if aside:                                   # Q-R3: into the top 10 cards
             t = min(RAVEN_DEPTH, len(deck))

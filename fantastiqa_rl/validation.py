@@ -147,7 +147,7 @@ def validate_state_dict(d, new_state) -> object:
     # ------------------------------------------------------------------ cards: one place each, of the right type
     creatures = {i for sec in g.sections.values() for i in sec}
     quests = set(g.quests) | set(g.start_quests)
-    holdable = {i for i in range(M) if g.I_HK[i] >= 0}
+    holdable = {i for i in range(M) if g.I_HAND_KIND[i] >= 0}
     abbey_cards = set(g.abbey)
     anything = set(range(M))
     seen: dict[int, str] = {}

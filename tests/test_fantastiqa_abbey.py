@@ -53,12 +53,12 @@ def boxed_start_quest(s, p, extra=0, frame=False):
     position framing the Abbey); p stands in its region holding the household items it needs
     (plus `extra` single creatures of that symbol)."""
     q = next(i for i in s.box if i in s.g.start_quests
-             and (not frame or s.name_pos[s.g.Q_REGION[s.g.I_QK[i]]] in LOWER_FRAME))
+             and (not frame or s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[i]]] in LOWER_FRAME))
     s.box.remove(q)
     s.quests[p].append(q)
     s.committed[p][q] = []
-    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QK[q]]
-    at(s, p, s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]])
+    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]
+    at(s, p, s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]])
     set_hand(s, p, [ITEMS[sym]] * cnt + [f"I {SYMBOLS[sym].title()} Gem"] * extra)
     return q
 
@@ -125,7 +125,7 @@ def test_Q_B1_meeting_any_goal_line_wins_at_once():
     s.scores[0] = 6
     hold_abbey(s, 0, ["Abbey 10", "Abbey 11", "Abbey 12", "Abbey 13", "Abbey 14"])
     q = boxed_start_quest(s, 0)
-    s.apply(s.layout.quest + s.g.I_QK[q])
+    s.apply(s.layout.quest + s.g.I_QUEST_KIND[q])
     while A.CONFIRM not in legal(s):
         s.apply(int(min(legal(s) - {A.CANCEL})))
     s.apply(A.CONFIRM)
@@ -157,9 +157,9 @@ def test_Q_B2_exploring_is_the_quest_action_from_the_four_framing_regions():
     # and after a quest, no exploring
     t = fresh(seed=4)
     q = boxed_start_quest(t, 0, extra=1, frame=True)
-    set_abbey_deck(t, ["Abbey %02d" % (2 * t.g.Q_NEEDS[t.g.I_QK[q]][0][0])])
+    set_abbey_deck(t, ["Abbey %02d" % (2 * t.g.Q_NEEDS[t.g.I_QUEST_KIND[q]][0][0])])
     assert t.layout.explore in legal(t)
-    t.apply(t.layout.quest + t.g.I_QK[q])
+    t.apply(t.layout.quest + t.g.I_QUEST_KIND[q])
     while A.CONFIRM not in legal(t):
         t.apply(int(min(legal(t) - {A.CANCEL})))
     t.apply(A.CONFIRM)

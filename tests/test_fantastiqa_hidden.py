@@ -88,7 +88,7 @@ def test_control_own_hand_and_public_changes_are_visible():
     for s in states(3):
         for seat in range(3):
             t = swap_hidden(s, seat, rng)
-            if sorted(s.g.I_HK[i] for i in t.hand[seat]) != sorted(s.g.I_HK[i] for i in s.hand[seat]):
+            if sorted(s.g.I_HAND_KIND[i] for i in t.hand[seat]) != sorted(s.g.I_HAND_KIND[i] for i in s.hand[seat]):
                 assert not (observe(t, seat) == observe(s, seat)).all()
                 seen += 1
         t = s.clone()
@@ -123,7 +123,7 @@ def test_drawn_statue_cards_are_seen_by_the_drawer_only():
             if seat != cur:
                 assert observe(s, seat)[lay["drawn_cards"]].sum() == 0
                 assert (observe(t, seat) == observe(s, seat)).all()
-        if sorted(s.g.I_HK[i] for i in t.revealed) != sorted(s.g.I_HK[i] for i in s.revealed):
+        if sorted(s.g.I_HAND_KIND[i] for i in t.revealed) != sorted(s.g.I_HAND_KIND[i] for i in s.revealed):
             assert not (observe(t, cur) == observe(s, cur)).all()
         if found >= 6:
             break

@@ -63,7 +63,7 @@ def subdue(s, dest):
     """In ADV_MOVE: go to dest, paying with the adventurer item of the creature's vulnerability."""
     do(s, A.REGION + dest)
     c = s.target
-    k = s.g.I_HK[s.board[c]]
+    k = s.g.I_HAND_KIND[s.board[c]]
     for _ in range(s.g.K_STRENGTH[k]):
         do(s, HAND(s, ITEMS[s.g.K_VULN[k]]))
     do(s, A.CONFIRM)
@@ -175,7 +175,7 @@ def test_Q_R1_refill_in_order_with_gems():
     assert not any(s.g.I_IS_RAVEN[i] for i in top)   # section I has no Raven
     s._replenish(False)
     assert s.board[2] == top[0] and s.board[5] == top[1]     # c2 filled before c5
-    want = [int(s.g.K_GEM[s.g.I_HK[i]]) for i in top]
+    want = [int(s.g.K_GEM[s.g.I_HAND_KIND[i]]) for i in top]
     assert [s.board_gems[2], s.board_gems[5]] == want
     assert s.supply_gems == gems_before - sum(want)
     check_conservation(s)
@@ -373,8 +373,8 @@ def test_Q_V1_tower_draw_buy_and_bottom_in_draw_order():
     do(s, A.STATUE_DRAW)
     assert s.revealed == top4 and s.phase == A.BUY
     buy = top4[1]
-    cost = s.g.K_COST[s.g.I_HK[buy]]
-    do(s, s.layout.pick + s.g.I_HK[buy])
+    cost = s.g.K_COST[s.g.I_HAND_KIND[buy]]
+    do(s, s.layout.pick + s.g.I_HAND_KIND[buy])
     assert s.gems[0] == 20 - cost and buy in s.discard[0]
     do(s, A.DONE)
     rest = [i for i in top4 if i != buy]
@@ -390,7 +390,7 @@ def test_Q_V1_bought_to_hand_option_and_chest():
     do(s, A.VISIT_STATUE)
     do(s, A.STATUE_DRAW)
     i = s.revealed[0]
-    do(s, s.layout.pick + s.g.I_HK[i])
+    do(s, s.layout.pick + s.g.I_HAND_KIND[i])
     assert i in s.hand[0]
     s = fresh(2, seed=16)
     _at_statue(s, CHEST)
@@ -398,7 +398,7 @@ def test_Q_V1_bought_to_hand_option_and_chest():
     do(s, A.STATUE_DRAW)
     assert A.DONE not in legal(s), "keep at least one quest"
     q = s.revealed[0]
-    do(s, s.layout.quest + s.g.I_QK[q])
+    do(s, s.layout.quest + s.g.I_QUEST_KIND[q])
     assert q in s.quests[0] and A.DONE in legal(s)
     do(s, int(max(legal(s))))                        # a second one: 3 personal quests now
     assert len(s.quests[0]) == 3 and legal(s) == {A.DONE}
@@ -467,7 +467,7 @@ def test_Q_Q1_one_quest_per_turn_in_its_region():
 def test_Q_Q2_exact_symbols_and_committed_cards_count():
     s = fresh(2, seed=20)
     q = give_personal_quest(s, 0, "Quest 00")      # SWORD x2, FIRE x1 (A=0, B=1)
-    assert s.g.Q_NEEDS[s.g.I_QK[q]] == ((0, 2), (1, 1))
+    assert s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]] == ((0, 2), (1, 1))
     at(s, 0, quest_pos(s, "Quest 00"))
     set_hand(s, 0, ["Spatula", "Candle", "Spatula"])
     do(s, COMMIT(s, "Spatula"))                   # single target: no second step
@@ -485,7 +485,7 @@ def test_Q_Q2_exact_symbols_and_committed_cards_count():
 def test_Q_Q3_score_bonus_reward_and_discard():
     s = fresh(2, seed=21)
     q = s.open_quests[0]
-    qk = s.g.I_QK[q]
+    qk = s.g.I_QUEST_KIND[q]
     needs = s.g.Q_NEEDS[qk]
     names = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
     at(s, 0, s.name_pos[s.g.Q_REGION[qk]])
@@ -581,7 +581,7 @@ def test_Q_F1_bell_draw_keep_discard():
     top3 = s.deck[0][-3:][::-1]
     do(s, HAND(s, "Bell of Summoning"))
     assert s.revealed == top3 and s.phase == A.BELL
-    do(s, s.layout.pick + s.g.I_HK[top3[2]])
+    do(s, s.layout.pick + s.g.I_HAND_KIND[top3[2]])
     assert top3[2] in s.hand[0] and all(i in s.discard[0] for i in top3[:2])
     check_conservation(s)
 
@@ -590,7 +590,7 @@ def test_Q_F2_commit_mark_withdraw_and_token_return():
     s = fresh(3, seed=26)
     j = 0
     q = s.open_quests[j]
-    need_sym = s.g.Q_NEEDS[s.g.I_QK[q]][0][0]
+    need_sym = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]][0][0]
     names = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
     card = names[need_sym]
     s.quests[0] = []
@@ -607,14 +607,14 @@ def test_Q_F2_commit_mark_withdraw_and_token_return():
     s.committed[0][q].append(s.discard[0].pop())    # committed again
     # the opponent completes the quest: our token returns and our cards go to our discard
     s.cur = 1
-    at(s, 1, s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]])
-    needs = s.g.Q_NEEDS[s.g.I_QK[q]]
+    at(s, 1, s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]])
+    needs = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]
     s.deck[1] += s.hand[1]
     s.hand[1] = []
     for sym, c in needs:
         for _ in range(c):
             move_card(s, names[sym], s.hand[1], exclude=[s.committed[0][q]])
-    do(s, s.layout.quest + s.g.I_QK[q])
+    do(s, s.layout.quest + s.g.I_QUEST_KIND[q])
     while A.CONFIRM not in legal(s):
         do(s, int(min(legal(s) - {A.CANCEL})))
     do(s, A.CONFIRM)
@@ -698,7 +698,7 @@ def test_Q_T1_discard_then_draw_up_to_five():
     h = list(s.hand[0])
     do(s, A.DONE)
     assert s.phase == A.END_DISCARD
-    do(s, s.layout.hand + s.g.I_HK[h[0]])
+    do(s, s.layout.hand + s.g.I_HAND_KIND[h[0]])
     do(s, A.DONE)
     assert len(s.hand[0]) == 5 and s.cur == 1
     s2 = fresh(2, seed=30, draw_rule="draw_5")

@@ -33,10 +33,10 @@ def complete_boxed_start_quest(s, p):
     s.box.remove(q)
     s.quests[p].append(q)
     s.committed[p][q] = []
-    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QK[q]]
-    at(s, p, s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]])
+    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]
+    at(s, p, s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]])
     set_hand(s, p, [ITEMS[sym]] * cnt)
-    s.apply(s.layout.quest + s.g.I_QK[q])
+    s.apply(s.layout.quest + s.g.I_QUEST_KIND[q])
     while A.CONFIRM not in legal(s):
         s.apply(int(min(legal(s) - {A.CANCEL})))
     s.apply(A.CONFIRM)
@@ -233,8 +233,8 @@ def test_generic_mcts_plays_for_the_team():
     s.box.remove(q)
     s.quests[0].append(q)
     s.committed[0][q] = []
-    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QK[q]]
-    at(s, 0, s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]])
+    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]
+    at(s, 0, s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]])
     set_hand(s, 0, [ITEMS[sym]] * cnt + [f"I {SYMBOLS[sym].title()} Gem"])
     s.sample_consistent = lambda seat, rng: s.clone()  # noqa: E731 (perfect information here)
     bot = MCTSAgent(seed=0, iterations=60, rollout_depth=6)
