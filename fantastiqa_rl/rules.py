@@ -1,7 +1,9 @@
 """The decisions of a Fantastiqa turn, as a mixin of `FantastiqaState`: which actions are legal in each
 decision (`state.phase`, one of `actions.PHASES`) and what each does, dispatched by phase through
-the tables `LEGAL` and `APPLY` at the end of this module (the Abbey's decisions are
-`fantastiqa_rl.abbey`, setup and the turn's start and end `fantastiqa_rl.turn_flow`).
+the tables `LEGAL` and `APPLY` at the end of this module. The handlers of some decisions live
+with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
+`fantastiqa_rl.statues`, the Abbey in `fantastiqa_rl.abbey`; setup and the start and end of turns
+are `fantastiqa_rl.turn_flow`.
 
 The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
 `fantastiqa_rl.state`. Actions are the flat ids of `fantastiqa_rl.actions`.
@@ -11,21 +13,16 @@ from __future__ import annotations
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import AbbeyRules
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES, P_DRAGON,
-                                 P_EFFECT, P_FLY, P_GEM, P_KEY, P_NONE, P_PEACEFUL, P_PLUS)
+from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, NUM_POSITIONS, P_FLY
 from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.payment import can_meet, offered_kinds
+from fantastiqa_rl.powers import Powers
+from fantastiqa_rl.statues import Statues
 
-PERSONAL_QUEST_CAP = 3           # Q-V1: personal quests a seat may hold
-STATUE_REVEAL = 3                # Q-V1: cards drawn at a statue (+1 per PLUS_STATUE)
-RELEASE_MAX = 3                  # Q-V2: cards released at once
-TELEPORT_COST = 2                # Q-V3: gems
-# TARGET_SEAT reasons
-R_PEACEFUL, R_DRAGON, R_BREW = 0, 1, 2
 
 
 class Rules:
-    """Card queries, legal actions and transitions of every decision but the Abbey's."""
+    """Card queries, and the legal actions and transitions of the turn's main decisions."""
 
     # ------------------------------------------------------------------ card queries
     def _kinds(self, cards) -> list:
@@ -103,23 +100,6 @@ class Rules:
         return [(c, d) for c, d in self._moves(p, True, visited, prev)
                 if can_meet(self._creature_req(c), hand_prof)]
 
-    def _opponents_here(self, p):
-        pos = self.position[p]
-        return [o for o in range(self.n) if self.is_opponent(p, o) and self.position[o] == pos]
-
-    def _statue_options(self, p):
-        """Statue options (Q-V1..Q-V3) available at p's region."""
-        out = []
-        st = self.statue_at[self.position[p]]
-        deck = (self.artifact_deck, self.beast_deck, self.quest_deck)[st]
-        if deck and not (st == CHEST and len(self.quests[p]) >= PERSONAL_QUEST_CAP):
-            out.append(A.STATUE_DRAW)
-        if self.gems[p] >= 1 and (self.hand[p] or self.discard[p]):
-            out.append(A.STATUE_RELEASE)
-        if self.gems[p] >= TELEPORT_COST:
-            out.append(A.STATUE_TELEPORT)
-        return out
-
     def _commit_targets(self, p, k):
         """Quest instances a hand card of kind k may be committed to (ASSUMED: only while the
         quest still lacks one of the card's symbols, counting the cards already committed)."""
@@ -157,20 +137,6 @@ class Rules:
             if can_meet(self._quest_req(q), tuple(sorted(profs))):
                 out.append(q)
         return out
-
-    def _power_ok(self, p, k):
-        pw = self.g.K_POWER[k]
-        if pw == P_NONE:
-            return False
-        if pw == P_FLY:
-            return bool(self._moves(p, self.phase == A.ADV_MOVE))
-        if pw == P_KEY:
-            return bool(self._statue_options(p))
-        if pw == P_DRAGON:
-            return bool(self.dragons) and bool(self._opponents_here(p))
-        if pw == P_PEACEFUL:
-            return bool(self._opponents_here(p))
-        return True   # PLUS_STATUE, GEM, EFFECT
 
     # ------------------------------------------------------------------ legal actions
     def _legal_list(self) -> list:
@@ -264,41 +230,8 @@ class Rules:
     def _legal_end_discard(self, p) -> list:
         return [A.DONE] + [self.g.layout.hand + k for k in self._kinds(self.hand[p])]
 
-    def _legal_buy(self, p) -> list:
-        gems, cost = self.gems[p], self.g.K_COST
-        return [A.DONE] + [self.g.layout.pick + k for k in self._kinds(self.revealed) if cost[k] <= gems]
-
-    def _legal_chest(self, p) -> list:
-        L, QK = self.g.layout, self.g.I_QUEST_KIND
-        out = [A.DONE] if self.count else []
-        if len(self.quests[p]) < PERSONAL_QUEST_CAP:
-            out += list({L.quest + QK[q] for q in self.revealed})
-        return out
-
-    def _legal_release(self, p) -> list:
-        """Choose up to RELEASE_MAX cards (1 gem each), then CONFIRM (or CANCEL)."""
-        L = self.g.layout
-        out = [A.CANCEL]
-        n = len(self.pay) + len(self.release_from_discard)
-        if n:
-            out.append(A.CONFIRM)
-        if n < RELEASE_MAX and n < self.gems[p]:
-            out += [L.hand + k for k in self._kinds(self.hand[p])]
-            out += [L.pick + k for k in self._kinds(self.discard[p])]
-        return out
-
     def _legal_move_dest(self, p) -> list:
         return [A.REGION + d for _, d in self._moves(p, self.ret == A.ADV_MOVE)]
-
-    def _legal_target_seat(self, p) -> list:
-        if self.reason == R_BREW:
-            opp = [o for o in range(self.n) if self.is_opponent(p, o)]
-        else:
-            opp = self._opponents_here(p)
-        return [A.SEAT + o for o in opp]
-
-    def _legal_statue_option(self, p) -> list:
-        return self._statue_options(p) + ([] if self.key else [A.CANCEL])
 
     def _legal_commit_target(self, p) -> list:
         L, QK = self.g.layout, self.g.I_QUEST_KIND
@@ -308,22 +241,6 @@ class Rules:
         L, QK, HK = self.g.layout, self.g.I_QUEST_KIND, self.g.I_HAND_KIND
         return list({L.quest + QK[q] for q, cards in self.committed[p].items()
                      if any(HK[i] == self.target for i in cards)})
-
-    def _legal_glass(self, p) -> list:
-        g = self.g
-        return [g.layout.hand + k for k in self._kinds([i for i in self.hand[p] if i not in self.boosted])
-                if g.K_PROFILE[k] is not None]
-
-    def _legal_bell(self, p) -> list:
-        return [self.g.layout.pick + k for k in self._kinds(self.revealed)]
-
-    def _legal_brew_card(self, p) -> list:
-        L = self.g.layout
-        return ([L.hand + k for k in self._kinds(self.hand[p])]
-                + [L.pick + k for k in self._kinds(self.discard[p])])
-
-    def _legal_wardrobe(self, p) -> list:
-        return [A.SPACE + c for c in range(NUM_SPACES) if self.board[c] >= 0 and c != self.target]
 
     # ------------------------------------------------------------------ transitions
     def _do(self, a: int):
@@ -469,77 +386,11 @@ class Rules:
             self.hand[p].remove(i)
             self.discard[p].append(i)
 
-    def _apply_buy(self, p, a):
-        if a == A.DONE:
-            self._return_revealed()
-            self._statue_done()
-            return
-        k = a - self.g.layout.pick
-        cost = self.g.K_COST[k]
-        i = self._find(self.revealed, k)
-        self.revealed.remove(i)
-        self.gems[p] -= cost
-        self.supply_gems += cost
-        (self.hand[p] if self.opts["bought_to"] == "hand" else self.discard[p]).append(i)
-
-    def _apply_chest(self, p, a):
-        if a == A.DONE:
-            self._return_revealed()
-            self._statue_done()
-            return
-        L, QK = self.g.layout, self.g.I_QUEST_KIND
-        q = next(i for i in self.revealed if L.quest + QK[i] == a)
-        self.revealed.remove(q)
-        self.quests[p].append(q)
-        self.committed[p][q] = []
-        self.count += 1
-        if not self.revealed:
-            self._statue_done()
-
-    def _apply_release(self, p, a):
-        L = self.g.layout
-        if a == A.CANCEL:                           # nothing released; a KEY is spent anyway
-            self.hand[p] += self.pay
-            self.discard[p] += self.release_from_discard
-            self.pay, self.release_from_discard = [], []
-            self.key = False
-            self.phase = A.MAIN
-        elif a == A.CONFIRM:                        # released cards leave the game, 1 gem each
-            n = len(self.pay) + len(self.release_from_discard)
-            self.box += self.pay + self.release_from_discard
-            self.pay, self.release_from_discard = [], []
-            self.gems[p] -= n
-            self.supply_gems += n
-            self._statue_done()
-        elif a < L.commit:
-            i = self._find(self.hand[p], a - L.hand)
-            self.hand[p].remove(i)
-            self.pay.append(i)
-        else:
-            i = self._find(self.discard[p], a - L.pick)
-            self.discard[p].remove(i)
-            self.release_from_discard.append(i)
-
     def _apply_move_dest(self, p, a):
         self._move_to(p, a - A.REGION)
         self.phase = self.ret
         if self.ret == A.MAIN:
             self._run_effects(p)
-
-    def _apply_target_seat(self, p, a):
-        o = a - A.SEAT
-        if self.reason == R_DRAGON:
-            self.discard[o].append(self.dragons.pop())
-        else:
-            self.discard[o].append(self.in_play.pop())
-        self.phase = A.MAIN
-        self._run_effects(p)
-
-    def _apply_statue_option(self, p, a):
-        if a == A.CANCEL:
-            self.phase = A.MAIN
-        else:
-            self._statue(p, a)
 
     def _apply_commit_target(self, p, a):
         L, QK = self.g.layout, self.g.I_QUEST_KIND
@@ -558,44 +409,6 @@ class Rules:
         self.discard[p].append(i)
         self.phase = A.MAIN
 
-    def _apply_glass(self, p, a):
-        k = a - self.g.layout.hand
-        HK = self.g.I_HAND_KIND
-        self.boosted.append(next(i for i in self.hand[p] if HK[i] == k and i not in self.boosted))
-        self.phase = A.MAIN
-        self._run_effects(p)
-
-    def _apply_bell(self, p, a):
-        i = self._find(self.revealed, a - self.g.layout.pick)
-        self.revealed.remove(i)
-        self.hand[p].append(i)
-        self.count -= 1
-        if self.count <= 0 or not self.revealed:
-            self.discard[p] += self.revealed
-            self.revealed = []
-            self.phase = A.MAIN
-            self._run_effects(p)
-
-    def _apply_brew_card(self, p, a):
-        L = self.g.layout
-        src = self.hand[p] if a < L.commit else self.discard[p]
-        i = self._find(src, (a - L.hand) % L.K)
-        src.remove(i)
-        self.in_play.append(i)
-        self.phase, self.reason = A.TARGET_SEAT, R_BREW
-
-    def _apply_wardrobe(self, p, a):
-        c = a - A.SPACE
-        if self.target < 0:
-            self.target = c
-        else:
-            t, b, bg = self.target, self.board, self.board_gems
-            b[t], b[c] = b[c], b[t]
-            bg[t], bg[c] = bg[c], bg[t]
-            self.target = -1
-            self.phase = A.MAIN
-            self._run_effects(p)
-
     def _apply_terminal(self, p, a):
         raise AssertionError("no transition in a terminal state")
 
@@ -609,108 +422,6 @@ class Rules:
         self.prev = self.position[p]
         self.position[p] = dest
         self.visited |= 1 << dest
-
-    def _play_card(self, p, k):
-        """Play a hand card of kind k for its power (Q-F1)."""
-        g = self.g
-        hand = self.hand[p]
-        if self.opts["card_use"] == "both" and g.K_PROFILE[k] is not None:
-            i = next(i for i in hand if g.I_HAND_KIND[i] == k and i not in self.powered)
-            self.powered.append(i)                  # stays in hand for its symbols
-        else:
-            i = self._find(hand, k)
-            hand.remove(i)
-            if g.K_POWER[k] != P_PEACEFUL:
-                self.discard[p].append(i)
-        pw = g.K_POWER[k]
-        if pw == P_FLY:
-            if self.phase == A.MAIN:
-                self.phase, self.ret = A.MOVE_DEST, A.MAIN
-        elif pw == P_KEY:
-            self.key, self.phase = True, A.STATUE_OPTION
-        elif pw == P_PLUS:
-            self.plus_statue += 1
-        elif pw == P_GEM:
-            self.gems[p] += self._take("supply_gems", 1)
-        elif pw == P_DRAGON:
-            self.phase, self.reason = A.TARGET_SEAT, R_DRAGON
-        elif pw == P_PEACEFUL:
-            self.in_play.append(i)
-            self.phase, self.reason = A.TARGET_SEAT, R_PEACEFUL
-        elif pw == P_EFFECT:
-            self.effects = list(g.K_EFFECTS[k])
-            self._run_effects(p)
-
-    def _run_effects(self, p):
-        """Resolve queued artifact effects until one needs a decision."""
-        while self.effects and self.phase == A.MAIN:
-            op, x, y = self.effects.pop(0)
-            if op == "gain_gems":
-                self.gems[p] += self._take("supply_gems", x)
-            elif op == "draw":
-                self._draw(p, x, self.hand[p])
-            elif op == "gain_carpet":
-                self.carpets[p] += self._take("supply_carpets", x)
-            elif op == "gain_reshuffle":
-                self.reshuffles[p] += self._take("supply_reshuffles", x)
-            elif op == "steal_richer":
-                mine = self.gems[p]
-                for o in range(self.n):
-                    if self.is_opponent(p, o) and self.gems[o] > mine:
-                        self.gems[o] -= 1
-                        self.gems[p] += 1
-            elif op == "double_symbols":
-                if any(self.g.K_PROFILE[self.g.I_HAND_KIND[i]] is not None and i not in self.boosted
-                       for i in self.hand[p]):
-                    self.phase = A.GLASS
-            elif op == "draw_keep":
-                self._draw(p, x, self.revealed)
-                if self.revealed:
-                    if y <= 0:
-                        self.discard[p] += self.revealed
-                        self.revealed = []
-                    else:
-                        self.count, self.phase = y, A.BELL
-            elif op == "give_card":
-                if self.hand[p] or self.discard[p]:
-                    self.phase = A.BREW_CARD
-            elif op == "swap_creatures":
-                if sum(1 for b in self.board if b >= 0) >= 2:
-                    self.target, self.phase = -1, A.WARDROBE
-
-    def _statue(self, p, a):
-        """Start a statue option (turn action B, or the KEY power when self.key)."""
-        if a == A.STATUE_DRAW:                      # Q-V1
-            st = self.statue_at[self.position[p]]
-            deck = (self.artifact_deck, self.beast_deck, self.quest_deck)[st]
-            for _ in range(STATUE_REVEAL + self.plus_statue):
-                if not deck:
-                    break
-                self.revealed.append(deck.pop())
-            self.plus_statue, self.count = 0, 0
-            self.phase = A.CHEST if st == CHEST else A.BUY
-        elif a == A.STATUE_RELEASE:                 # Q-V2
-            self.pay, self.release_from_discard, self.phase = [], [], A.RELEASE
-        else:                                       # Q-V3 teleport
-            self.gems[p] -= TELEPORT_COST
-            self.supply_gems += TELEPORT_COST
-            pos = self.position[p]
-            st = self.statue_at[pos]
-            self.position[p] = next(r for r in range(NUM_POSITIONS) if r != pos and self.statue_at[r] == st)
-            self._statue_done()
-
-    def _return_revealed(self):
-        st = self.statue_at[self.position[self.cur]]
-        deck = (self.artifact_deck, self.beast_deck, self.quest_deck)[st]
-        deck[:0] = self.revealed[::-1]              # bottom, to be drawn again in draw order
-        self.revealed = []
-
-    def _statue_done(self):
-        if self.key:
-            self.key = False
-        else:
-            self.action_used = True
-        self.phase = A.MAIN
 
     def _complete_quest(self, p):
         """Q-Q3."""
@@ -759,11 +470,11 @@ LEGAL = _by_phase({
     A.SETUP_QUEST: Rules._legal_setup_quest, A.SETUP_ARTIFACT: Rules._legal_setup_artifact,
     A.SETUP_PLACE: Rules._legal_setup_place, A.MAIN: Rules._legal_main, A.FREE_MENU: Rules._legal_free,
     A.ADV_MOVE: Rules._legal_adv_move, A.ADV_PAY: Rules._legal_pay, A.QUEST_PAY: Rules._legal_pay,
-    A.BUY: Rules._legal_buy, A.CHEST: Rules._legal_chest, A.RELEASE: Rules._legal_release,
-    A.MOVE_DEST: Rules._legal_move_dest, A.TARGET_SEAT: Rules._legal_target_seat,
-    A.STATUE_OPTION: Rules._legal_statue_option, A.COMMIT_TARGET: Rules._legal_commit_target,
-    A.WITHDRAW_FROM: Rules._legal_withdraw_from, A.GLASS: Rules._legal_glass, A.BELL: Rules._legal_bell,
-    A.BREW_CARD: Rules._legal_brew_card, A.WARDROBE: Rules._legal_wardrobe,
+    A.BUY: Statues._legal_buy, A.CHEST: Statues._legal_chest, A.RELEASE: Statues._legal_release,
+    A.MOVE_DEST: Rules._legal_move_dest, A.TARGET_SEAT: Powers._legal_target_seat,
+    A.STATUE_OPTION: Statues._legal_statue_option, A.COMMIT_TARGET: Rules._legal_commit_target,
+    A.WITHDRAW_FROM: Rules._legal_withdraw_from, A.GLASS: Powers._legal_glass, A.BELL: Powers._legal_bell,
+    A.BREW_CARD: Powers._legal_brew_card, A.WARDROBE: Powers._legal_wardrobe,
     A.END_DISCARD: Rules._legal_end_discard, A.TERMINAL: Rules._legal_none,
     A.ABBEY_MATCH: AbbeyRules._legal_abbey_match, A.ABBEY_CHOICE: AbbeyRules._legal_abbey_choice,
 })
@@ -773,11 +484,11 @@ APPLY = _by_phase({
     A.SETUP_QUEST: Rules._apply_setup_quest, A.SETUP_ARTIFACT: Rules._apply_setup_artifact,
     A.SETUP_PLACE: Rules._apply_setup_place, A.MAIN: Rules._apply_main, A.FREE_MENU: Rules._apply_free_menu,
     A.ADV_MOVE: Rules._apply_adv_move, A.ADV_PAY: Rules._apply_adv_pay, A.QUEST_PAY: Rules._apply_quest_pay,
-    A.BUY: Rules._apply_buy, A.CHEST: Rules._apply_chest, A.RELEASE: Rules._apply_release,
-    A.MOVE_DEST: Rules._apply_move_dest, A.TARGET_SEAT: Rules._apply_target_seat,
-    A.STATUE_OPTION: Rules._apply_statue_option, A.COMMIT_TARGET: Rules._apply_commit_target,
-    A.WITHDRAW_FROM: Rules._apply_withdraw_from, A.GLASS: Rules._apply_glass, A.BELL: Rules._apply_bell,
-    A.BREW_CARD: Rules._apply_brew_card, A.WARDROBE: Rules._apply_wardrobe,
+    A.BUY: Statues._apply_buy, A.CHEST: Statues._apply_chest, A.RELEASE: Statues._apply_release,
+    A.MOVE_DEST: Rules._apply_move_dest, A.TARGET_SEAT: Powers._apply_target_seat,
+    A.STATUE_OPTION: Statues._apply_statue_option, A.COMMIT_TARGET: Rules._apply_commit_target,
+    A.WITHDRAW_FROM: Rules._apply_withdraw_from, A.GLASS: Powers._apply_glass, A.BELL: Powers._apply_bell,
+    A.BREW_CARD: Powers._apply_brew_card, A.WARDROBE: Powers._apply_wardrobe,
     A.END_DISCARD: Rules._apply_end_discard, A.TERMINAL: Rules._apply_terminal,
     A.ABBEY_MATCH: AbbeyRules._apply_abbey_match, A.ABBEY_CHOICE: AbbeyRules._apply_abbey_choice,
 })

@@ -9,9 +9,10 @@ with the Abbey). The
 decision in progress is `state.phase` / `state.phase_name` (one of `actions.PHASES`).
 
 Modules by job. This module holds the state class (construction, public API, clone, apply); its
-rules come from three mixins: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
-dispatched by phase through tables), `fantastiqa_rl.turn_flow` (setup, the start and end of turns,
-the end of the game) and `fantastiqa_rl.abbey` (the Abbey expansion). `fantastiqa_rl.options`
+rules come from mixins: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
+dispatched by phase through tables), `fantastiqa_rl.powers` (card powers, artifact effects),
+`fantastiqa_rl.statues` (statue options), `fantastiqa_rl.turn_flow` (setup, the start and end of
+turns, the end of the game) and `fantastiqa_rl.abbey` (the Abbey expansion). `fantastiqa_rl.options`
 checks the rule options, `fantastiqa_rl.chance` names the chance sources,
 `fantastiqa_rl.serialization` reads and writes the state dict, `fantastiqa_rl.text` names actions
 and explains illegal ones. Below them: `cards.py` (card file format, loader, validation) ->
@@ -105,8 +106,10 @@ from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG
                                   RNG_SEAT0, RNG_SETUP, RNG_TOWER, STATUE_RNG)
 from fantastiqa_rl.game import get_game
 from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_options
-from fantastiqa_rl.rules import R_BREW, R_DRAGON, R_PEACEFUL, Rules
+from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL, Powers
+from fantastiqa_rl.rules import Rules
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
+from fantastiqa_rl.statues import Statues
 from fantastiqa_rl.text import action_to_string, describe, why_illegal
 from fantastiqa_rl.turn_flow import HAND_SIZE, TurnFlow
 
@@ -124,7 +127,7 @@ _LISTS = ("board", "board_gems", "creature_deck", "artifact_deck", "beast_deck",
 _NESTED = ("deck", "hand", "discard", "quests", "completed", "abbey")
 
 
-class FantastiqaState(Rules, TurnFlow, AbbeyRules):
+class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
     """One Fantastiqa game position. Create with `FantastiqaState.new(...)`."""
 
     # ------------------------------------------------------------------ construction
