@@ -1,6 +1,7 @@
 """The decisions of a Fantastiqa turn, as a mixin of `FantastiqaState`: which actions are legal in each
 decision (`state.phase`, one of `actions.PHASES`) and what each does, dispatched by phase through
-the tables `LEGAL` and `APPLY` at the end of this module. The handlers of some decisions live
+the table `HANDLERS` at the end of this module (one pair of handlers per phase: its legal actions
+and its transition; `LEGAL` and `APPLY` index them by phase). The handlers of some decisions live
 with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
 `fantastiqa_rl.statues`, the Abbey in `fantastiqa_rl.abbey`; setup and the start and end of turns
 are `fantastiqa_rl.turn_flow`.
@@ -465,30 +466,33 @@ def _by_phase(handlers: dict) -> tuple:
     return tuple(handlers[ph] for ph in range(len(PHASES)))
 
 
-# LEGAL[phase](state, seat) -> legal action ids (unsorted, no duplicates)
-LEGAL = _by_phase({
-    A.SETUP_QUEST: Rules._legal_setup_quest, A.SETUP_ARTIFACT: Rules._legal_setup_artifact,
-    A.SETUP_PLACE: Rules._legal_setup_place, A.MAIN: Rules._legal_main, A.FREE_MENU: Rules._legal_free,
-    A.ADV_MOVE: Rules._legal_adv_move, A.ADV_PAY: Rules._legal_pay, A.QUEST_PAY: Rules._legal_pay,
-    A.BUY: Statues._legal_buy, A.CHEST: Statues._legal_chest, A.RELEASE: Statues._legal_release,
-    A.MOVE_DEST: Rules._legal_move_dest, A.TARGET_SEAT: Powers._legal_target_seat,
-    A.STATUE_OPTION: Statues._legal_statue_option, A.COMMIT_TARGET: Rules._legal_commit_target,
-    A.WITHDRAW_FROM: Rules._legal_withdraw_from, A.GLASS: Powers._legal_glass, A.BELL: Powers._legal_bell,
-    A.BREW_CARD: Powers._legal_brew_card, A.WARDROBE: Powers._legal_wardrobe,
-    A.END_DISCARD: Rules._legal_end_discard, A.TERMINAL: Rules._legal_none,
-    A.ABBEY_MATCH: AbbeyRules._legal_abbey_match, A.ABBEY_CHOICE: AbbeyRules._legal_abbey_choice,
-})
-
-# APPLY[phase](state, seat, action): the transition of a legal action
-APPLY = _by_phase({
-    A.SETUP_QUEST: Rules._apply_setup_quest, A.SETUP_ARTIFACT: Rules._apply_setup_artifact,
-    A.SETUP_PLACE: Rules._apply_setup_place, A.MAIN: Rules._apply_main, A.FREE_MENU: Rules._apply_free_menu,
-    A.ADV_MOVE: Rules._apply_adv_move, A.ADV_PAY: Rules._apply_adv_pay, A.QUEST_PAY: Rules._apply_quest_pay,
-    A.BUY: Statues._apply_buy, A.CHEST: Statues._apply_chest, A.RELEASE: Statues._apply_release,
-    A.MOVE_DEST: Rules._apply_move_dest, A.TARGET_SEAT: Powers._apply_target_seat,
-    A.STATUE_OPTION: Statues._apply_statue_option, A.COMMIT_TARGET: Rules._apply_commit_target,
-    A.WITHDRAW_FROM: Rules._apply_withdraw_from, A.GLASS: Powers._apply_glass, A.BELL: Powers._apply_bell,
-    A.BREW_CARD: Powers._apply_brew_card, A.WARDROBE: Powers._apply_wardrobe,
-    A.END_DISCARD: Rules._apply_end_discard, A.TERMINAL: Rules._apply_terminal,
-    A.ABBEY_MATCH: AbbeyRules._apply_abbey_match, A.ABBEY_CHOICE: AbbeyRules._apply_abbey_choice,
-})
+# phase -> (legal actions of the decision: f(state, seat) -> ids, unsorted, no duplicates;
+#           its transition: f(state, seat, action))
+HANDLERS = {
+    A.SETUP_QUEST:    (Rules._legal_setup_quest, Rules._apply_setup_quest),
+    A.SETUP_ARTIFACT: (Rules._legal_setup_artifact, Rules._apply_setup_artifact),
+    A.SETUP_PLACE:    (Rules._legal_setup_place, Rules._apply_setup_place),
+    A.MAIN:           (Rules._legal_main, Rules._apply_main),
+    A.FREE_MENU:      (Rules._legal_free, Rules._apply_free_menu),
+    A.ADV_MOVE:       (Rules._legal_adv_move, Rules._apply_adv_move),
+    A.ADV_PAY:        (Rules._legal_pay, Rules._apply_adv_pay),
+    A.QUEST_PAY:      (Rules._legal_pay, Rules._apply_quest_pay),
+    A.MOVE_DEST:      (Rules._legal_move_dest, Rules._apply_move_dest),
+    A.COMMIT_TARGET:  (Rules._legal_commit_target, Rules._apply_commit_target),
+    A.WITHDRAW_FROM:  (Rules._legal_withdraw_from, Rules._apply_withdraw_from),
+    A.END_DISCARD:    (Rules._legal_end_discard, Rules._apply_end_discard),
+    A.TERMINAL:       (Rules._legal_none, Rules._apply_terminal),
+    A.STATUE_OPTION:  (Statues._legal_statue_option, Statues._apply_statue_option),
+    A.BUY:            (Statues._legal_buy, Statues._apply_buy),
+    A.CHEST:          (Statues._legal_chest, Statues._apply_chest),
+    A.RELEASE:        (Statues._legal_release, Statues._apply_release),
+    A.TARGET_SEAT:    (Powers._legal_target_seat, Powers._apply_target_seat),
+    A.GLASS:          (Powers._legal_glass, Powers._apply_glass),
+    A.BELL:           (Powers._legal_bell, Powers._apply_bell),
+    A.BREW_CARD:      (Powers._legal_brew_card, Powers._apply_brew_card),
+    A.WARDROBE:       (Powers._legal_wardrobe, Powers._apply_wardrobe),
+    A.ABBEY_MATCH:    (AbbeyRules._legal_abbey_match, AbbeyRules._apply_abbey_match),
+    A.ABBEY_CHOICE:   (AbbeyRules._legal_abbey_choice, AbbeyRules._apply_abbey_choice),
+}
+LEGAL = _by_phase({ph: h[0] for ph, h in HANDLERS.items()})
+APPLY = _by_phase({ph: h[1] for ph, h in HANDLERS.items()})
