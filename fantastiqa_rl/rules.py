@@ -350,11 +350,15 @@ class Rules:
             self.pay = []
             self.phase = A.ADV_PAY
 
+    def _cancel_payment(self, p, back_to):
+        """CANCEL of ADV_PAY or QUEST_PAY: the cards chosen to pay go back to the hand."""
+        self.hand[p] += self.pay
+        self.pay = []
+        self.phase = back_to
+
     def _apply_adv_pay(self, p, a):
         if a == A.CANCEL:
-            self.hand[p] += self.pay
-            self.pay = []
-            self.phase = A.ADV_MOVE
+            self._cancel_payment(p, A.ADV_MOVE)
         elif a == A.CONFIRM:
             c = self.target
             self.adventure.append(self.board[c])
@@ -371,9 +375,7 @@ class Rules:
 
     def _apply_quest_pay(self, p, a):
         if a == A.CANCEL:
-            self.hand[p] += self.pay
-            self.pay = []
-            self.phase = A.MAIN
+            self._cancel_payment(p, A.MAIN)
         elif a == A.CONFIRM:
             self._complete_quest(p)
         else:
