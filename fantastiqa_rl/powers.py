@@ -17,6 +17,7 @@ class Powers:
     """Playing cards for their power and resolving artifact effects."""
 
     def _power_ok(self, p, k):
+        """Whether a hand card of kind k may be played for its power now (it would do something)."""
         pw = self.g.K_POWER[k]
         if pw == P_NONE:
             return False

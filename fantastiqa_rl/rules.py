@@ -21,7 +21,6 @@ from fantastiqa_rl.powers import Powers
 from fantastiqa_rl.statues import Statues
 
 
-
 class Rules:
     """Card queries, and the legal actions and transitions of the turn's main decisions."""
 
@@ -415,7 +414,7 @@ class Rules:
     def _apply_terminal(self, p, a):
         raise AssertionError("no transition in a terminal state")
 
-    # ------------------------------------------------------------------ card play, statues, quests
+    # ------------------------------------------------------------------ paying, moving, completing quests
     def _pay_card(self, p, k):
         i = self._find(self.hand[p], k, prefer_boosted=True)
         self.hand[p].remove(i)
