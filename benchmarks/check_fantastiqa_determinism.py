@@ -16,8 +16,14 @@ output, folded over every step of every game:
               or from `clone()` (alternately), so both must restore an identical state
 
 Run it on the commit before a refactor and after it (with that commit's code on the import path)
-and compare the digests: a pure refactor leaves all four unchanged. The figures of the issue-17
-split of fantastiqa_rl/state.py are in its commit messages. No timing is measured here.
+and compare the digests: a pure refactor leaves all four unchanged. No timing is measured here.
+
+Issue 17 (fantastiqa_rl/state.py split by job), 50 random + 20 greedy games, 146,691 steps, the same
+on c127ac7 (before) and after the split:
+    state    0c4bec4752abb0d4af449b2a8671e81acff03c0efd364fac0307cc1366855aa8
+    text     32dc14bb793c242e0555580eb1409a2de7b6b74848effc7777ac0ae8a852aa9f
+    errors   8cf0d53bd7cb7cb19584fe11cab5879a2a16b4399a6685111ee4e089cec2d930
+    restore  aeb94a5ee55a24f33cb32b275bcc58ebbb02199bed0f0cf16036c1e145a7a1c8
 """
 from __future__ import annotations
 
