@@ -179,6 +179,13 @@ class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
             self._own[i] = True
         return self._rngs[i]
 
+    def _take(self, field: str, k: int) -> int:
+        """Take up to k from a supply counter (Q-X1: nothing when empty); returns what was taken."""
+        have = getattr(self, field)
+        t = min(have, k)
+        setattr(self, field, have - t)
+        return t
+
     # ------------------------------------------------------------------ public API
     @property
     def num_players(self) -> int:

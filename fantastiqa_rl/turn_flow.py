@@ -19,6 +19,8 @@ class TurnFlow:
     """Setup, turns and the end of the game; the decisions themselves are `fantastiqa_rl.rules`."""
 
     def _setup(self):
+        """The deal (Q-S2, Q-S3): board, decks, supply, starting cards and tokens; then the setup
+        decisions start with the last seat (Q-S4)."""
         g, n = self.g, self.n
         r = self._rng(RNG_SETUP)
         self.region_at = tuple(int(x) for x in r.permutation(NUM_POSITIONS))
@@ -74,13 +76,6 @@ class TurnFlow:
         self.boosted, self.powered, self.adventure, self.pay = [], [], [], []
         self.revealed, self.effects, self.in_play, self.release_from_discard = [], [], [], []
         self.token_left = []      # open quests the mover's token left this turn (mark_return="forbid")
-
-    def _take(self, field: str, k: int) -> int:
-        """Take up to k from a supply counter (Q-X1: nothing when empty); returns what was taken."""
-        have = getattr(self, field)
-        t = min(have, k)
-        setattr(self, field, have - t)
-        return t
 
     def _draw(self, p, n, dest):
         """Draw n from p's deck into dest; reshuffle the discard when empty (Q-X1)."""
