@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fantastiqa_rl.abbey_view import shuffle_abbey_hidden
-
 from fantastiqa_rl import actions as A
+from fantastiqa_rl.abbey_view import shuffle_abbey_hidden
 from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
-
 
 
 def _kinds(state, cards) -> list:
