@@ -87,8 +87,8 @@ class FantastiqaGreedyAgent(Agent):
         """Symbol units these cards give (a companion counts for both of its symbols)."""
         c = Counter()
         for i in cards:
-            k = s.g.I_HK[i]
-            prof = s.g.K_PROF[k]
+            k = s.g.I_HAND_KIND[i]
+            prof = s.g.K_PROFILE[k]
             if prof is None:
                 continue
             a, b, m = prof
@@ -98,10 +98,10 @@ class FantastiqaGreedyAgent(Agent):
         return c
 
     def _quests(self, s, p):
-        return list(s.quests[p]) + [q for q in s.open_q if q >= 0]
+        return list(s.quests[p]) + [q for q in s.open_quests if q >= 0]
 
     def _deficit(self, s, p, q, have):
-        return sum(max(0, cnt - have[sym]) for sym, cnt in s.g.Q_NEEDS[s.g.I_QK[q]])
+        return sum(max(0, cnt - have[sym]) for sym, cnt in s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]])
 
     def _target(self, s, p):
         """(quest, position) of the quest it can soonest complete, by hand + committed symbols
@@ -110,7 +110,7 @@ class FantastiqaGreedyAgent(Agent):
         hand = self._own_symbols(s, p, s.hand[p])
         t = self._quest_target(s, p, hand)
         here = s.position[p]
-        if s.gems[p] >= 5 and (t is None or t[2] > 2) and s.bdeck:
+        if s.gems[p] >= 5 and (t is None or t[2] > 2) and s.beast_deck:
             bazaars = [r for r in range(6) if s.statue_at[r] == 1]
             pos = min(bazaars, key=lambda r: (self.dist[here][r], r))
             return (None, pos)
@@ -121,9 +121,9 @@ class FantastiqaGreedyAgent(Agent):
         best, best_key = None, None
         for q in self._quests(s, p):
             have = hand + self._own_symbols(s, p, s.committed[p].get(q, ()))
-            pos = s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]]
+            pos = s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]]
             key = (2 * self._deficit(s, p, q, have) + self.dist[s.position[p]][pos],
-                   -s.g.Q_POINTS[s.g.I_QK[q]], q)
+                   -s.g.Q_POINTS[s.g.I_QUEST_KIND[q]], q)
             if best_key is None or key < best_key:
                 best, best_key = (q, pos, key[0]), key
         return best
@@ -131,13 +131,13 @@ class FantastiqaGreedyAgent(Agent):
     def _needed_syms(self, s, p):
         need = Counter()
         for q in self._quests(s, p):
-            for sym, cnt in s.g.Q_NEEDS[s.g.I_QK[q]]:
+            for sym, cnt in s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]:
                 need[sym] = max(need[sym], cnt)
         return need
 
     def _card_value(self, s, p, k, need):
         """How much this seat wants to keep a card of kind k."""
-        prof = s.g.K_PROF[k]
+        prof = s.g.K_PROFILE[k]
         v = 0.0
         if prof is not None:
             a, b, m = prof
@@ -178,7 +178,7 @@ class FantastiqaGreedyAgent(Agent):
             return L.pick + min(picks, key=lambda k: (min(order.get(e[0], 3) for e in s.g.K_EFFECTS[k] or (("", 0, 0),)), k))
         if ph == A.SETUP_PLACE:
             q = s.quests[p][0] if s.quests[p] else -1
-            want = s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]] if q >= 0 else 0
+            want = s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]] if q >= 0 else 0
             return A.REGION + min(regions, key=lambda r: (self.dist[r][want], r))
         if ph in (A.MAIN, A.FREE_MENU):
             # decide over the flat set (turn actions + free actions), then take the menu step
@@ -203,7 +203,7 @@ class FantastiqaGreedyAgent(Agent):
                 g = s.g
 
                 def qscore(qk):
-                    inst = next(i for i in s.revealed if g.I_QK[i] == qk)
+                    inst = next(i for i in s.revealed if g.I_QUEST_KIND[i] == qk)
                     pos = s.name_pos[g.Q_REGION[qk]]
                     return (self._deficit(s, p, inst, have) + self.dist[s.position[p]][pos] - g.Q_POINTS[qk], qk)
                 return L.quest + min(quests, key=qscore)
@@ -241,7 +241,7 @@ class FantastiqaGreedyAgent(Agent):
             # cycle the deck: keep only cards its quests need (and useful powers)
             keep = self._keep_for_target(s, p)
             for k in hand_kinds:
-                have = sum(1 for i in s.hand[p] if s.g.I_HK[i] == k)
+                have = sum(1 for i in s.hand[p] if s.g.I_HAND_KIND[i] == k)
                 if have > keep.get(k, 0):
                     return L.hand + k
             return A.DONE
@@ -258,20 +258,20 @@ class FantastiqaGreedyAgent(Agent):
         L = s.layout
         if L.abbey_continue not in legal:
             return False
-        aside = len(s.abaside)
+        aside = len(s.abbey_aside)
         held = s.abbey_held(p)
         pts = s.side_score(p)
         if any(pts >= a and held + aside >= b for a, b in s.goal_lines):
             return False                                # claiming now wins
         if held + aside >= self._abbey_want(s):
             return False
-        pool = s.abdeck if s.abdeck else s.abret        # what the next flip comes from
+        pool = s.abbey_deck if s.abbey_deck else s.abbey_returned        # what the next flip comes from
         if not pool:
             return False
         have = set()
         for i in s.hand[p]:
-            have.update(s.g.K_SYMS[s.g.I_HK[i]])
-        p_match = sum(1 for c in pool if s.g.I_AB_SYM[c] in have) / len(pool)
+            have.update(s.g.K_SYMS[s.g.I_HAND_KIND[i]])
+        p_match = sum(1 for c in pool if s.g.I_ABBEY_SYMBOL[c] in have) / len(pool)
         return p_match > aside / (aside + 1)
 
     def _main(self, s, p, legal, hand_kinds, need, val):
@@ -306,7 +306,7 @@ class FantastiqaGreedyAgent(Agent):
                 if st == CHEST and len(s.quests[p]) < 2:
                     self._plan = "draw"
                     return A.VISIT_STATUE
-                if st != CHEST and s.gems[p] >= 2 and (s.adeck if st == 0 else s.bdeck):
+                if st != CHEST and s.gems[p] >= 2 and (s.artifact_deck if st == 0 else s.beast_deck):
                     self._plan = "draw"
                     return A.VISIT_STATUE
             if A.ADVENTURE in legal:
@@ -327,7 +327,7 @@ class FantastiqaGreedyAgent(Agent):
                    for c, d in NEIGHBOURS[here]):
             return None
         for k in hand_kinds:
-            if s.g.K_POWER[k] == P_FLY and s.g.K_PROF[k] is not None and s.g.K_PROF[k][2] == 1:
+            if s.g.K_POWER[k] == P_FLY and s.g.K_PROFILE[k] is not None and s.g.K_PROFILE[k][2] == 1:
                 return s.layout.hand + k
         if A.CARPET in legal:
             return A.CARPET
@@ -339,32 +339,32 @@ class FantastiqaGreedyAgent(Agent):
         g = s.g
         keep = Counter()
         for i in s.hand[p]:
-            k = g.I_HK[i]
+            k = g.I_HAND_KIND[i]
             if g.K_POWER[k] in (P_GEM, P_EFFECT):
                 keep[k] += 1
         tgt = self._target(s, p)
         if not tgt or tgt[0] is None:
             return keep
         q = tgt[0]
-        missing = Counter(dict(g.Q_NEEDS[g.I_QK[q]]))
+        missing = Counter(dict(g.Q_NEEDS[g.I_QUEST_KIND[q]]))
         missing.subtract(self._own_symbols(s, p, s.committed[p].get(q, ())))
-        for i in sorted(s.hand[p], key=lambda i: -(g.K_PROF[g.I_HK[i]] or (0, 0, 0))[2]):
-            prof = g.K_PROF[g.I_HK[i]]
+        for i in sorted(s.hand[p], key=lambda i: -(g.K_PROFILE[g.I_HAND_KIND[i]] or (0, 0, 0))[2]):
+            prof = g.K_PROFILE[g.I_HAND_KIND[i]]
             if prof is None:
                 continue
             a, b, m = prof
             for sym in (a, b):
                 if missing[sym] > 0:
                     missing[sym] -= m
-                    keep[g.I_HK[i]] += 1
+                    keep[g.I_HAND_KIND[i]] += 1
                     break
         return keep
 
     def _has_dragon(self, s, p):
-        return any(s.g.K_POWER[s.g.I_HK[i]] == P_PEACEFUL for i in s.hand[p] + s.discard[p])
+        return any(s.g.K_POWER[s.g.I_HAND_KIND[i]] == P_PEACEFUL for i in s.hand[p] + s.discard[p])
 
     def _dragons_owned(self, s, p):
-        return sum(1 for i in s.hand[p] + s.discard[p] if s.g.K_POWER[s.g.I_HK[i]] == P_PEACEFUL)
+        return sum(1 for i in s.hand[p] + s.discard[p] if s.g.K_POWER[s.g.I_HAND_KIND[i]] == P_PEACEFUL)
 
     def _steps(self, s, p):
         """Payable adventure destinations from here (as REGION actions)."""
@@ -399,7 +399,7 @@ class FantastiqaGreedyAgent(Agent):
         g = s.g
         best, best_key = None, None
         for k in picks:
-            prof = g.K_PROF[k]
+            prof = g.K_PROFILE[k]
             score = 0.0
             if prof is not None:
                 a, b, m = prof

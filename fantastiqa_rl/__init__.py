@@ -1,7 +1,9 @@
 """Fantastiqa rules core (base game; options abbey=True, the Abandoned Abbey, and teams=True, the
 team variant): `from fantastiqa_rl import FantastiqaState`.
 
-The rules modules (state, actions, cards, payment, game, board) import no PettingZoo; the env layer
+The rules modules (state and the modules it is split into by job: rules, powers, statues,
+turn_flow, abbey, options, chance, serialization, text; and actions, cards, payment, game, board,
+validation) import no PettingZoo; the env layer
 (observation, environment, render, information) wraps them and is exported below. Cards come from data files
 (`fantastiqa_rl/data/fantastiqa_STAND-IN.toml` is the STAND-IN set; see `cards.py` for the format).
 The action table is documented in `fantastiqa_rl.actions`, the state in `fantastiqa_rl.state`;

@@ -54,7 +54,7 @@ ABBEY_FEATURES_SIZE = _pos          # 67
 
 
 def _sym_scale(g) -> float:
-    counts = np.bincount([g.I_AB_SYM[i] for i in g.abbey], minlength=NUM_SYMBOLS) if g.abbey else [1]
+    counts = np.bincount([g.I_ABBEY_SYMBOL[i] for i in g.abbey], minlength=NUM_SYMBOLS) if g.abbey else [1]
     return float(max(1, max(counts)))
 
 
@@ -82,22 +82,22 @@ def abbey_features(state, seat: int) -> np.ndarray:
         top = state.abbey_top()
         t = L["top"].start
         if top >= 0:
-            gems, carpets, resh = g.I_AB_REWARD[top]
+            gems, carpets, resh = g.I_ABBEY_REWARD[top]
             x[t] = 1.0
-            x[t + 1 + g.I_AB_SYM[top]] = 1.0
-            x[t + 10:t + 14] = (gems / 2, carpets, resh, g.I_AB_DRAW[top] / 2)
+            x[t + 1 + g.I_ABBEY_SYMBOL[top]] = 1.0
+            x[t + 10:t + 14] = (gems / 2, carpets, resh, g.I_ABBEY_DRAW[top] / 2)
         d = L["deck"].start
-        x[d] = (len(state.abdeck) - (top >= 0)) / total
-        x[d + 1] = len(state.abret) / total
+        x[d] = (len(state.abbey_deck) - (top >= 0)) / total
+        x[d + 1] = len(state.abbey_returned) / total
         rs = L["returned_symbols"].start
-        for i in state.abret:
-            x[rs + g.I_AB_SYM[i]] += 1.0 / ss
+        for i in state.abbey_returned:
+            x[rs + g.I_ABBEY_SYMBOL[i]] += 1.0 / ss
         a = L["aside"].start
         x[a] = state.phase in (A.ABBEY_MATCH, A.ABBEY_CHOICE)
-        x[a + 1] = len(state.abaside) / ABBEY_CAP
-        for i in state.abaside:
-            x[a + 2 + g.I_AB_SYM[i]] += 1.0 / ss
-        x[a + 11:a + 14] = [v / 4 for v in state.abreward]
+        x[a + 1] = len(state.abbey_aside) / ABBEY_CAP
+        for i in state.abbey_aside:
+            x[a + 2 + g.I_ABBEY_SYMBOL[i]] += 1.0 / ss
+        x[a + 11:a + 14] = [v / 4 for v in state.abbey_reward]
         h = L["held"].start
         for r in range(n):
             x[h + r] = len(state.abbey[(seat + r) % n]) / ABBEY_CAP
@@ -123,19 +123,19 @@ def abbey_text(state) -> str:
     if state.opts["abbey"]:
         top = state.abbey_top()
         if top >= 0:
-            gems, carpets, resh = g.I_AB_REWARD[top]
+            gems, carpets, resh = g.I_ABBEY_REWARD[top]
             reward = ", ".join(f"{v} {k}" for v, k in ((gems, "gem(s)"), (carpets, "carpet(s)"),
                                                         (resh, "reshuffle(s)")) if v) or "nothing"
-            top_txt = f"{nm(top)}: match {SYMBOLS[g.I_AB_SYM[top]]}, reward {reward}, draw {g.I_AB_DRAW[top]}"
-        elif state.abdeck:
+            top_txt = f"{nm(top)}: match {SYMBOLS[g.I_ABBEY_SYMBOL[top]]}, reward {reward}, draw {g.I_ABBEY_DRAW[top]}"
+        elif state.abbey_deck:
             top_txt = "face down (the explorer decides: stop or continue)"
         else:
             top_txt = "none left"
-        out.append(f"Abbey: top {top_txt}; face down {len(state.abdeck) - (top >= 0)}; "
-                   f"returned {[nm(i) for i in state.abret] or '-'}")
-        if state.abaside or state.phase in (A.ABBEY_MATCH, A.ABBEY_CHOICE):
-            r = state.abreward
-            out.append(f"  exploring (seat {state.cur}): set aside {[nm(i) for i in state.abaside]},"
+        out.append(f"Abbey: top {top_txt}; face down {len(state.abbey_deck) - (top >= 0)}; "
+                   f"returned {[nm(i) for i in state.abbey_returned] or '-'}")
+        if state.abbey_aside or state.phase in (A.ABBEY_MATCH, A.ABBEY_CHOICE):
+            r = state.abbey_reward
+            out.append(f"  exploring (seat {state.cur}): set aside {[nm(i) for i in state.abbey_aside]},"
                        f" rewards {r[0]} gem(s) {r[1]} carpet(s) {r[2]} reshuffle(s)")
         out.append("  Abbey cards held: " + ", ".join(f"seat {p} {len(state.abbey[p])}" for p in range(state.n))
                    + f" (cap {ABBEY_CAP} per {'team' if state.opts['teams'] else 'player'})")
@@ -149,10 +149,10 @@ def shuffle_abbey_hidden(d, rng: np.random.Generator) -> None:
     card (all of the deck while the explorer decides ABBEY_CHOICE, else all but the face-up top).
     The pool is put in canonical (sorted) order first, so the result depends only on public
     information and `rng`. Returned cards are face up (public) and stay as they are."""
-    if not d.opts["abbey"] or not d.abdeck:
+    if not d.opts["abbey"] or not d.abbey_deck:
         return
     keep_top = d.abbey_top() >= 0
-    hidden = sorted(d.abdeck[:-1] if keep_top else d.abdeck)
+    hidden = sorted(d.abbey_deck[:-1] if keep_top else d.abbey_deck)
     rng.shuffle(hidden)
-    d.abdeck[:] = hidden + ([d.abdeck[-1]] if keep_top else [])
+    d.abbey_deck[:] = hidden + ([d.abbey_deck[-1]] if keep_top else [])
     d._legal = None

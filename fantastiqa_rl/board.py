@@ -24,6 +24,7 @@ TOWER, BAZAAR, CHEST = 0, 1, 2
 # Creature space c joins positions SPACES[c]; refill order is 0..6.
 SPACES = ((0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 0), (5, 2))
 NUM_SPACES = 7
+NUM_OPEN_QUESTS = 2             # open-quest spaces (Q-R4)
 NUM_POSITIONS = 6
 
 # NEIGHBOURS[pos] = ((space, other_pos), ...): at most one space joins any two positions.

@@ -9,13 +9,13 @@ from fantastiqa_rl.state import FantastiqaState
 def zones(s: FantastiqaState) -> dict:
     """Every card container of the state: name -> list of instance ids."""
     z = {
-        "board": [b for b in s.board if b >= 0], "creature_deck": s.cdeck,
-        "artifact_deck": s.adeck, "beast_deck": s.bdeck, "quest_deck": s.qdeck,
-        "open_quests": [q for q in s.open_q if q >= 0], "dragons": s.dragons, "box": s.box,
-        "offer_quests": s.offer_q, "offer_artifacts": s.offer_a, "adventure": s.adv,
+        "board": [b for b in s.board if b >= 0], "creature_deck": s.creature_deck,
+        "artifact_deck": s.artifact_deck, "beast_deck": s.beast_deck, "quest_deck": s.quest_deck,
+        "open_quests": [q for q in s.open_quests if q >= 0], "dragons": s.dragons, "box": s.box,
+        "offer_quests": s.offer_quests, "offer_artifacts": s.offer_artifacts, "adventure": s.adventure,
         "pay": s.pay, "revealed": s.revealed, "in_play": s.in_play,
-        "release_from_discard": s.sel_discard,
-        "abbey_deck": s.abdeck, "abbey_returned": s.abret, "abbey_aside": s.abaside,
+        "release_from_discard": s.release_from_discard,
+        "abbey_deck": s.abbey_deck, "abbey_returned": s.abbey_returned, "abbey_aside": s.abbey_aside,
     }
     for p in range(s.n):
         for f in ("deck", "hand", "discard", "quests", "completed", "abbey"):
@@ -35,27 +35,27 @@ def check_conservation(s: FantastiqaState) -> None:
     extra = [i for i in seen if not 0 <= i < s.g.num_instances]
     assert not dup and not missing and not extra, f"cards: dup {dup} missing {missing} extra {extra}"
     sup = s.g.cs.supply
-    r = s.abreward                                  # rewards set aside in an Abbey exploration
-    assert s.sup_gems + sum(s.gems) + sum(s.board_gems) + r[0] == sup["gems"], "gems not conserved"
-    assert s.sup_carpets + sum(s.carpets) + r[1] == sup["carpets"], "carpets not conserved"
-    assert s.sup_reshuffles + sum(s.reshuffles) + r[2] == sup["reshuffles"], "reshuffle tokens not conserved"
-    assert s.sup_bonus + sum(s.open_bonus) + sum(s.bonus) == sup["bonus_tokens"], "bonus tokens"
-    assert min([s.sup_gems, s.sup_carpets, s.sup_reshuffles, s.sup_bonus] + s.gems + s.carpets
+    r = s.abbey_reward                                  # rewards set aside in an Abbey exploration
+    assert s.supply_gems + sum(s.gems) + sum(s.board_gems) + r[0] == sup["gems"], "gems not conserved"
+    assert s.supply_carpets + sum(s.carpets) + r[1] == sup["carpets"], "carpets not conserved"
+    assert s.supply_reshuffles + sum(s.reshuffles) + r[2] == sup["reshuffles"], "reshuffle tokens not conserved"
+    assert s.supply_bonus_tokens + sum(s.open_bonus) + sum(s.bonus_tokens) == sup["bonus_tokens"], "bonus tokens"
+    assert min([s.supply_gems, s.supply_carpets, s.supply_reshuffles, s.supply_bonus_tokens] + s.gems + s.carpets
                + s.reshuffles) >= 0, "negative counter"
     assert min(r) >= 0, "negative Abbey reward"
     for p in range(s.n):
         for q in s.committed[p]:
-            assert q in s.quests[p] or q == s.token[p], f"seat {p} commits to {q} it cannot hold"
+            assert q in s.quests[p] or q == s.quest_token[p], f"seat {p} commits to {q} it cannot hold"
     if s.opts["abbey"]:                             # Q-B5 cap; set-aside cards only while exploring
         from fantastiqa_rl import actions as A
         from fantastiqa_rl.state import ABBEY_CAP
         for p in range(s.n):
             assert s.abbey_held(p) <= ABBEY_CAP, f"seat {p}'s side holds more than {ABBEY_CAP} Abbey cards"
         if s.phase not in (A.ABBEY_MATCH, A.ABBEY_CHOICE):
-            assert not s.abaside and not any(r), "Abbey cards or rewards set aside outside an exploration"
-            assert s.abdeck or not s.abret, "returned Abbey cards left under an empty deck (Q-B5)"
+            assert not s.abbey_aside and not any(r), "Abbey cards or rewards set aside outside an exploration"
+            assert s.abbey_deck or not s.abbey_returned, "returned Abbey cards left under an empty deck (Q-B5)"
         if s.phase in (A.ABBEY_MATCH, A.ABBEY_CHOICE):
-            assert s.abbey_held(s.cur) + len(s.abaside) <= ABBEY_CAP, "held + set aside above the cap"
+            assert s.abbey_held(s.cur) + len(s.abbey_aside) <= ABBEY_CAP, "held + set aside above the cap"
 
 
 def instances_of(s: FantastiqaState, name: str) -> list:
@@ -74,10 +74,10 @@ def move_card(s: FantastiqaState, name: str, dest: list, exclude=()) -> int:
                 if zname == "board":
                     c = s.board.index(i)
                     s.board[c] = -1
-                    s.sup_gems += s.board_gems[c]
+                    s.supply_gems += s.board_gems[c]
                     s.board_gems[c] = 0
                 elif zname == "open_quests":
-                    s.open_q[s.open_q.index(i)] = -1
+                    s.open_quests[s.open_quests.index(i)] = -1
                 else:
                     cards.remove(i)
                 dest.append(i)
@@ -89,12 +89,12 @@ def move_card(s: FantastiqaState, name: str, dest: list, exclude=()) -> int:
 def set_abbey_deck(s: FantastiqaState, names: list, returned: list = ()) -> None:
     """Arrange the Abbey: `names` become the face-down deck (names[-1] on top, face up), `returned`
     the face-up returned cards under it; every other Abbey card goes to the box."""
-    s.box += s.abdeck + s.abret
-    s.abdeck, s.abret = [], []
+    s.box += s.abbey_deck + s.abbey_returned
+    s.abbey_deck, s.abbey_returned = [], []
     for nm in names:
-        move_card(s, nm, s.abdeck)
+        move_card(s, nm, s.abbey_deck)
     for nm in returned:
-        move_card(s, nm, s.abret)
+        move_card(s, nm, s.abbey_returned)
     s._legal = None
 
 
@@ -111,13 +111,13 @@ def place_creature(s: FantastiqaState, space: int, name: str, gems: int = 0) -> 
     """Put creature `name` on board space `space` (the old one goes to the box)."""
     if s.board[space] >= 0:
         s.box.append(s.board[space])
-        s.sup_gems += s.board_gems[space]
+        s.supply_gems += s.board_gems[space]
         s.board[space], s.board_gems[space] = -1, 0
     tmp = []
     i = move_card(s, name, tmp)
     s.board[space] = i
     s.board_gems[space] = gems
-    s.sup_gems -= gems
+    s.supply_gems -= gems
     s._legal = None
     return i
 

@@ -121,7 +121,8 @@ which would cost more than the game itself. `raw_env()` does none of this and ra
 
 ### Version history
 
-- v0: initial release (STAND-IN cards; Abbey and team rules not yet available).
+- v0: initial release (STAND-IN cards; the Abandoned Abbey and the team variant as the options
+  `abbey` and `teams`).
 """
 from __future__ import annotations
 
@@ -139,8 +140,6 @@ REWARD_OPTIONS = ("win_loss", "score_diff")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ENV_ID = "fantastiqa_v0"
 STEPS_PER_TURN = 100  # step guard: truncate after (max_turns or turn_limit) x num_players x this many steps
-RULE_OPTIONS = ("adventure_path", "fly_in_adventure", "bought_to", "card_use", "draw_rule", "abbey", "teams",
-                "mark_return", "turn_limit")
 
 
 def env(**kwargs) -> "raw_env":
@@ -274,7 +273,7 @@ class raw_env(TurnBasedAECEnv):
         if self.game is None:
             raise AssertionError("reset() needs to be called before state().")
         game, K = self.game, self._n_kinds
-        HK = np.asarray(game.g.I_HK, dtype=np.int64)
+        HK = np.asarray(game.g.I_HAND_KIND, dtype=np.int64)
         extra = np.zeros((2, MAX_PLAYERS, K), dtype=np.float32)
         for p in range(game.n):
             if game.hand[p]:

@@ -10,7 +10,11 @@ from fantastiqa_rl.payment import profile
 
 class Game:
     """Card instances are numbered 0..M-1 in card-file order (per-player cards seat by seat, then
-    a kind's supply copies: `total` - per_player x players, or `supply`). Tables are tuples indexed by instance or by kind; never mutated."""
+    a kind's supply copies: `total` - per_player x players, or `supply`). Tables are tuples, never
+    mutated, named by what indexes them: I_* by card instance (I_HAND_KIND: the holdable kind, the
+    action index k, or -1; I_QUEST_KIND: the quest kind q, or -1), K_* by holdable kind (K_PROFILE:
+    the payment profile, `payment.profile`; K_DOUBLED_PROFILE: that of a Looking-Glass-doubled
+    copy), Q_* by quest kind."""
 
     def __init__(self, cs: CardSet, num_players: int, abbey: bool = False):
         self.cs, self.n = cs, num_players
@@ -48,8 +52,8 @@ class Game:
                      "start_quest": self.start_quests, "abbey": self.abbey}[k.type].append(i)
         self.num_instances = len(kind)
         self.I_KIND = tuple(kind)
-        self.I_HK = tuple(hk_of.get(ki, -1) for ki in kind)
-        self.I_QK = tuple(qk_of.get(ki, -1) for ki in kind)
+        self.I_HAND_KIND = tuple(hk_of.get(ki, -1) for ki in kind)
+        self.I_QUEST_KIND = tuple(qk_of.get(ki, -1) for ki in kind)
         kinds = cs.kinds
         # Per holdable kind (action index k).
         H = [kinds[ki] for ki in cs.holdable]
@@ -58,8 +62,8 @@ class Game:
         self.K_POWER = tuple(k.power for k in H)
         self.K_COST = tuple(k.cost for k in H)
         self.K_EFFECTS = tuple(k.effects for k in H)
-        self.K_PROF = tuple(profile(k.symbols) for k in H)
-        self.K_PROF2 = tuple(profile(k.symbols, True) for k in H)
+        self.K_PROFILE = tuple(profile(k.symbols) for k in H)
+        self.K_DOUBLED_PROFILE = tuple(profile(k.symbols, True) for k in H)
         self.K_IS_CREATURE = tuple(k.type == "creature" for k in H)
         self.K_VULN = tuple(k.vulnerability for k in H)
         self.K_STRENGTH = tuple(k.strength for k in H)
@@ -74,9 +78,9 @@ class Game:
         self.Q_REWARD = tuple(k.reward for k in Qs)
         self.I_IS_RAVEN = tuple(kinds[ki].type == "raven" for ki in kind)
         # Per instance, Abbey cards only (-1 / None elsewhere): symbol to match, reward, draw.
-        self.I_AB_SYM = tuple(kinds[ki].symbol if kinds[ki].type == "abbey" else -1 for ki in kind)
-        self.I_AB_REWARD = tuple(kinds[ki].reward if kinds[ki].type == "abbey" else None for ki in kind)
-        self.I_AB_DRAW = tuple(kinds[ki].draw if kinds[ki].type == "abbey" else 0 for ki in kind)
+        self.I_ABBEY_SYMBOL = tuple(kinds[ki].symbol if kinds[ki].type == "abbey" else -1 for ki in kind)
+        self.I_ABBEY_REWARD = tuple(kinds[ki].reward if kinds[ki].type == "abbey" else None for ki in kind)
+        self.I_ABBEY_DRAW = tuple(kinds[ki].draw if kinds[ki].type == "abbey" else 0 for ki in kind)
         self.has_dragon_power = any(k.power == P_DRAGON for k in H)
 
     def card_name(self, i: int) -> str:

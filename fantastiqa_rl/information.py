@@ -30,27 +30,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from fantastiqa_rl.abbey_view import shuffle_abbey_hidden
-
 from fantastiqa_rl import actions as A
-
-NUM_CHANCE_SOURCES = 10
+from fantastiqa_rl.abbey_view import shuffle_abbey_hidden
+from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 
 
 def _kinds(state, cards) -> list:
     """Sorted card-kind indices (identical cards are indistinguishable)."""
-    HK = state.g.I_HK
+    HK = state.g.I_HAND_KIND
     return sorted(HK[i] for i in cards)
 
 
 def _quest_kinds(state, cards) -> list:
-    QK = state.g.I_QK
+    QK = state.g.I_QUEST_KIND
     return sorted(QK[i] for i in cards)
 
 
 def _statue_deck_name(state, p) -> str:
     st = state.statue_at[state.position[p]]
-    return ("adeck", "bdeck", "qdeck")[st]
+    return ("artifact_deck", "beast_deck", "quest_deck")[st]
 
 
 def information_state(state, seat: int) -> dict:
@@ -68,9 +66,9 @@ def information_state(state, seat: int) -> dict:
             "discard": _kinds(state, state.discard[p]),
             "committed": {str(q): _kinds(state, c) for q, c in sorted(state.committed[p].items())},
             "quests": list(state.quests[p]), "completed": list(state.completed[p]),
-            "scores": state.scores[p], "bonus_tokens": state.bonus[p], "gems": state.gems[p],
+            "scores": state.scores[p], "bonus_tokens": state.bonus_tokens[p], "gems": state.gems[p],
             "carpets": state.carpets[p], "reshuffles": state.reshuffles[p],
-            "quest_token": state.token[p], "position": state.position[p],
+            "quest_token": state.quest_token[p], "position": state.position[p],
         }
         if p != seat:  # publicly known cards in the hidden hand (doubled / played for power)
             d["shown_in_hand"] = _kinds(state, [i for i in state.hand[p]
@@ -86,18 +84,20 @@ def information_state(state, seat: int) -> dict:
         "goal": state.goal, "phase": state.phase_name, "current": cur, "turns": state.turns,
         "winners": state.winners(), "region_at": list(state.region_at), "statue_at": list(state.statue_at),
         "board": list(state.board), "board_gems": list(state.board_gems),
-        "creature_deck": len(state.cdeck), "artifact_deck": len(state.adeck), "beast_deck": len(state.bdeck),
-        "quest_deck": len(state.qdeck), "open_quests": list(state.open_q), "open_bonus": list(state.open_bonus),
-        "supply": [state.sup_gems, state.sup_carpets, state.sup_reshuffles, state.sup_bonus, len(state.dragons)],
-        "box": _kinds(state, [i for i in state.box if state.g.I_HK[i] >= 0]) + [-1] * sum(
-            1 for i in state.box if state.g.I_HK[i] < 0),
+        "creature_deck": len(state.creature_deck), "artifact_deck": len(state.artifact_deck),
+        "beast_deck": len(state.beast_deck), "quest_deck": len(state.quest_deck),
+        "open_quests": list(state.open_quests), "open_bonus": list(state.open_bonus),
+        "supply": [state.supply_gems, state.supply_carpets, state.supply_reshuffles, state.supply_bonus_tokens,
+                   len(state.dragons)],
+        "box": _kinds(state, [i for i in state.box if state.g.I_HAND_KIND[i] >= 0]) + [-1] * sum(
+            1 for i in state.box if state.g.I_HAND_KIND[i] < 0),
         "players": players,
-        "setup_offer": [list(state.offer_q), _kinds(state, state.offer_a)],
-        "turn": {"action_used": state.action_used, "plus": state.plus, "visited": state.visited,
+        "setup_offer": [list(state.offer_quests), _kinds(state, state.offer_artifacts)],
+        "turn": {"action_used": state.action_used, "plus": state.plus_statue, "visited": state.visited,
                  "prev": state.prev, "target": state.target, "count": state.count, "key": state.key,
-                 "reason": state.reason, "ret": state.ret, "adventure": _kinds(state, state.adv),
+                 "reason": state.reason, "ret": state.ret, "adventure": _kinds(state, state.adventure),
                  "pay": _kinds(state, state.pay),
-                 "sel_discard": _kinds(state, getattr(state, "sel_discard", [])),
+                 "sel_discard": _kinds(state, getattr(state, "release_from_discard", [])),
                  "in_play": _kinds(state, state.in_play), "effects": [list(e) for e in state.effects],
                  "boosted": _kinds(state, state.boosted), "powered": _kinds(state, state.powered),
                  "revealed": revealed},
@@ -159,11 +159,11 @@ def sample_consistent(state, seat: int, rng: np.random.Generator):
             d.deck[p] = pool[n_hand:]
     d.deck[seat].sort()
     rng.shuffle(d.deck[seat])
-    for name in ("adeck", "bdeck", "qdeck"):
+    for name in ("artifact_deck", "beast_deck", "quest_deck"):
         deck = sorted(getattr(d, name))
         rng.shuffle(deck)
         setattr(d, name, deck)
-    _shuffle_creature_deck(d, d.cdeck, rng)
+    _shuffle_creature_deck(d, d.creature_deck, rng)
     shuffle_abbey_hidden(d, rng)  # the face-down Abbey cards (no-op without the Abbey)
     seeds = rng.integers(0, 2 ** 63, size=NUM_CHANCE_SOURCES)
     d._rngs = [np.random.Generator(np.random.PCG64(int(s))) for s in seeds]

@@ -118,11 +118,11 @@ class _Encoder:
         K, Q = g4.layout.K, g4.layout.Q
         self.K, self.Q = K, Q
         self.n_actions = g4.layout.n
-        kind_high = np.bincount([k for k in g4.I_HK if k >= 0], minlength=K).astype(np.float32)
+        kind_high = np.bincount([k for k in g4.I_HAND_KIND if k >= 0], minlength=K).astype(np.float32)
         kind_high = np.maximum(kind_high, 1.0)
         cs = g4.cs
-        total_points = sum(g4.Q_POINTS[g4.I_QK[q]] for q in g4.quests + g4.start_quests)
-        n_hold = sum(1 for k in g4.I_HK if k >= 0)
+        total_points = sum(g4.Q_POINTS[g4.I_QUEST_KIND[q]] for q in g4.quests + g4.start_quests)
+        n_hold = sum(1 for k in g4.I_HAND_KIND if k >= 0)
         max_need = max(c for needs in g4.Q_NEEDS for _, c in needs)
         space_h = np.ones(_SPACE_FEATURES, dtype=np.float32)
         space_h[12] = max(1.0, max(g4.K_STRENGTH) / 4.0)
@@ -156,11 +156,11 @@ class _Encoder:
         self.size = pos
         self.high = np.concatenate(highs).astype(np.float32)
         self.off = {name: sl.start for name, sl in self.layout.items()}
-        self.HK = np.asarray(g.I_HK + (-1,), dtype=np.int64)   # instance ids depend on the player count
-        self.QK = np.asarray(g.I_QK + (-1,), dtype=np.int64)
+        self.HK = np.asarray(g.I_HAND_KIND + (-1,), dtype=np.int64)   # instance ids depend on the player count
+        self.QK = np.asarray(g.I_QUEST_KIND + (-1,), dtype=np.int64)
         # Per holdable kind: symbol units (companions count for both symbols).
         units = np.zeros((K, NUM_SYMBOLS), dtype=np.float32)
-        for k, prof in enumerate(g4.K_PROF):
+        for k, prof in enumerate(g4.K_PROFILE):
             if prof is not None:
                 a, b, m = prof
                 units[k, a] += m
@@ -319,7 +319,7 @@ def observe(state, seat: int) -> np.ndarray:
     ones.append(off["phase"] + phase)
     b = off["turn_flags"]
     idx += (b, b + 1, b + 2, b + 3, off["turns"])
-    val += (float(state.action_used), float(state.key), state.plus / 3.0,
+    val += (float(state.action_used), float(state.key), state.plus_statue / 3.0,
             state.count / 3.0 if state.count > 0 else 0.0, min(state.turns / n, TURN_CLIP) / TURN_CLIP)
     # Own private knowledge: hand and deck composition.
     hand = state.hand[seat]
@@ -335,7 +335,7 @@ def observe(state, seat: int) -> np.ndarray:
         ones.append(base)
         _quest_features(e, ones, idx, val, base + 1, state, q, committed_me.get(q))
     # Every player's public state, seat-relative.
-    open_q = state.open_q
+    open_q = state.open_quests
     for k in range(n):
         p = (seat + k) % n
         o = e.poff[k]
@@ -349,10 +349,10 @@ def observe(state, seat: int) -> np.ndarray:
         idx += (b, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8)
         val += (state.gems[p] / GEM_SCALE, state.carpets[p] / TOKEN_SCALE,
                 state.reshuffles[p] / TOKEN_SCALE, state.scores[p] / SCORE_SCALE,
-                state.bonus[p] / TOKEN_SCALE, len(state.hand[p]) / SIZE_SCALE,
+                state.bonus_tokens[p] / TOKEN_SCALE, len(state.hand[p]) / SIZE_SCALE,
                 len(state.deck[p]) / SIZE_SCALE, len(state.discard[p]) / SIZE_SCALE,
                 len(state.completed[p]) / SIZE_SCALE)
-        tok = state.token[p]
+        tok = state.quest_token[p]
         if tok >= 0:
             for j in (0, 1):
                 if open_q[j] == tok:
@@ -383,7 +383,7 @@ def observe(state, seat: int) -> np.ndarray:
             ones.append(sf + c * _SPACE_FEATURES + 1)
         if c in adjacent:
             ones.append(sf + c * _SPACE_FEATURES + 2)
-    my_tok = state.token[seat]
+    my_tok = state.quest_token[seat]
     for j in (0, 1):
         q = open_q[j]
         if q < 0:
@@ -394,20 +394,20 @@ def observe(state, seat: int) -> np.ndarray:
             ones.append(base + 1)
         if my_tok == q:
             ones.append(base + 2)
-        if seat == cur and q in state.left_q:     # mark_return="forbid": MARK back is not offered
+        if seat == cur and q in state.token_left:     # mark_return="forbid": MARK back is not offered
             ones.append(base + 3)
         qk = _quest_features(e, ones, idx, val, base + 4, state, q, committed_me.get(q) if my_tok == q else None)
         ones.append(off[f"open_quest{j}_kind"] + qk)
     b = off["supply"]
     idx += range(b, b + 9)
-    val += (state.sup_gems / GEM_SCALE, state.sup_carpets / TOKEN_SCALE,
-            state.sup_reshuffles / TOKEN_SCALE, state.sup_bonus / TOKEN_SCALE,
-            len(state.dragons) / TOKEN_SCALE, len(state.cdeck) / SIZE_SCALE,
-            len(state.adeck) / SIZE_SCALE, len(state.bdeck) / SIZE_SCALE, len(state.qdeck) / SIZE_SCALE)
+    val += (state.supply_gems / GEM_SCALE, state.supply_carpets / TOKEN_SCALE,
+            state.supply_reshuffles / TOKEN_SCALE, state.supply_bonus_tokens / TOKEN_SCALE,
+            len(state.dragons) / TOKEN_SCALE, len(state.creature_deck) / SIZE_SCALE,
+            len(state.artifact_deck) / SIZE_SCALE, len(state.beast_deck) / SIZE_SCALE, len(state.quest_deck) / SIZE_SCALE)
     # The decision in progress.
     if not terminal:
-        for name, cards in (("pay", state.pay), ("pay", getattr(state, "sel_discard", ())),
-                            ("adventure", state.adv), ("boosted", state.boosted),
+        for name, cards in (("pay", state.pay), ("pay", getattr(state, "release_from_discard", ())),
+                            ("adventure", state.adventure), ("boosted", state.boosted),
                             ("powered", state.powered), ("in_play", state.in_play)):
             if cards:
                 ones += map(at[name].__getitem__, cards)

@@ -27,7 +27,7 @@ def _needs_text(g, qk) -> str:
 
 def quest_text(state, q) -> str:
     g = state.g
-    qk = g.I_QK[q]
+    qk = g.I_QUEST_KIND[q]
     return (f"{g.Q_NAME[qk]} [{REGIONS[g.Q_REGION[qk]]}, pos {state.name_pos[g.Q_REGION[qk]]}: "
             f"{_needs_text(g, qk)}, {g.Q_POINTS[qk]} pt]")
 
@@ -37,7 +37,7 @@ def creature_text(state, space) -> str:
     i = state.board[space]
     if i < 0:
         return "empty"
-    k = g.I_HK[i]
+    k = g.I_HAND_KIND[i]
     syms = "+".join(_SYM[SYMBOLS[s]] for s in g.K_SYMS[k]) or "-"
     power = "" if POWERS[g.K_POWER[k]] == "NONE" else f" {POWERS[g.K_POWER[k]]}"
     gem = " +gem" if state.board_gems[space] else ""
@@ -66,14 +66,14 @@ def render_text(state, seat: int | None = None) -> str:
     for c, (a, b) in enumerate(SPACES):
         lines.append(f"  c{c} (pos {a}-{b}): {creature_text(state, c)}")
     oq = []
-    for j, q in enumerate(state.open_q):
+    for j, q in enumerate(state.open_quests):
         if q >= 0:
-            marks = [f"player_{p}" for p in range(n) if state.token[p] == q]
+            marks = [f"player_{p}" for p in range(n) if state.quest_token[p] == q]
             oq.append(f"{j}: {quest_text(state, q)}" + (" +1 bonus" if state.open_bonus[j] else "")
                       + (f" marked by {', '.join(marks)}" if marks else ""))
     lines.append("  open quests: " + ("; ".join(oq) if oq else "-"))
-    lines.append(f"  creature deck {len(state.cdeck)}, artifacts {len(state.adeck)}, beasts {len(state.bdeck)}, "
-                 f"quests {len(state.qdeck)}; supply: {state.sup_gems} gems")
+    lines.append(f"  creature deck {len(state.creature_deck)}, artifacts {len(state.artifact_deck)}, beasts {len(state.beast_deck)}, "
+                 f"quests {len(state.quest_deck)}; supply: {state.supply_gems} gems")
     final = state.final_scores()
     for p in range(n):
         lines.append(f"  player_{p}: score {state.scores[p]} (final {final[p]}), gems {state.gems[p]}, "
@@ -172,7 +172,7 @@ def render_rgb(state) -> np.ndarray:
             draw.rectangle((mx - 22, my - 10, mx + 22, my + 10), fill=(230, 230, 230), outline=(150, 150, 150))
             draw.text((mx - 16, my - 6), f"c{c} -", fill=(120, 120, 120))
             continue
-        k = g.I_HK[i]
+        k = g.I_HAND_KIND[i]
         # Full texts (no cut): the box is as wide as its longer line.
         label = f"c{c}: needs {g.K_STRENGTH[k]}x {SYMBOLS[g.K_VULN[k]]}"
         name = g.K_NAME[k]
@@ -188,15 +188,15 @@ def render_rgb(state) -> np.ndarray:
     y = _MARGIN
     draw.text((x, y), f"Fantastiqa, {n} players, goal {state.goal}", fill=(0, 0, 0))
     y += 20
-    draw.text((x, y), f"completed turns {state.turns}; creature deck {len(state.cdeck)}", fill=(0, 0, 0))
+    draw.text((x, y), f"completed turns {state.turns}; creature deck {len(state.creature_deck)}", fill=(0, 0, 0))
     y += 26
     draw.text((x, y), "open quests:", fill=(0, 0, 0))
     y += 16
-    for j, q in enumerate(state.open_q):
+    for j, q in enumerate(state.open_quests):
         if q < 0:
             draw.text((x + 8, y), f"{j}: -", fill=(0, 0, 0))
         else:
-            qk = g.I_QK[q]
+            qk = g.I_QUEST_KIND[q]
             title = f"{j}: {g.Q_NAME[qk]}" + (" +1" if state.open_bonus[j] else "")
             for line in _wrap(draw, title, _PANEL_W - 30):      # a long name wraps, never cut
                 draw.text((x + 8, y), line, fill=(0, 0, 0))

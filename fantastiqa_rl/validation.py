@@ -24,6 +24,7 @@ import numpy as np
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import BAZAAR, CHEST, NUM_POSITIONS, TOWER
+from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 
 VERSION = 1
 BASE_KEYS = ("version", "card_set", "num_players", "options", "goal", "phase", "current", "turns", "winners",
@@ -38,7 +39,6 @@ TOKEN_KEYS = ("carpets", "reshuffles", "quest_token")
 TURN_KEYS = ("action_used", "plus_statue", "boosted", "powered", "visited", "prev", "adventure", "pay", "target",
              "revealed", "count", "key", "effects", "in_play", "release_from_discard", "token_left", "reason", "ret")
 TURN_ABBEY_KEYS = ("abbey_aside", "abbey_reward")
-NUM_CHANCE_SOURCES = 10
 MAX_COUNT = 10 ** 6  # any counter above this is corrupt (no supply comes close)
 
 
@@ -147,7 +147,7 @@ def validate_state_dict(d, new_state) -> object:
     # ------------------------------------------------------------------ cards: one place each, of the right type
     creatures = {i for sec in g.sections.values() for i in sec}
     quests = set(g.quests) | set(g.start_quests)
-    holdable = {i for i in range(M) if g.I_HK[i] >= 0}
+    holdable = {i for i in range(M) if g.I_HAND_KIND[i] >= 0}
     abbey_cards = set(g.abbey)
     anything = set(range(M))
     seen: dict[int, str] = {}

@@ -53,12 +53,12 @@ def boxed_start_quest(s, p, extra=0, frame=False):
     position framing the Abbey); p stands in its region holding the household items it needs
     (plus `extra` single creatures of that symbol)."""
     q = next(i for i in s.box if i in s.g.start_quests
-             and (not frame or s.name_pos[s.g.Q_REGION[s.g.I_QK[i]]] in LOWER_FRAME))
+             and (not frame or s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[i]]] in LOWER_FRAME))
     s.box.remove(q)
     s.quests[p].append(q)
     s.committed[p][q] = []
-    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QK[q]]
-    at(s, p, s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]])
+    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]
+    at(s, p, s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]])
     set_hand(s, p, [ITEMS[sym]] * cnt + [f"I {SYMBOLS[sym].title()} Gem"] * extra)
     return q
 
@@ -88,16 +88,16 @@ def explorer(seed=0, deck=("Abbey 05", "Abbey 02"), hand=("Candle", "Spatula"), 
 def test_Q_B1_abbey_deck_face_up_top_and_goal_lines_replace_the_goal():
     s = FantastiqaState.new(2, seed=0, abbey=True)
     abbey_cards = set(s.g.abbey)
-    assert len(abbey_cards) == 18 and set(s.abdeck) == abbey_cards
-    assert not abbey_cards & set(s.box) and not s.abret
-    assert s.abbey_top() == s.abdeck[-1] >= 0                       # top card face up
+    assert len(abbey_cards) == 18 and set(s.abbey_deck) == abbey_cards
+    assert not abbey_cards & set(s.box) and not s.abbey_returned
+    assert s.abbey_top() == s.abbey_deck[-1] >= 0                       # top card face up
     assert s.goal_lines == ((9, 0), (8, 3), (7, 5)) and s.goal == 9
     assert FantastiqaState.new(3, seed=0, abbey=True, goal="long").goal_lines == ((10, 0), (9, 3), (8, 5))
     assert s.num_actions == 408 == FantastiqaState.num_actions_for(abbey=True)
     base = FantastiqaState.new(2, seed=0)
     assert base.num_actions == 405 and base.goal_lines == ((9, 0),) and abbey_cards <= set(base.box)
     # the Abbey deck has its own chance source: every other deal is the same with the Abbey
-    for f in ("cdeck", "adeck", "bdeck", "qdeck", "region_at", "statue_at"):
+    for f in ("creature_deck", "artifact_deck", "beast_deck", "quest_deck", "region_at", "statue_at"):
         assert getattr(s, f) == getattr(base, f)
     check_conservation(s)
 
@@ -125,7 +125,7 @@ def test_Q_B1_meeting_any_goal_line_wins_at_once():
     s.scores[0] = 6
     hold_abbey(s, 0, ["Abbey 10", "Abbey 11", "Abbey 12", "Abbey 13", "Abbey 14"])
     q = boxed_start_quest(s, 0)
-    s.apply(s.layout.quest + s.g.I_QK[q])
+    s.apply(s.layout.quest + s.g.I_QUEST_KIND[q])
     while A.CONFIRM not in legal(s):
         s.apply(int(min(legal(s) - {A.CANCEL})))
     s.apply(A.CONFIRM)
@@ -157,9 +157,9 @@ def test_Q_B2_exploring_is_the_quest_action_from_the_four_framing_regions():
     # and after a quest, no exploring
     t = fresh(seed=4)
     q = boxed_start_quest(t, 0, extra=1, frame=True)
-    set_abbey_deck(t, ["Abbey %02d" % (2 * t.g.Q_NEEDS[t.g.I_QK[q]][0][0])])
+    set_abbey_deck(t, ["Abbey %02d" % (2 * t.g.Q_NEEDS[t.g.I_QUEST_KIND[q]][0][0])])
     assert t.layout.explore in legal(t)
-    t.apply(t.layout.quest + t.g.I_QK[q])
+    t.apply(t.layout.quest + t.g.I_QUEST_KIND[q])
     while A.CONFIRM not in legal(t):
         t.apply(int(min(legal(t) - {A.CANCEL})))
     t.apply(A.CONFIRM)
@@ -182,11 +182,11 @@ def test_Q_B3_exact_match_discard_set_aside_and_draw():
     with pytest.raises(ValueError, match="illegal action 405"):
         s.apply(s.layout.explore)
     assert s.to_dict() == before, "a rejected input never changes the state"
-    carpets = s.sup_carpets
+    carpets = s.supply_carpets
     s.apply(HAND(s, "Candle"))
     assert names(s, s.discard[0]) == ["Candle"]
-    assert names(s, s.abaside) == ["Abbey 02"] and s.abreward == [0, 1, 0]
-    assert s.sup_carpets == carpets - 1 and s.carpets[0] == before["players"][0]["tokens"]["carpets"]
+    assert names(s, s.abbey_aside) == ["Abbey 02"] and s.abbey_reward == [0, 1, 0]
+    assert s.supply_carpets == carpets - 1 and s.carpets[0] == before["players"][0]["tokens"]["carpets"]
     assert sorted(names(s, s.hand[0])) == ["Bat", "Dog", "III Fire Gem", "Net", "Spatula", "Spatula"], \
         "Abbey 02 shows draw 2: Net and Bat drawn"
     assert s.phase == A.ABBEY_CHOICE and s.abbey_top() == -1, "the next card is face down"
@@ -227,7 +227,7 @@ def test_Q_B4_stop_claims_what_is_set_aside():
     s.apply(s.layout.abbey_stop)
     assert sorted(names(s, s.abbey[0])) == ["Abbey 02", "Abbey 05"]
     assert s.gems[0] == gems + 2 and s.carpets[0] == carpets + 1
-    assert not s.abaside and s.abreward == [0, 0, 0] and s.phase == A.MAIN and s.action_used
+    assert not s.abbey_aside and s.abbey_reward == [0, 0, 0] and s.phase == A.MAIN and s.action_used
     assert s.card_name(s.abbey_top()) == "Abbey 04", "the top card is face up after exploring"
     check_conservation(s)
 
@@ -236,20 +236,20 @@ def test_Q_B4_failure_returns_rewards_and_cards_face_up_to_the_bottom():
     s = explorer(seed=8, deck=("Abbey 00", "Abbey 04", "Abbey 05", "Abbey 02"),
                  hand=("Candle", "Pail"), draws=("Peaceful Dragon",) * 4)
     hold_abbey(s, 0, ["Abbey 10"])                      # from an earlier turn
-    sup = (s.sup_gems, s.sup_carpets, s.sup_reshuffles)
+    sup = (s.supply_gems, s.supply_carpets, s.supply_reshuffles)
     gems = s.gems[0]
     s.apply(s.layout.explore)
     s.apply(HAND(s, "Candle"))                          # Abbey 02 (carpet)
     s.apply(s.layout.abbey_continue)
     s.apply(HAND(s, "Pail"))                            # Abbey 05 (2 gems)
-    assert s.abreward == [2, 1, 0]
+    assert s.abbey_reward == [2, 1, 0]
     s.apply(s.layout.abbey_continue)                    # Abbey 04 (WATER): no WATER left in hand
     assert s.phase == A.MAIN and s.action_used, "fails at once, the action is spent"
-    assert names(s, s.abret) == ["Abbey 02", "Abbey 05"], "face up to the bottom"
-    assert (s.sup_gems, s.sup_carpets, s.sup_reshuffles) == sup and s.gems[0] == gems
+    assert names(s, s.abbey_returned) == ["Abbey 02", "Abbey 05"], "face up to the bottom"
+    assert (s.supply_gems, s.supply_carpets, s.supply_reshuffles) == sup and s.gems[0] == gems
     assert names(s, s.abbey[0]) == ["Abbey 10"], "nothing from earlier turns is lost"
     assert s.card_name(s.abbey_top()) == "Abbey 04", "the card that failed stays face up on top"
-    assert names(s, s.abdeck) == ["Abbey 00", "Abbey 04"]
+    assert names(s, s.abbey_deck) == ["Abbey 00", "Abbey 04"]
     check_conservation(s)
 
 
@@ -279,8 +279,8 @@ def test_Q_B5_returned_cards_are_reshuffled_when_they_are_next():
     s.apply(s.layout.explore)
     s.apply(HAND(s, "Candle"))
     s.apply(s.layout.abbey_stop)
-    assert sorted(names(s, s.abdeck)) == ["Abbey 00", "Abbey 01"] and not s.abret
-    assert s.abbey_top() == s.abdeck[-1]
+    assert sorted(names(s, s.abbey_deck)) == ["Abbey 00", "Abbey 01"] and not s.abbey_returned
+    assert s.abbey_top() == s.abbey_deck[-1]
     # during an exploration: continuing onto returned cards shuffles them first
     s = explorer(seed=11, hand=("Candle", "III Fire Gem"), draws=("Peaceful Dragon",) * 4)
     set_abbey_deck(s, ["Abbey 02"], returned=["Abbey 03"])
@@ -288,11 +288,11 @@ def test_Q_B5_returned_cards_are_reshuffled_when_they_are_next():
     s.apply(HAND(s, "Candle"))
     assert s.layout.abbey_continue in legal(s)
     s.apply(s.layout.abbey_continue)
-    assert names(s, s.abdeck) == ["Abbey 03"] and not s.abret and s.phase == A.ABBEY_MATCH
+    assert names(s, s.abbey_deck) == ["Abbey 03"] and not s.abbey_returned and s.phase == A.ABBEY_MATCH
     s.apply(HAND(s, "III Fire Gem"))
     assert s.layout.abbey_continue not in legal(s), "no card left to flip"
     s.apply(s.layout.abbey_stop)
-    assert not s.abdeck and not s.abret and s.abbey_top() == -1
+    assert not s.abbey_deck and not s.abbey_returned and s.abbey_top() == -1
     assert s.layout.explore not in legal(s)
     check_conservation(s)
     # the reshuffle draws from the Abbey's own chance source (slot 9), reproducibly
@@ -306,8 +306,8 @@ def test_Q_B5_returned_cards_are_reshuffled_when_they_are_next():
         u = t.clone()
         t.apply(t.layout.abbey_stop)
         u.apply(u.layout.abbey_stop)
-        assert t.abdeck == u.abdeck
-        orders.add(tuple(t.abdeck))
+        assert t.abbey_deck == u.abbey_deck
+        orders.add(tuple(t.abbey_deck))
     assert len(orders) > 1
 
 
@@ -342,8 +342,8 @@ def test_abbey_random_games_end_without_error_and_are_deterministic():
             rng = np.random.default_rng(seed)
             random_walk(s, rng, 300)
             if not s.is_terminal():                    # cut the creature deck short (fast)
-                s.box += s.cdeck[:-4]
-                del s.cdeck[:-4]
+                s.box += s.creature_deck[:-4]
+                del s.creature_deck[:-4]
                 s._legal = None
             random_walk(s, rng, 200000)
             assert s.is_terminal() and s.winners() and abs(s.returns().sum()) < 1e-9
@@ -433,12 +433,12 @@ def test_abbey_view_and_hidden_shuffle_never_read_hidden_order():
                 t.hand[p], t.deck[p] = pool[:len(t.hand[p])], pool[len(t.hand[p]):]
         assert np.array_equal(abbey_features(s, 0), abbey_features(t, 0))
         assert abbey_text(s) == abbey_text(t)
-        assert t.abbey_top() == s.abbey_top() and t.abret == s.abret
-        assert sorted(t.abdeck) == sorted(s.abdeck)
+        assert t.abbey_top() == s.abbey_top() and t.abbey_returned == s.abbey_returned
+        assert sorted(t.abbey_deck) == sorted(s.abbey_deck)
         a, b = s.clone(), t.clone()
         shuffle_abbey_hidden(a, np.random.default_rng(99))
         shuffle_abbey_hidden(b, np.random.default_rng(99))
-        assert a.abdeck == b.abdeck, "the re-deal depends only on public information and rng"
+        assert a.abbey_deck == b.abbey_deck, "the re-deal depends only on public information and rng"
         check_conservation(a)
 
 

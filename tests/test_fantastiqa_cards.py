@@ -141,7 +141,7 @@ def test_Q_S3_supply_after_setup_per_player_count(n):
     Dog and one Peaceful Dragon; the other dragons are the supply, unused Dogs stay boxed."""
     g = Game(load_card_set(), n)
     s = FantastiqaState.new(n, seed=1)
-    assert (s.sup_gems, s.sup_carpets, s.sup_reshuffles, s.sup_bonus) == (60 - 3 * n, 16 - 3 * n, 12 - 3 * n, 12)
+    assert (s.supply_gems, s.supply_carpets, s.supply_reshuffles, s.supply_bonus_tokens) == (60 - 3 * n, 16 - 3 * n, 12 - 3 * n, 12)
     assert s.gems == s.carpets == s.reshuffles == [3] * n
     assert len(s.dragons) == 16 - n and all(s.card_name(i) == "Peaceful Dragon" for i in s.dragons)
     for p in range(n):
@@ -162,9 +162,9 @@ def test_Q_X1_finite_supplies_are_conserved_in_play(n):
     for _ in range(3000):
         if s.is_terminal():
             break
-        assert s.sup_gems + sum(s.gems) + sum(s.board_gems) + s.abreward[0] == 60
-        assert s.sup_carpets + sum(s.carpets) + s.abreward[1] == 16
-        assert s.sup_reshuffles + sum(s.reshuffles) + s.abreward[2] == 12
-        assert s.sup_bonus + sum(s.bonus) + sum(s.open_bonus) == 12
+        assert s.supply_gems + sum(s.gems) + sum(s.board_gems) + s.abbey_reward[0] == 60
+        assert s.supply_carpets + sum(s.carpets) + s.abbey_reward[1] == 16
+        assert s.supply_reshuffles + sum(s.reshuffles) + s.abbey_reward[2] == 12
+        assert s.supply_bonus_tokens + sum(s.bonus_tokens) + sum(s.open_bonus) == 12
         la = s.legal_actions()
         s.apply(int(la[rng.integers(len(la))]))

@@ -261,7 +261,7 @@ def test_observation_blocks_decode_to_the_state():
             assert o.shape == high.shape and (o >= 0).all() and (o <= high).all()
 
             def kinds(cards):
-                c = Counter(s.g.I_HK[i] for i in cards)
+                c = Counter(s.g.I_HAND_KIND[i] for i in cards)
                 return [c.get(k, 0) for k in range(K)]
 
             assert o[lay["own_hand"]].tolist() == kinds(s.hand[seat])
@@ -282,7 +282,7 @@ def test_observation_blocks_decode_to_the_state():
             for c in range(7):
                 assert kind_grid[c].sum() == (s.board[c] >= 0)
                 if s.board[c] >= 0:
-                    assert kind_grid[c].argmax() == s.g.I_HK[s.board[c]]
+                    assert kind_grid[c].argmax() == s.g.I_HAND_KIND[s.board[c]]
 
 
 def test_truncation_step_guard_catches_endless_free_actions():
@@ -386,7 +386,7 @@ def test_rgb_render_labels_are_whole_and_inside_the_image(monkeypatch):
     img = render_rgb(s)
     texts = [t for _, t, _ in drawn]
     for c in range(7):
-        k = g.I_HK[s.board[c]]
+        k = g.I_HAND_KIND[s.board[c]]
         assert g.K_NAME[k] in texts
         assert f"c{c}: needs {g.K_STRENGTH[k]}x {SYMBOLS[g.K_VULN[k]]}" in texts
     for (x, y), t, w in drawn:

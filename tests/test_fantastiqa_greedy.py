@@ -66,7 +66,7 @@ def test_Q_E5_the_greedy_livelock_ends_at_the_turn_limit(tmp_path):
     opts = dict(card_set=path, abbey=True, fly_in_adventure=False)
     bots = [FantastiqaGreedyAgent(10690 + i) for i in range(2)]
     s = play(FantastiqaState.new(2, seed=1069, turn_limit=None, **opts), bots, turn_cap=150)
-    assert not s.is_terminal() and s.sup_gems == 0
+    assert not s.is_terminal() and s.supply_gems == 0
     bots = [FantastiqaGreedyAgent(10690 + i) for i in range(2)]
     s = play(FantastiqaState.new(2, seed=1069, **opts), bots, turn_cap=150)
     assert s.is_terminal() and s.end_reason == "turn_limit" and s.turns == 200
@@ -114,7 +114,7 @@ def test_Q_I1_greedy_ignores_hidden_information():
                 rng.shuffle(pool)
                 t.hand[p], t.deck[p] = pool[:len(t.hand[p])], pool[len(t.hand[p]):]
             rng.shuffle(t.deck[p])
-        for d in (t.cdeck, t.adeck, t.bdeck, t.qdeck):
+        for d in (t.creature_deck, t.artifact_deck, t.beast_deck, t.quest_deck):
             rng.shuffle(d)
         t._legal = None
         a1 = FantastiqaGreedyAgent(0).act(None, mask_of(s), state=s, seat=me)

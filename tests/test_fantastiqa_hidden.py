@@ -49,7 +49,7 @@ def reorder_decks(s, rng):
     t = s.clone()
     for p in range(t.n):
         rng.shuffle(t.deck[p])
-    for name in ("cdeck", "adeck", "bdeck", "qdeck"):
+    for name in ("creature_deck", "artifact_deck", "beast_deck", "quest_deck"):
         rng.shuffle(getattr(t, name))
     t._legal = None
     return t
@@ -88,7 +88,7 @@ def test_control_own_hand_and_public_changes_are_visible():
     for s in states(3):
         for seat in range(3):
             t = swap_hidden(s, seat, rng)
-            if sorted(s.g.I_HK[i] for i in t.hand[seat]) != sorted(s.g.I_HK[i] for i in s.hand[seat]):
+            if sorted(s.g.I_HAND_KIND[i] for i in t.hand[seat]) != sorted(s.g.I_HAND_KIND[i] for i in s.hand[seat]):
                 assert not (observe(t, seat) == observe(s, seat)).all()
                 seen += 1
         t = s.clone()
@@ -108,7 +108,7 @@ def test_drawn_statue_cards_are_seen_by_the_drawer_only():
         lay = observation_layout()
         assert observe(s, cur)[lay["drawn_cards"]].sum() == len(s.revealed)
         # Swap the drawn cards with cards still in the statue deck: others cannot tell.
-        name = ("adeck", "bdeck", "qdeck")[s.statue_at[s.position[cur]]]
+        name = ("artifact_deck", "beast_deck", "quest_deck")[s.statue_at[s.position[cur]]]
         deck = getattr(s, name)
         if not deck:
             continue
@@ -123,7 +123,7 @@ def test_drawn_statue_cards_are_seen_by_the_drawer_only():
             if seat != cur:
                 assert observe(s, seat)[lay["drawn_cards"]].sum() == 0
                 assert (observe(t, seat) == observe(s, seat)).all()
-        if sorted(s.g.I_HK[i] for i in t.revealed) != sorted(s.g.I_HK[i] for i in s.revealed):
+        if sorted(s.g.I_HAND_KIND[i] for i in t.revealed) != sorted(s.g.I_HAND_KIND[i] for i in s.revealed):
             assert not (observe(t, cur) == observe(s, cur)).all()
         if found >= 6:
             break

@@ -62,7 +62,7 @@ def test_samples_vary_the_hidden_parts():
         d = sample_consistent(s, 0, rng)
         hands.add(tuple(sorted(d.hand[1])))
         decks.add(tuple(d.deck[0]))
-        cdecks.add(tuple(d.cdeck))
+        cdecks.add(tuple(d.creature_deck))
         assert sorted(d.hand[0]) == sorted(s.hand[0])  # own hand is known
         assert sorted(d.hand[1] + d.deck[1]) == sorted(s.hand[1] + s.deck[1])
     assert len(hands) > 10 and len(decks) > 10 and len(cdecks) > 10
@@ -82,13 +82,13 @@ def test_samples_never_read_hidden_state():
             cur = s.current_player
             if cur != seat and t.phase in (A.BUY, A.CHEST) and t.revealed:
                 # another seat's drawn cards: exchange one with a card still in its statue deck
-                name = ("adeck", "bdeck", "qdeck")[t.statue_at[t.position[cur]]]
+                name = ("artifact_deck", "beast_deck", "quest_deck")[t.statue_at[t.position[cur]]]
                 deck = list(getattr(t, name))
                 if deck:
                     t.revealed = [deck[0]] + t.revealed[1:]
                     deck[0] = s.revealed[0]
                     setattr(t, name, deck)
-            for name in ("adeck", "bdeck", "qdeck"):
+            for name in ("artifact_deck", "beast_deck", "quest_deck"):
                 rng.shuffle(getattr(t, name))
             t._rngs = [np.random.Generator(np.random.PCG64(99)) for _ in t._rngs]
             a = sample_consistent(s, seat, np.random.default_rng(5)).to_dict()

@@ -141,7 +141,7 @@ def test_payment_mask_in_play_matches_brute_force():
                 else:
                     req = s._quest_req(s.target)
                     sel = s.pay + s.committed[p].get(s.target, [])
-                sym = lambda cards: [g.K_SYMS[g.I_HK[i]] for i in cards if g.K_SYMS[g.I_HK[i]]]  # noqa
+                sym = lambda cards: [g.K_SYMS[g.I_HAND_KIND[i]] for i in cards if g.K_SYMS[g.I_HAND_KIND[i]]]  # noqa
                 want = brute_offered(req, sym(sel), sym(s.hand[p]))
                 got = {g.K_SYMS[a - s.layout.hand] for a in s.legal_actions() if A.HAND <= a < s.layout.commit}
                 assert got == want

@@ -45,8 +45,8 @@ def test_random_games_play_to_the_end(num_players):
         rng = np.random.default_rng(seed)
         random_walk(s, rng, 400)
         if not s.is_terminal():
-            s.box += s.cdeck[:-4]
-            del s.cdeck[:-4]
+            s.box += s.creature_deck[:-4]
+            del s.creature_deck[:-4]
             s._legal = None
         random_walk(s, rng, 200000)
         assert s.is_terminal()
@@ -85,7 +85,7 @@ def test_deal_independent_of_choices():
         while s.phase != A.MAIN:
             la = s.legal_actions()
             s.apply(int(la[pick]))
-        outs.append((s.cdeck[:], s.adeck[:], s.bdeck[:], s.qdeck[:], s.region_at, s.statue_at))
+        outs.append((s.creature_deck[:], s.artifact_deck[:], s.beast_deck[:], s.quest_deck[:], s.region_at, s.statue_at))
     assert outs[0][0] == outs[1][0] and outs[0][1:] == outs[1][1:]
 
 

@@ -35,7 +35,7 @@ def test_free_actions_are_one_level_down():
 def clear_space(s, c):
     if s.board[c] >= 0:
         s.box.append(s.board[c])
-        s.sup_gems += s.board_gems[c]
+        s.supply_gems += s.board_gems[c]
         s.board[c], s.board_gems[c] = -1, 0
     s._legal = None
 
@@ -63,7 +63,7 @@ def subdue(s, dest):
     """In ADV_MOVE: go to dest, paying with the adventurer item of the creature's vulnerability."""
     do(s, A.REGION + dest)
     c = s.target
-    k = s.g.I_HK[s.board[c]]
+    k = s.g.I_HAND_KIND[s.board[c]]
     for _ in range(s.g.K_STRENGTH[k]):
         do(s, HAND(s, ITEMS[s.g.K_VULN[k]]))
     do(s, A.CONFIRM)
@@ -102,26 +102,26 @@ def test_Q_S2_creature_deck_sections_and_never_reshuffled(n, counts):
     s = FantastiqaState.new(n, seed=3)
     g = s.g
     kinds = g.cs.kinds
-    deck = s.cdeck[::-1]                           # top first
+    deck = s.creature_deck[::-1]                           # top first
     secs = [kinds[g.I_KIND[i]].section for i in deck]
     assert secs == sorted(secs), "section I on top, then II, then III"
     creatures = [i for i in deck if not g.I_IS_RAVEN[i]]
     assert tuple(sum(1 for i in creatures if kinds[g.I_KIND[i]].section == k) for k in (1, 2, 3)) == counts
     assert sum(1 for i in deck if g.I_IS_RAVEN[i]) == 3
     play_setup(s)
-    start = list(s.cdeck)
+    start = list(s.creature_deck)
     rng = np.random.default_rng(0)
     for _ in range(3000):
         if s.is_terminal():
             break
         do(s, int(rng.choice(s.legal_actions())))
-        assert s.cdeck == start[:len(s.cdeck)], "the creature deck is only ever drawn from"
+        assert s.creature_deck == start[:len(s.creature_deck)], "the creature deck is only ever drawn from"
 
 
 def test_Q_S3_starting_resources():
     s = FantastiqaState.new(3, seed=1)
     for p in range(3):
-        assert (s.gems[p], s.carpets[p], s.reshuffles[p], s.token[p]) == (3, 3, 3, -1)
+        assert (s.gems[p], s.carpets[p], s.reshuffles[p], s.quest_token[p]) == (3, 3, 3, -1)
         names = sorted(s.card_name(i) for i in s.hand[p])
         assert names == sorted(["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat",
                                 "Toothbrush", "Dog", "Peaceful Dragon"])
@@ -148,7 +148,7 @@ def test_Q_S4_reverse_seat_order_and_distinct_regions():
 def test_Q_S5_open_quests_from_unchosen_starting_quests():
     s = fresh(2, seed=4)
     kinds = s.g.cs.kinds
-    assert all(kinds[s.g.I_KIND[q]].type == "start_quest" for q in s.open_q)
+    assert all(kinds[s.g.I_KIND[q]].type == "start_quest" for q in s.open_quests)
     assert s.open_bonus == [1, 1]
     boxed = [kinds[s.g.I_KIND[i]].type for i in s.box]
     assert boxed.count("start_quest") == 9 - 2 - 2
@@ -170,21 +170,21 @@ def test_Q_R1_refill_in_order_with_gems():
     s = fresh(2, seed=6)
     clear_space(s, 2)
     clear_space(s, 5)
-    top = s.cdeck[-2:][::-1]
-    gems_before = s.sup_gems
+    top = s.creature_deck[-2:][::-1]
+    gems_before = s.supply_gems
     assert not any(s.g.I_IS_RAVEN[i] for i in top)   # section I has no Raven
     s._replenish(False)
     assert s.board[2] == top[0] and s.board[5] == top[1]     # c2 filled before c5
-    want = [int(s.g.K_GEM[s.g.I_HK[i]]) for i in top]
+    want = [int(s.g.K_GEM[s.g.I_HAND_KIND[i]]) for i in top]
     assert [s.board_gems[2], s.board_gems[5]] == want
-    assert s.sup_gems == gems_before - sum(want)
+    assert s.supply_gems == gems_before - sum(want)
     check_conservation(s)
 
 
 def test_Q_R2_empty_creature_deck_ends_game():
     s = fresh(2, seed=7)
-    s.box += s.cdeck
-    s.cdeck = []
+    s.box += s.creature_deck
+    s.creature_deck = []
     clear_space(s, 0)
     do(s, A.DONE)
     while not s.is_terminal():
@@ -195,21 +195,21 @@ def test_Q_R2_empty_creature_deck_ends_game():
 
 def test_Q_R3_raven_halves_richest_players():
     s = fresh(3, seed=8)
-    s.sup_gems += sum(s.gems)
+    s.supply_gems += sum(s.gems)
     s.gems = [0, 0, 0]
     for p, g in enumerate((7, 7, 4)):
         s.gems[p] = g
-        s.sup_gems -= g
+        s.supply_gems -= g
     raven = instances_of(s, "Raven II")[0]
-    s.cdeck.remove(raven)
-    s.cdeck.append(raven)                          # on top of the creature deck
+    s.creature_deck.remove(raven)
+    s.creature_deck.append(raven)                          # on top of the creature deck
     clear_space(s, 3)
     s._replenish(False)
     assert s.gems == [4, 4, 4] and raven in s.box and s.board[3] >= 0
     # nobody at 5 or more: nothing happens
     raven3 = instances_of(s, "Raven III")[0]
-    s.cdeck.remove(raven3)
-    s.cdeck.append(raven3)
+    s.creature_deck.remove(raven3)
+    s.creature_deck.append(raven3)
     clear_space(s, 3)
     s._replenish(False)
     assert s.gems == [4, 4, 4]
@@ -222,27 +222,27 @@ def test_Q_R3_raven_in_game_start_fill_goes_into_top_ten():
         while not (s.phase == A.SETUP_PLACE and s.cur == 0):
             do(s, int(s.legal_actions()[0]))
         raven = instances_of(s, "Raven II")[0]
-        s.cdeck.remove(raven)
-        s.cdeck.insert(len(s.cdeck) - 3, raven)   # the fourth card from the top
+        s.creature_deck.remove(raven)
+        s.creature_deck.insert(len(s.creature_deck) - 3, raven)   # the fourth card from the top
         gems = list(s.gems)
         do(s, int(s.legal_actions()[0]))
         assert raven not in s.board and s.gems == gems
-        assert raven in s.cdeck[-11:], "shuffled into the top 10 (plus itself)"
+        assert raven in s.creature_deck[-11:], "shuffled into the top 10 (plus itself)"
         assert all(b >= 0 and not s.g.I_IS_RAVEN[b] for b in s.board)
 
 
 def test_Q_R4_open_quests_refilled_with_bonus_if_any():
     s = fresh(2, seed=9)
-    s.qdeck.append(s.open_q[0])
-    s.open_q[0], s.open_bonus[0] = -1, 0
-    s.sup_bonus += 1
-    s.sup_bonus, spare = 0, s.sup_bonus
-    top = s.qdeck[-1]
+    s.quest_deck.append(s.open_quests[0])
+    s.open_quests[0], s.open_bonus[0] = -1, 0
+    s.supply_bonus_tokens += 1
+    s.supply_bonus_tokens, spare = 0, s.supply_bonus_tokens
+    top = s.quest_deck[-1]
     s._replenish(False)
-    assert s.open_q[0] == top and s.open_bonus[0] == 0        # no bonus token left
-    s.sup_bonus = spare
-    s.qdeck.append(s.open_q[1])
-    s.open_q[1], s.sup_bonus = -1, s.sup_bonus + s.open_bonus[1]
+    assert s.open_quests[0] == top and s.open_bonus[0] == 0        # no bonus token left
+    s.supply_bonus_tokens = spare
+    s.quest_deck.append(s.open_quests[1])
+    s.open_quests[1], s.supply_bonus_tokens = -1, s.supply_bonus_tokens + s.open_bonus[1]
     s.open_bonus[1] = 0
     s._replenish(False)
     assert s.open_bonus[1] == 1
@@ -347,7 +347,7 @@ def test_Q_A4_spent_and_subdued_go_to_discard_after_adventure():
     do(s, A.REGION + 1)
     do(s, HAND(s, "Spatula"))
     do(s, A.CONFIRM)
-    assert len(s.discard[0]) == disc and len(s.adv) == 2       # held until the adventure ends
+    assert len(s.discard[0]) == disc and len(s.adventure) == 2       # held until the adventure ends
     assert A.CANCEL not in legal(s), "no cancel after a confirmed subdue"
     do(s, A.DONE)
     assert sorted(s.card_name(i) for i in s.discard[0][-2:]) == ["I Fire Gem", "Spatula"]
@@ -365,32 +365,32 @@ def _at_statue(s, st):
 def test_Q_V1_tower_draw_buy_and_bottom_in_draw_order():
     s = fresh(2, seed=15)
     _at_statue(s, TOWER)
-    s.gems[0], s.sup_gems = 20, s.sup_gems + s.gems[0] - 20
+    s.gems[0], s.supply_gems = 20, s.supply_gems + s.gems[0] - 20
     set_hand(s, 0, ["I Water Plus Statue"])
     do(s, HAND(s, "I Water Plus Statue"))           # PLUS_STATUE: +1 card on the next draw
-    top4 = s.adeck[-4:][::-1]
+    top4 = s.artifact_deck[-4:][::-1]
     do(s, A.VISIT_STATUE)
     do(s, A.STATUE_DRAW)
     assert s.revealed == top4 and s.phase == A.BUY
     buy = top4[1]
-    cost = s.g.K_COST[s.g.I_HK[buy]]
-    do(s, s.layout.pick + s.g.I_HK[buy])
+    cost = s.g.K_COST[s.g.I_HAND_KIND[buy]]
+    do(s, s.layout.pick + s.g.I_HAND_KIND[buy])
     assert s.gems[0] == 20 - cost and buy in s.discard[0]
     do(s, A.DONE)
     rest = [i for i in top4 if i != buy]
-    assert s.adeck[:3][::-1] == rest, "the rest at the bottom, drawn again in draw order"
-    assert s.action_used and s.plus == 0
+    assert s.artifact_deck[:3][::-1] == rest, "the rest at the bottom, drawn again in draw order"
+    assert s.action_used and s.plus_statue == 0
     check_conservation(s)
 
 
 def test_Q_V1_bought_to_hand_option_and_chest():
     s = fresh(2, seed=16, bought_to="hand")
     _at_statue(s, TOWER)
-    s.gems[0], s.sup_gems = 20, s.sup_gems + s.gems[0] - 20
+    s.gems[0], s.supply_gems = 20, s.supply_gems + s.gems[0] - 20
     do(s, A.VISIT_STATUE)
     do(s, A.STATUE_DRAW)
     i = s.revealed[0]
-    do(s, s.layout.pick + s.g.I_HK[i])
+    do(s, s.layout.pick + s.g.I_HAND_KIND[i])
     assert i in s.hand[0]
     s = fresh(2, seed=16)
     _at_statue(s, CHEST)
@@ -398,7 +398,7 @@ def test_Q_V1_bought_to_hand_option_and_chest():
     do(s, A.STATUE_DRAW)
     assert A.DONE not in legal(s), "keep at least one quest"
     q = s.revealed[0]
-    do(s, s.layout.quest + s.g.I_QK[q])
+    do(s, s.layout.quest + s.g.I_QUEST_KIND[q])
     assert q in s.quests[0] and A.DONE in legal(s)
     do(s, int(max(legal(s))))                        # a second one: 3 personal quests now
     assert len(s.quests[0]) == 3 and legal(s) == {A.DONE}
@@ -408,7 +408,7 @@ def test_Q_V1_bought_to_hand_option_and_chest():
 
 def test_Q_V2_release_up_to_three_for_a_gem_each():
     s = fresh(2, seed=17)
-    s.gems[0], s.sup_gems = 5, s.sup_gems + s.gems[0] - 5
+    s.gems[0], s.supply_gems = 5, s.supply_gems + s.gems[0] - 5
     set_hand(s, 0, ["Peaceful Dragon", "Dog", "Cat", "Bat"])
     s.discard[0].append(s.hand[0].pop())               # Bat in the discard pile
     do(s, A.VISIT_STATUE)
@@ -428,7 +428,7 @@ def test_Q_V2_release_up_to_three_for_a_gem_each():
     check_conservation(s)
     # never more cards than gems
     s2 = fresh(2, seed=17)
-    s2.sup_gems += s2.gems[0] - 1
+    s2.supply_gems += s2.gems[0] - 1
     s2.gems[0] = 1
     do(s2, A.VISIT_STATUE)
     do(s2, A.STATUE_RELEASE)
@@ -441,7 +441,7 @@ def test_Q_V3_teleport_to_twin_statue_for_two_gems():
     pos = _at_statue(s, CHEST)
     twin = [r for r in range(6) if r != pos and s.statue_at[r] == CHEST][0]
     s.gems[0] = 2
-    s.sup_gems += 1
+    s.supply_gems += 1
     do(s, A.VISIT_STATUE)
     do(s, A.STATUE_TELEPORT)
     assert s.position[0] == twin and s.gems[0] == 0 and s.action_used
@@ -467,7 +467,7 @@ def test_Q_Q1_one_quest_per_turn_in_its_region():
 def test_Q_Q2_exact_symbols_and_committed_cards_count():
     s = fresh(2, seed=20)
     q = give_personal_quest(s, 0, "Quest 00")      # SWORD x2, FIRE x1 (A=0, B=1)
-    assert s.g.Q_NEEDS[s.g.I_QK[q]] == ((0, 2), (1, 1))
+    assert s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]] == ((0, 2), (1, 1))
     at(s, 0, quest_pos(s, "Quest 00"))
     set_hand(s, 0, ["Spatula", "Candle", "Spatula"])
     do(s, COMMIT(s, "Spatula"))                   # single target: no second step
@@ -484,8 +484,8 @@ def test_Q_Q2_exact_symbols_and_committed_cards_count():
 
 def test_Q_Q3_score_bonus_reward_and_discard():
     s = fresh(2, seed=21)
-    q = s.open_q[0]
-    qk = s.g.I_QK[q]
+    q = s.open_quests[0]
+    qk = s.g.I_QUEST_KIND[q]
     needs = s.g.Q_NEEDS[qk]
     names = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
     at(s, 0, s.name_pos[s.g.Q_REGION[qk]])
@@ -495,9 +495,9 @@ def test_Q_Q3_score_bonus_reward_and_discard():
     while A.CONFIRM not in legal(s):
         do(s, int(min(legal(s) - {A.CANCEL})))
     do(s, A.CONFIRM)
-    assert s.scores[0] == s.g.Q_POINTS[qk] + 1 and s.bonus[0] == 1
+    assert s.scores[0] == s.g.Q_POINTS[qk] + 1 and s.bonus_tokens[0] == 1
     assert s.gems[0] == gems + s.g.Q_REWARD[qk][0]
-    assert q in s.completed[0] and s.open_q[0] == -1 and not s.hand[0]
+    assert q in s.completed[0] and s.open_quests[0] == -1 and not s.hand[0]
     check_conservation(s)
 
 
@@ -532,7 +532,7 @@ def test_Q_F1_card_use_both_keeps_symbols():
     s = fresh(2, seed=22, card_use="both")
     set_hand(s, 0, ["I Water Plus Statue"])
     do(s, HAND(s, "I Water Plus Statue"))
-    assert hand_names(s, 0) == ["I Water Plus Statue"] and s.plus == 1
+    assert hand_names(s, 0) == ["I Water Plus Statue"] and s.plus_statue == 1
     assert HAND(s, "I Water Plus Statue") not in legal(s), "its power is used"
     do(s, A.DONE)                                   # the used card is discarded at end of turn
     assert instances_of(s, "I Water Plus Statue")[0] in s.discard[0]
@@ -540,7 +540,7 @@ def test_Q_F1_card_use_both_keeps_symbols():
 
 def test_Q_F1_artifact_effects_from_card_file():
     s = fresh(3, seed=23)
-    s.sup_gems += sum(s.gems) - 12
+    s.supply_gems += sum(s.gems) - 12
     s.gems = [3, 5, 4]
     set_hand(s, 0, ["Rogue's Purse", "Looking Glass", "Spatula", "Wardrobe 4", "Bitter Brew 3"])
     do(s, HAND(s, "Rogue's Purse"))
@@ -581,7 +581,7 @@ def test_Q_F1_bell_draw_keep_discard():
     top3 = s.deck[0][-3:][::-1]
     do(s, HAND(s, "Bell of Summoning"))
     assert s.revealed == top3 and s.phase == A.BELL
-    do(s, s.layout.pick + s.g.I_HK[top3[2]])
+    do(s, s.layout.pick + s.g.I_HAND_KIND[top3[2]])
     assert top3[2] in s.hand[0] and all(i in s.discard[0] for i in top3[:2])
     check_conservation(s)
 
@@ -589,8 +589,8 @@ def test_Q_F1_bell_draw_keep_discard():
 def test_Q_F2_commit_mark_withdraw_and_token_return():
     s = fresh(3, seed=26)
     j = 0
-    q = s.open_q[j]
-    need_sym = s.g.Q_NEEDS[s.g.I_QK[q]][0][0]
+    q = s.open_quests[j]
+    need_sym = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]][0][0]
     names = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
     card = names[need_sym]
     s.quests[0] = []
@@ -599,7 +599,7 @@ def test_Q_F2_commit_mark_withdraw_and_token_return():
     set_hand(s, 0, [card])
     assert COMMIT(s, card) not in legal(s), "no target without a personal quest or a token"
     do(s, A.MARK + j)
-    assert s.token[0] == q
+    assert s.quest_token[0] == q
     do(s, COMMIT(s, card))
     assert len(s.committed[0][q]) == 1
     do(s, PICK(s, card))                            # withdraw to discard
@@ -607,18 +607,18 @@ def test_Q_F2_commit_mark_withdraw_and_token_return():
     s.committed[0][q].append(s.discard[0].pop())    # committed again
     # the opponent completes the quest: our token returns and our cards go to our discard
     s.cur = 1
-    at(s, 1, s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]])
-    needs = s.g.Q_NEEDS[s.g.I_QK[q]]
+    at(s, 1, s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]])
+    needs = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]
     s.deck[1] += s.hand[1]
     s.hand[1] = []
     for sym, c in needs:
         for _ in range(c):
             move_card(s, names[sym], s.hand[1], exclude=[s.committed[0][q]])
-    do(s, s.layout.quest + s.g.I_QK[q])
+    do(s, s.layout.quest + s.g.I_QUEST_KIND[q])
     while A.CONFIRM not in legal(s):
         do(s, int(min(legal(s) - {A.CANCEL})))
     do(s, A.CONFIRM)
-    assert s.token[0] == -1 and q not in s.committed[0]
+    assert s.quest_token[0] == -1 and q not in s.committed[0]
     assert s.card_name(s.discard[0][-1]) == card
     check_conservation(s)
 
@@ -627,10 +627,10 @@ def test_Q_F2_commit_mark_withdraw_and_token_return():
 def test_Q_F2_mark_cannot_return_to_a_quest_left_this_turn(seed):
     # mark_return="forbid" (default, engine assumption): no MARK A, MARK B, MARK A ... loop.
     s = fresh(2, seed=seed)
-    qa, qb = s.open_q
+    qa, qb = s.open_quests
     do(s, A.MARK + 0)
     do(s, A.MARK + 1)
-    assert s.token[0] == qb and s.left_q == [qa]
+    assert s.quest_token[0] == qb and s.token_left == [qa]
     assert A.MARK + 0 not in legal(s) and A.MARK + 1 not in legal(s)
     assert A.FREE_ACTION in s.legal_set()          # carpets and reshuffles are still free actions
     s.apply(A.FREE_ACTION)
@@ -639,19 +639,19 @@ def test_Q_F2_mark_cannot_return_to_a_quest_left_this_turn(seed):
         s.apply(A.MARK + 0)
     assert s.to_dict() == before, "an illegal action leaves the state unchanged"
     back = FantastiqaState.from_dict(before)
-    assert back.left_q == [qa] and back.to_dict() == before
+    assert back.token_left == [qa] and back.to_dict() == before
     # The next turn starts afresh: the same seat may MARK the quest it left.
     for _ in range(100):
         if s.cur != 0:
             break
         s.apply(next((a for a in (A.CANCEL, A.DONE) if a in s.legal_set()), int(s.legal_actions()[0])))
-    assert s.left_q == []
+    assert s.token_left == []
     # "allow" (the spec's silence read literally): the token may go back, so turns can loop.
     t = fresh(2, seed=seed, mark_return="allow")
     for _ in range(3):
         do(t, A.MARK + 0)
         do(t, A.MARK + 1)
-    assert t.token[0] == qb and A.MARK + 0 in legal(t)
+    assert t.quest_token[0] == qb and A.MARK + 0 in legal(t)
     with pytest.raises(ValueError, match="allowed values: \\['forbid', 'allow'\\]"):
         FantastiqaState.new(2, seed=0, mark_return="never")
 
@@ -698,7 +698,7 @@ def test_Q_T1_discard_then_draw_up_to_five():
     h = list(s.hand[0])
     do(s, A.DONE)
     assert s.phase == A.END_DISCARD
-    do(s, s.layout.hand + s.g.I_HK[h[0]])
+    do(s, s.layout.hand + s.g.I_HAND_KIND[h[0]])
     do(s, A.DONE)
     assert len(s.hand[0]) == 5 and s.cur == 1
     s2 = fresh(2, seed=30, draw_rule="draw_5")
@@ -722,16 +722,16 @@ def test_Q_X1_running_out():
     assert len(s.hand[0]) == 8
     # statue deck empty -> option unavailable; supply empty -> nothing gained
     _at_statue(s, TOWER)
-    s.box += s.adeck
-    s.adeck = []
-    s.sup_gems += s.gems[0]
+    s.box += s.artifact_deck
+    s.artifact_deck = []
+    s.supply_gems += s.gems[0]
     s.gems[0] = 0
     assert A.STATUE_DRAW not in s._statue_options(0)
-    s.sup_gems, spare = 0, s.sup_gems
+    s.supply_gems, spare = 0, s.supply_gems
     set_hand(s, 0, ["Dog"])
     do(s, HAND(s, "Dog"))
     assert s.gems[0] == 0
-    s.sup_gems = spare
+    s.supply_gems = spare
     # no Peaceful Dragon in the supply -> DRAGON cannot be played
     at(s, 1, s.position[0])
     s.box += s.dragons
@@ -758,8 +758,8 @@ def test_Q_I1_legal_actions_ignore_hidden_information():
                 pool = t.hand[p] + t.deck[p]
                 rng.shuffle(pool)
                 t.hand[p], t.deck[p] = pool[:len(t.hand[p])], pool[len(t.hand[p]):]
-        rng.shuffle(t.cdeck)
-        rng.shuffle(t.adeck)
+        rng.shuffle(t.creature_deck)
+        rng.shuffle(t.artifact_deck)
         t._legal = None
         assert np.array_equal(t.legal_actions(), s.legal_actions())
 
@@ -784,8 +784,8 @@ def test_Q_E2_Q_E3_deck_out_final_scores_count_personal_quests_against():
     s = fresh(2, seed=33)
     s.scores = [5, 4]
     give_personal_quest(s, 0, "Quest 05")             # 4 points against seat 0
-    s.box += s.cdeck
-    s.cdeck = []
+    s.box += s.creature_deck
+    s.creature_deck = []
     clear_space(s, 0)
     s._end_turn(0)
     while not s.is_terminal():
@@ -803,9 +803,9 @@ def test_Q_E4_ties_completed_quests_then_gems_then_shared():
     s.scores = [3, 3, 2]
     s.completed[0] = []
     s.completed[1] = []
-    s.sup_gems += sum(s.gems)
+    s.supply_gems += sum(s.gems)
     s.gems = [2, 2, 9]
-    s.sup_gems -= 13
+    s.supply_gems -= 13
     s._end_by_score("creature deck empty")
     assert s.winners() == [0, 1]
     assert np.allclose(s.returns(), [0.5, 0.5, -1.0])
@@ -841,7 +841,7 @@ def test_Q_E5_turn_limit_uses_the_Q_E4_tie_breaks(gems, winners):
         s.box += s.quests[p]
         s.quests[p], s.committed[p], s.completed[p] = [], {}, []
     s.scores = [3, 3]
-    s.sup_gems += sum(s.gems) - sum(gems)
+    s.supply_gems += sum(s.gems) - sum(gems)
     s.gems = list(gems)
     while not s.is_terminal():
         do(s, A.DONE)

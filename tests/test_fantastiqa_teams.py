@@ -23,7 +23,7 @@ def fresh(seed=0, **kw):
 
 
 def set_gems(s, gems):
-    s.sup_gems += sum(s.gems) - sum(gems)
+    s.supply_gems += sum(s.gems) - sum(gems)
     s.gems = list(gems)
 
 
@@ -33,10 +33,10 @@ def complete_boxed_start_quest(s, p):
     s.box.remove(q)
     s.quests[p].append(q)
     s.committed[p][q] = []
-    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QK[q]]
-    at(s, p, s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]])
+    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]
+    at(s, p, s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]])
     set_hand(s, p, [ITEMS[sym]] * cnt)
-    s.apply(s.layout.quest + s.g.I_QK[q])
+    s.apply(s.layout.quest + s.g.I_QUEST_KIND[q])
     while A.CONFIRM not in legal(s):
         s.apply(int(min(legal(s) - {A.CANCEL})))
     s.apply(A.CONFIRM)
@@ -170,8 +170,8 @@ def test_Q_TM4_partners_receive_identical_returns_random_games(abbey):
         steps = 0
         while not s.is_terminal():
             if steps == 300:                            # cut the creature deck short (fast)
-                s.box += s.cdeck[:-4]
-                del s.cdeck[:-4]
+                s.box += s.creature_deck[:-4]
+                del s.creature_deck[:-4]
                 s._legal = None
             la = s.legal_actions()
             assert len(la) > 0
@@ -233,8 +233,8 @@ def test_generic_mcts_plays_for_the_team():
     s.box.remove(q)
     s.quests[0].append(q)
     s.committed[0][q] = []
-    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QK[q]]
-    at(s, 0, s.name_pos[s.g.Q_REGION[s.g.I_QK[q]]])
+    (sym, cnt), = s.g.Q_NEEDS[s.g.I_QUEST_KIND[q]]
+    at(s, 0, s.name_pos[s.g.Q_REGION[s.g.I_QUEST_KIND[q]]])
     set_hand(s, 0, [ITEMS[sym]] * cnt + [f"I {SYMBOLS[sym].title()} Gem"])
     s.sample_consistent = lambda seat, rng: s.clone()  # noqa: E731 (perfect information here)
     bot = MCTSAgent(seed=0, iterations=60, rollout_depth=6)

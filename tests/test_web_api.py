@@ -239,7 +239,7 @@ def test_fantastiqa_responses_hide_hands_deck_orders_and_rngs(client):
     differs = 0
     for _ in range(5):
         other = s.state.sample_consistent(0, rng)  # same knowledge for seat 0, other secrets
-        differs += other.hand[1] != s.state.hand[1] or other.cdeck != s.state.cdeck
+        differs += other.hand[1] != s.state.hand[1] or other.creature_deck != s.state.creature_deck
         keep, s.state = s.state, other
         assert client.get(f"/api/games/{key}").json() == seen
         assert client.get(f"/api/games/{key}/board.png").content == png

@@ -125,7 +125,7 @@ def fantastiqa_view(state, seat: int | None) -> dict:
         view["quests"] = [state.card_name(q) for q in state.quests[seat]]
         if state.current_player == seat and state.revealed and not over:
             view["drawn"] = sorted(state.card_name(i) for i in state.revealed)
-    view["open_quests"] = [state.card_name(q) if q >= 0 else None for q in state.open_q]
+    view["open_quests"] = [state.card_name(q) if q >= 0 else None for q in state.open_quests]
     if over:
         view["final_scores"] = [int(x) for x in state.final_scores()]
         view["winners"] = [int(w) for w in state.winners()]

@@ -1,0 +1,499 @@
+"""The decisions of a Fantastiqa turn, as a mixin of `FantastiqaState`: which actions are legal in each
+decision (`state.phase`, one of `actions.PHASES`) and what each does, dispatched by phase through
+the table `HANDLERS` at the end of this module (one pair of handlers per phase: its legal actions
+and its transition; `LEGAL` and `APPLY` index them by phase). The handlers of some decisions live
+with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
+`fantastiqa_rl.statues`, the Abbey in `fantastiqa_rl.abbey`; setup and the start and end of turns
+are `fantastiqa_rl.turn_flow`.
+
+The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
+`fantastiqa_rl.state`. Actions are the flat ids of `fantastiqa_rl.actions`.
+"""
+from __future__ import annotations
+
+from fantastiqa_rl import actions as A
+from fantastiqa_rl.abbey import AbbeyRules
+from fantastiqa_rl.actions import PHASES
+from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, NUM_POSITIONS, P_FLY
+from fantastiqa_rl.chance import RNG_SEAT0
+from fantastiqa_rl.payment import can_meet, offered_kinds
+from fantastiqa_rl.powers import Powers
+from fantastiqa_rl.statues import Statues
+
+
+class Rules:
+    """Card queries, and the legal actions and transitions of the turn's main decisions."""
+
+    # ------------------------------------------------------------------ card queries
+    def _kinds(self, cards) -> list:
+        """Distinct kinds among these instances."""
+        HK = self.g.I_HAND_KIND
+        return list({HK[i] for i in cards})
+
+    def _find(self, cards, k, prefer_boosted=False):
+        """An instance of kind k in cards: undoubled copies first (doubled first for payments)."""
+        HK, bo = self.g.I_HAND_KIND, self.boosted
+        best = -1
+        for i in cards:
+            if HK[i] == k:
+                if not bo or (i in bo) == prefer_boosted:
+                    return i
+                best = i
+        return best
+
+    def _profile(self, i):
+        k = self.g.I_HAND_KIND[i]
+        return self.g.K_DOUBLED_PROFILE[k] if i in self.boosted else self.g.K_PROFILE[k]
+
+    def _hand_items(self, cards) -> dict:
+        """kind -> tuple of payment profiles in use order (doubled copies first)."""
+        items = {}
+        bo = self.boosted
+        for i in cards:
+            k = self.g.I_HAND_KIND[i]
+            if self.g.K_PROFILE[k] is None:
+                continue
+            items.setdefault(k, []).append(i)
+        out = {}
+        for k, insts in items.items():
+            if bo:
+                insts.sort(key=lambda i: i not in bo)
+            out[k] = tuple(self._profile(i) for i in insts)
+        return out
+
+    def _profiles(self, cards) -> tuple:
+        return tuple(sorted(p for p in (self._profile(i) for i in cards) if p is not None))
+
+    def _creature_req(self, space):
+        k = self.g.I_HAND_KIND[self.board[space]]
+        return ("c", self.g.K_VULN[k], self.g.K_STRENGTH[k])
+
+    def _quest_req(self, q_inst):
+        return ("q", self.g.Q_NEEDS[self.g.I_QUEST_KIND[q_inst]])
+
+    def _moves(self, p, adventure=False, visited=None, prev=None):
+        """(space, dest) pairs a FLY / carpet / subdue may use from p's position (Q-M1); in an
+        adventure only into regions the path may enter (Q-A3)."""
+        out = []
+        if adventure:
+            visited = self.visited if visited is None else visited
+            prev = self.prev if prev is None else prev
+            simple = self.opts["adventure_path"] == "simple"
+        for c, dest in NEIGHBOURS[self.position[p]]:
+            if self.board[c] < 0:
+                continue
+            if adventure and ((visited >> dest) & 1 if simple else dest == prev):
+                continue
+            out.append((c, dest))
+        return out
+
+    def _playable_kinds(self, p):
+        """Hand kinds with a copy not yet played for its power (card_use="both")."""
+        pw = self.powered
+        if not pw:
+            return self._kinds(self.hand[p])
+        return self._kinds([i for i in self.hand[p] if i not in pw])
+
+    def _pay_moves(self, p, visited=None, prev=None):
+        """Adventure steps the hand can pay for."""
+        hand_prof = self._profiles(self.hand[p])
+        return [(c, d) for c, d in self._moves(p, True, visited, prev)
+                if can_meet(self._creature_req(c), hand_prof)]
+
+    def _commit_targets(self, p, k):
+        """Quest instances a hand card of kind k may be committed to (ASSUMED: only while the
+        quest still lacks one of the card's symbols, counting the cards already committed)."""
+        g = self.g
+        syms = g.K_SYMS[k]
+        out = []
+        for q, cards in self.committed[p].items():
+            need = g.Q_NEEDS[g.I_QUEST_KIND[q]]
+            for s, cnt in need:
+                if s in syms:
+                    have = 0
+                    for i in cards:
+                        a, b, m = g.K_PROFILE[g.I_HAND_KIND[i]]
+                        if a == s or b == s:
+                            have += m
+                    if have < cnt:
+                        out.append(q)
+                        break
+        return out
+
+    def _completable(self, p):
+        """Quest instances p may complete now (Q-Q1, Q-Q2), personal ones first."""
+        g = self.g
+        name = self.region_at[self.position[p]]
+        out = []
+        hand_prof = None
+        for q in self.quests[p] + [q for q in self.open_quests if q >= 0]:
+            if g.Q_REGION[g.I_QUEST_KIND[q]] != name:
+                continue
+            if hand_prof is None:
+                hand_prof = [self._profile(i) for i in self.hand[p]]
+            profs = [x for x in hand_prof if x is not None]
+            profs += [self._profile(i) for i in self.committed[p].get(q, ())]
+            profs = [x for x in profs if x is not None]
+            if can_meet(self._quest_req(q), tuple(sorted(profs))):
+                out.append(q)
+        return out
+
+    # ------------------------------------------------------------------ legal actions
+    def _legal_list(self) -> list:
+        return LEGAL[self.phase](self, self.cur)
+
+    def _legal_none(self, p) -> list:
+        return []
+
+    def _legal_main(self, p) -> list:
+        g, L = self.g, self.g.layout
+        out = [A.DONE]
+        if not self.action_used:
+            if self._pay_moves(p, 1 << self.position[p], -1):
+                out.append(A.ADVENTURE)
+            if self._statue_options(p):
+                out.append(A.VISIT_STATUE)
+            out += list({L.quest + g.I_QUEST_KIND[q] for q in self._completable(p)})
+            if self.opts["abbey"] and not self._why_no_explore(p):
+                out.append(L.explore)
+        if self._has_free(p):
+            out.append(A.FREE_ACTION)
+        return out
+
+    def _has_free(self, p) -> bool:
+        # cheap checks first; the full list only when needed
+        if (self.carpets[p] and self._moves(p)) or (self.reshuffles[p] and self.discard[p]):
+            return True
+        if any(q >= 0 and self.quest_token[p] != q and q not in self.token_left for q in self.open_quests):
+            return True
+        return bool(self._legal_free(p))
+
+    def _legal_free(self, p) -> list:
+        """Free actions (Q-F1..Q-F4) of the FREE_MENU decision."""
+        g, L = self.g, self.g.layout
+        out = []
+        if self.carpets[p] and self._moves(p):
+            out.append(A.CARPET)
+        if self.reshuffles[p] and self.discard[p]:
+            out.append(A.RESHUFFLE)
+        for j in range(NUM_OPEN_QUESTS):
+            q = self.open_quests[j]
+            if q >= 0 and self.quest_token[p] != q and q not in self.token_left:
+                out.append(A.MARK + j)
+        for k in self._playable_kinds(p):
+            if self._power_ok(p, k):
+                out.append(L.hand + k)
+        if self.committed[p]:
+            for k in self._kinds(self.hand[p]):
+                if g.K_PROFILE[k] is not None and self._commit_targets(p, k):
+                    out.append(L.commit + k)
+            out += list({L.pick + g.I_HAND_KIND[i] for cards in self.committed[p].values() for i in cards})
+        return out
+
+    def _legal_setup_quest(self, p) -> list:
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
+        return list({L.quest + QK[q] for q in self.offer_quests})
+
+    def _legal_setup_artifact(self, p) -> list:
+        L, HK = self.g.layout, self.g.I_HAND_KIND
+        return list({L.pick + HK[i] for i in self.offer_artifacts})
+
+    def _legal_setup_place(self, p) -> list:
+        taken = set(self.position)
+        return [A.REGION + r for r in range(NUM_POSITIONS) if r not in taken]
+
+    def _legal_adv_move(self, p) -> list:
+        g, L = self.g, self.g.layout
+        out = [A.REGION + d for _, d in self._pay_moves(p)]
+        out.append(A.DONE if self.count else A.CANCEL)
+        if self.opts["fly_in_adventure"] and self._moves(p, True):
+            if self.carpets[p]:
+                out.append(A.CARPET)
+            out += [L.hand + k for k in self._playable_kinds(p) if g.K_POWER[k] == P_FLY]
+        return out
+
+    def _legal_pay(self, p) -> list:
+        """ADV_PAY and QUEST_PAY: hand kinds that still help meet the requirement."""
+        if self.phase == A.ADV_PAY:
+            req = self._creature_req(self.target)
+            sel = [self._profile(i) for i in self.pay]
+        else:
+            req = self._quest_req(self.target)
+            sel = [self._profile(i) for i in self.pay + self.committed[p].get(self.target, [])]
+        sel = [x for x in sel if x is not None]
+        out = [self.g.layout.hand + k for k in offered_kinds(req, sel, self._hand_items(self.hand[p]))]
+        if can_meet(req, tuple(sorted(sel))):
+            out.append(A.CONFIRM)
+        out.append(A.CANCEL)
+        return out
+
+    def _legal_end_discard(self, p) -> list:
+        return [A.DONE] + [self.g.layout.hand + k for k in self._kinds(self.hand[p])]
+
+    def _legal_move_dest(self, p) -> list:
+        return [A.REGION + d for _, d in self._moves(p, self.ret == A.ADV_MOVE)]
+
+    def _legal_commit_target(self, p) -> list:
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
+        return list({L.quest + QK[q] for q in self._commit_targets(p, self.target)})
+
+    def _legal_withdraw_from(self, p) -> list:
+        L, QK, HK = self.g.layout, self.g.I_QUEST_KIND, self.g.I_HAND_KIND
+        return list({L.quest + QK[q] for q, cards in self.committed[p].items()
+                     if any(HK[i] == self.target for i in cards)})
+
+    # ------------------------------------------------------------------ transitions
+    def _do(self, a: int):
+        APPLY[self.phase](self, self.cur, a)
+
+    def _apply_free_menu(self, p, a):
+        self.phase = A.MAIN
+        self._apply_main(p, a)
+
+    def _apply_main(self, p, a):
+        """MAIN (and FREE_MENU): end the turn, start a turn action, or a free action."""
+        L, g = self.g.layout, self.g
+        if a == A.DONE:
+            self._end_turn(p)
+        elif a == L.explore:                        # Q-B2 (legal only with the Abbey)
+            self._start_exploring(p)
+        elif a == A.ADVENTURE:
+            self.visited, self.prev, self.count = 1 << self.position[p], -1, 0
+            self.adventure = []
+            self.phase = A.ADV_MOVE
+        elif a == A.VISIT_STATUE:
+            self.key, self.phase = False, A.STATUE_OPTION
+        elif a == A.FREE_ACTION:
+            self.phase = A.FREE_MENU
+        elif a == A.CARPET:
+            self._use_carpet(p)
+        elif a == A.RESHUFFLE:                      # Q-F4
+            self.reshuffles[p] -= 1
+            self.supply_reshuffles += 1
+            self.deck[p] += self.discard[p]
+            self.discard[p] = []
+            self._rng(RNG_SEAT0 + p).shuffle(self.deck[p])
+        elif a < A.REGION:                          # MARK j (Q-F2)
+            q = self.open_quests[a - A.MARK]
+            old = self.quest_token[p]
+            if old >= 0:
+                self.discard[p] += self.committed[p].pop(old)
+                if self.opts["mark_return"] == "forbid":
+                    self.token_left.append(old)
+            self.quest_token[p] = q
+            self.committed[p][q] = []
+        elif a < L.commit:                          # play for power (Q-F1)
+            self._play_card(p, a - L.hand)
+        elif a < L.pick:                            # commit (Q-F2); a single target needs no step
+            self.target, self.phase = a - L.commit, A.COMMIT_TARGET
+            qs = self._commit_targets(p, self.target)
+            if len(qs) == 1:
+                self._do(L.quest + g.I_QUEST_KIND[qs[0]])
+        elif a < L.quest:                           # withdraw (Q-F2)
+            self.target, self.phase = a - L.pick, A.WITHDRAW_FROM
+            qs = [q for q, cards in self.committed[p].items() if any(g.I_HAND_KIND[i] == self.target for i in cards)]
+            if len(qs) == 1:
+                self._do(L.quest + g.I_QUEST_KIND[qs[0]])
+        else:
+            q = a - L.quest
+            self.target = next(i for i in self._completable(p) if g.I_QUEST_KIND[i] == q)
+            self.pay = []
+            self.phase = A.QUEST_PAY
+
+    def _use_carpet(self, p):
+        """CARPET (Q-F3), from MAIN or as an adventure step (ADV_MOVE): the token goes to the
+        supply, then MOVE_DEST, back to the decision it came from."""
+        self.carpets[p] -= 1
+        self.supply_carpets += 1
+        self.phase, self.ret = A.MOVE_DEST, self.phase
+
+    def _apply_setup_quest(self, p, a):
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
+        q = next(i for i in self.offer_quests if L.quest + QK[i] == a)
+        self.offer_quests.remove(q)
+        self.quests[p].append(q)
+        self.committed[p][q] = []
+        self.phase = A.SETUP_ARTIFACT
+
+    def _apply_setup_artifact(self, p, a):
+        L, HK = self.g.layout, self.g.I_HAND_KIND
+        i = next(i for i in self.offer_artifacts if L.pick + HK[i] == a)
+        self.offer_artifacts.remove(i)
+        self.hand[p].append(i)
+        self.phase = A.SETUP_PLACE
+
+    def _apply_setup_place(self, p, a):
+        self.position[p] = a - A.REGION
+        if p > 0:
+            self.cur, self.phase = p - 1, A.SETUP_QUEST
+        else:
+            self._finish_setup()
+
+    def _apply_adv_move(self, p, a):
+        L = self.g.layout
+        if a == A.DONE:
+            self.discard[p] += self.adventure       # Q-A4
+            self.adventure = []
+            self.action_used = True
+            self.phase = A.MAIN
+        elif a == A.CANCEL:
+            self.phase = A.MAIN
+        elif a == A.CARPET:
+            self._use_carpet(p)
+        elif a >= L.hand:                           # FLY card as a path step
+            self._play_card(p, a - L.hand)
+            self.phase, self.ret = A.MOVE_DEST, A.ADV_MOVE
+        else:
+            dest = a - A.REGION
+            self.target = next(c for c, d in NEIGHBOURS[self.position[p]] if d == dest)
+            self.pay = []
+            self.phase = A.ADV_PAY
+
+    def _cancel_payment(self, p, back_to):
+        """CANCEL of ADV_PAY or QUEST_PAY: the cards chosen to pay go back to the hand."""
+        self.hand[p] += self.pay
+        self.pay = []
+        self.phase = back_to
+
+    def _apply_adv_pay(self, p, a):
+        if a == A.CANCEL:
+            self._cancel_payment(p, A.ADV_MOVE)
+        elif a == A.CONFIRM:
+            c = self.target
+            self.adventure.append(self.board[c])
+            self.adventure += self.pay
+            self.pay = []
+            self.board[c] = -1
+            self.gems[p] += self.board_gems[c]
+            self.board_gems[c] = 0
+            self._move_to(p, next(d for cc, d in NEIGHBOURS[self.position[p]] if cc == c))
+            self.count += 1
+            self.phase = A.ADV_MOVE
+        else:
+            self._pay_card(p, a - self.g.layout.hand)
+
+    def _apply_quest_pay(self, p, a):
+        if a == A.CANCEL:
+            self._cancel_payment(p, A.MAIN)
+        elif a == A.CONFIRM:
+            self._complete_quest(p)
+        else:
+            self._pay_card(p, a - self.g.layout.hand)
+
+    def _apply_end_discard(self, p, a):
+        if a == A.DONE:
+            self._finish_turn(p)
+        else:
+            i = self._find(self.hand[p], a - self.g.layout.hand)
+            self.hand[p].remove(i)
+            self.discard[p].append(i)
+
+    def _apply_move_dest(self, p, a):
+        self._move_to(p, a - A.REGION)
+        self.phase = self.ret
+        if self.ret == A.MAIN:
+            self._run_effects(p)
+
+    def _apply_commit_target(self, p, a):
+        L, QK = self.g.layout, self.g.I_QUEST_KIND
+        q = next(q for q in self.committed[p] if L.quest + QK[q] == a)
+        i = self._find(self.hand[p], self.target)
+        self.hand[p].remove(i)
+        self.committed[p][q].append(i)
+        self.phase = A.MAIN
+
+    def _apply_withdraw_from(self, p, a):
+        L, QK, HK = self.g.layout, self.g.I_QUEST_KIND, self.g.I_HAND_KIND
+        q = next(q for q, cards in self.committed[p].items()
+                 if L.quest + QK[q] == a and any(HK[i] == self.target for i in cards))
+        i = self._find(self.committed[p][q], self.target)
+        self.committed[p][q].remove(i)
+        self.discard[p].append(i)
+        self.phase = A.MAIN
+
+    def _apply_terminal(self, p, a):
+        raise AssertionError("no transition in a terminal state")
+
+    # ------------------------------------------------------------------ paying, moving, completing quests
+    def _pay_card(self, p, k):
+        i = self._find(self.hand[p], k, prefer_boosted=True)
+        self.hand[p].remove(i)
+        self.pay.append(i)
+
+    def _move_to(self, p, dest):
+        self.prev = self.position[p]
+        self.position[p] = dest
+        self.visited |= 1 << dest
+
+    def _complete_quest(self, p):
+        """Q-Q3."""
+        g = self.g
+        q = self.target
+        qk = g.I_QUEST_KIND[q]
+        self.discard[p] += self.pay
+        self.pay = []
+        self.discard[p] += self.committed[p].pop(q, [])
+        pts = g.Q_POINTS[qk]
+        if q in self.quests[p]:
+            self.quests[p].remove(q)
+        else:
+            j = self.open_quests.index(q)
+            self.open_quests[j] = -1
+            if self.open_bonus[j]:
+                self.open_bonus[j] = 0
+                self.bonus_tokens[p] += 1
+                pts += 1
+            for o in range(self.n):                 # tokens on it return, cards to discard
+                if self.quest_token[o] == q:
+                    self.quest_token[o] = -1
+                    self.discard[o] += self.committed[o].pop(q, [])
+        self.completed[p].append(q)
+        gems, carpets, resh = g.Q_REWARD[qk]
+        self.gems[p] += self._take("supply_gems", gems)
+        self.carpets[p] += self._take("supply_carpets", carpets)
+        self.reshuffles[p] += self._take("supply_reshuffles", resh)
+        self.scores[p] += pts
+        self.action_used = True
+        self.phase = A.MAIN
+        if self._goal_reached(p):                   # Q-E1 (Q-B1 lines, Q-TM2 team sums)
+            self._end(self.team(p), "goal")
+
+
+def _by_phase(handlers: dict) -> tuple:
+    """The handlers as a tuple indexed by phase; every phase must have one."""
+    missing = [PHASES[ph] for ph in range(len(PHASES)) if ph not in handlers]
+    if missing:
+        raise AssertionError(f"phases without a handler: {missing}")
+    return tuple(handlers[ph] for ph in range(len(PHASES)))
+
+
+# phase -> (legal actions of the decision: f(state, seat) -> ids, unsorted, no duplicates;
+#           its transition: f(state, seat, action))
+HANDLERS = {
+    A.SETUP_QUEST:    (Rules._legal_setup_quest, Rules._apply_setup_quest),
+    A.SETUP_ARTIFACT: (Rules._legal_setup_artifact, Rules._apply_setup_artifact),
+    A.SETUP_PLACE:    (Rules._legal_setup_place, Rules._apply_setup_place),
+    A.MAIN:           (Rules._legal_main, Rules._apply_main),
+    A.FREE_MENU:      (Rules._legal_free, Rules._apply_free_menu),
+    A.ADV_MOVE:       (Rules._legal_adv_move, Rules._apply_adv_move),
+    A.ADV_PAY:        (Rules._legal_pay, Rules._apply_adv_pay),
+    A.QUEST_PAY:      (Rules._legal_pay, Rules._apply_quest_pay),
+    A.MOVE_DEST:      (Rules._legal_move_dest, Rules._apply_move_dest),
+    A.COMMIT_TARGET:  (Rules._legal_commit_target, Rules._apply_commit_target),
+    A.WITHDRAW_FROM:  (Rules._legal_withdraw_from, Rules._apply_withdraw_from),
+    A.END_DISCARD:    (Rules._legal_end_discard, Rules._apply_end_discard),
+    A.TERMINAL:       (Rules._legal_none, Rules._apply_terminal),
+    A.STATUE_OPTION:  (Statues._legal_statue_option, Statues._apply_statue_option),
+    A.BUY:            (Statues._legal_buy, Statues._apply_buy),
+    A.CHEST:          (Statues._legal_chest, Statues._apply_chest),
+    A.RELEASE:        (Statues._legal_release, Statues._apply_release),
+    A.TARGET_SEAT:    (Powers._legal_target_seat, Powers._apply_target_seat),
+    A.GLASS:          (Powers._legal_glass, Powers._apply_glass),
+    A.BELL:           (Powers._legal_bell, Powers._apply_bell),
+    A.BREW_CARD:      (Powers._legal_brew_card, Powers._apply_brew_card),
+    A.WARDROBE:       (Powers._legal_wardrobe, Powers._apply_wardrobe),
+    A.ABBEY_MATCH:    (AbbeyRules._legal_abbey_match, AbbeyRules._apply_abbey_match),
+    A.ABBEY_CHOICE:   (AbbeyRules._legal_abbey_choice, AbbeyRules._apply_abbey_choice),
+}
+LEGAL = _by_phase({ph: h[0] for ph, h in HANDLERS.items()})
+APPLY = _by_phase({ph: h[1] for ph, h in HANDLERS.items()})

@@ -1,0 +1,139 @@
+"""Text of the Fantastiqa core: action names, why an action is illegal, the whole state as text.
+
+    action_to_string(state, a)   readable name of action a in the current decision
+    why_illegal(state, a)        the reason in the ValueError of `state.apply(a)`
+    describe(state)              `str(state)`: everything, hidden information included (debugging)
+
+`FantastiqaState.action_to_string`, `apply` and `__str__` call these. What ONE seat may see (a
+human player's view, the rgb image) is `fantastiqa_rl.render`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fantastiqa_rl import actions as A
+from fantastiqa_rl.abbey import ABBEY_CAP
+from fantastiqa_rl.actions import PHASES
+from fantastiqa_rl.board import NUM_POSITIONS, NUM_SPACES, REGIONS, STATUES, SYMBOLS
+
+
+def action_to_string(s, a) -> str:
+    """Readable name of action a in the decision of state s."""
+    L, g = s.g.layout, s.g
+    name, idx = L.decode(a if isinstance(a, int) else int(a) if isinstance(a, (np.integer,)) else -1)
+    ph = s.phase
+    if name == "INVALID":
+        return f"INVALID({a!r})"
+    if name == "EXPLORE":
+        top = s.abbey_deck[-1] if s.abbey_deck else -1
+        return "EXPLORE the Abbey" + (f" (face up: {s.card_name(top)}, "
+                                      f"{SYMBOLS[g.I_ABBEY_SYMBOL[top]]})" if top >= 0 else "")
+    if name in A.ABBEY_NAMES:
+        return {"ABBEY_STOP": f"STOP exploring, claim {len(s.abbey_aside)} Abbey card(s)",
+                "ABBEY_CONTINUE": "CONTINUE exploring (flip the next Abbey card)"}[name]
+    if name in A.FIXED_NAMES:
+        if a == A.DONE:
+            return {A.MAIN: "END_TURN", A.ADV_MOVE: "STOP_ADVENTURE",
+                    A.END_DISCARD: "KEEP_REST_AND_DRAW"}.get(ph, "DONE")
+        return name
+    if name == "MARK":
+        q = s.open_quests[idx]
+        return f"MARK open quest {idx}" + (f" ({s.card_name(q)})" if q >= 0 else "")
+    if name == "REGION":
+        verb = {A.SETUP_PLACE: "PLACE at", A.ADV_MOVE: "SUBDUE towards",
+                A.MOVE_DEST: "MOVE to"}.get(ph, "REGION")
+        rn = REGIONS[s.region_at[idx]] if hasattr(s, "region_at") else "?"
+        return f"{verb} position {idx} ({rn})"
+    if name == "SPACE":
+        b = s.board[idx]
+        return f"SWAP space c{idx}" + (f" ({s.card_name(b)})" if b >= 0 else "")
+    if name == "SEAT":
+        return f"TARGET seat {idx}"
+    if name == "QUEST":
+        verb = {A.SETUP_QUEST: "TAKE starting quest", A.MAIN: "COMPLETE quest",
+                A.CHEST: "KEEP quest", A.COMMIT_TARGET: "COMMIT to quest",
+                A.WITHDRAW_FROM: "WITHDRAW from quest"}.get(ph, "QUEST")
+        return f"{verb} {g.Q_NAME[idx]}"
+    card = g.K_NAME[idx]
+    if name == "HAND":
+        verb = {A.MAIN: "PLAY", A.ADV_PAY: "PAY", A.QUEST_PAY: "PAY", A.END_DISCARD: "DISCARD",
+                A.RELEASE: "RELEASE from hand", A.GLASS: "DOUBLE", A.BREW_CARD: "GIVE from hand",
+                A.ADV_MOVE: "FLY with", A.ABBEY_MATCH: "MATCH the Abbey card with"}.get(ph, "HAND")
+        return f"{verb} {card}"
+    if name == "COMMIT":
+        return f"COMMIT {card}"
+    verb = {A.SETUP_ARTIFACT: "TAKE starting artifact", A.BUY: "BUY", A.BELL: "KEEP",
+            A.RELEASE: "RELEASE from discard", A.BREW_CARD: "GIVE from discard",
+            A.MAIN: "WITHDRAW"}.get(ph, "PICK")
+    return f"{verb} {card}"
+
+def why_illegal(s, a: int) -> str:
+    """Why action a is not legal in state s (for the ValueError of `apply`)."""
+    L = s.g.layout
+    name, _ = L.decode(a)
+    if s.phase == A.TERMINAL:
+        return "the game is over"
+    if name == "INVALID":
+        return f"out of range [0, {L.n})"
+    if name in ("HAND", "COMMIT") and s.phase != A.SETUP_PLACE:
+        k = a - (L.hand if name == "HAND" else L.commit)
+        if s.phase not in (A.SETUP_QUEST, A.SETUP_ARTIFACT) and not any(
+                s.g.I_HAND_KIND[i] == k for i in s.hand[s.cur]):
+            return f"seat {s.cur} holds no such card in hand (decision {PHASES[s.phase]})"
+    if s.phase in (A.ADV_PAY, A.QUEST_PAY) and name == "HAND":
+        return "the card cannot help complete this payment (it would be surplus or unusable)"
+    if name == "EXPLORE" and s.phase == A.MAIN and s._why_no_explore(s.cur):
+        return s._why_no_explore(s.cur)
+    if s.phase == A.ABBEY_MATCH and name == "HAND":
+        return (f"the card does not show {SYMBOLS[s.g.I_ABBEY_SYMBOL[s.abbey_deck[-1]]]}, the symbol "
+                "of the face-up Abbey card (no wilds)")
+    if s.phase == A.ABBEY_CHOICE and name == "ABBEY_CONTINUE":
+        return (f"cannot continue: {'the team' if s.teams else f'seat {s.cur}'} holds "
+                f"{s.abbey_held(s.cur)} Abbey card(s) + {len(s.abbey_aside)} set aside "
+                f"(cap {ABBEY_CAP}), or no Abbey card is left to flip")
+    if name == "MARK" and s.phase == A.FREE_MENU and s.open_quests[a - A.MARK] in s.token_left:
+        return ("mark_return='forbid': the quest token left this open quest earlier this turn "
+                "and may not return to it (use WITHDRAW to empty it instead)")
+    if s.phase == A.ABBEY_MATCH and a == A.CANCEL:
+        return "cannot cancel after the first match (the exploration has begun)"
+    return (f"not legal in decision {PHASES[s.phase]} of seat {s.cur}; legal: "
+            + ", ".join(action_to_string(s, int(x)) for x in s.legal_actions()[:12])
+            + (" ..." if len(s.legal_actions()) > 12 else ""))
+
+def describe(s) -> str:
+    """The whole state as text, hidden information included (debugging; `str(state)`)."""
+    g = s.g
+    nm = s.card_name
+    lines = [f"Fantastiqa ({g.cs.name} cards) {s.n} players, goal {s.goal}, "
+             f"turns {s.turns}, decision {PHASES[s.phase]}, seat {s.current_player}"]
+    for pos in range(NUM_POSITIONS):
+        who = [str(p) for p in range(s.n) if s.position[p] == pos]
+        lines.append(f"  pos {pos}: {REGIONS[s.region_at[pos]]:<13} {STATUES[s.statue_at[pos]]:<14}"
+                     f" adventurers [{','.join(who)}]")
+    for c in range(NUM_SPACES):
+        b = s.board[c]
+        if b >= 0:
+            k = g.I_HAND_KIND[b]
+            lines.append(f"  c{c}: {nm(b)} (needs {SYMBOLS[g.K_VULN[k]]} x{g.K_STRENGTH[k]})"
+                         + (" +gem" if s.board_gems[c] else ""))
+        else:
+            lines.append(f"  c{c}: empty")
+    oq = [nm(q) + (" +1" if s.open_bonus[j] else "") if q >= 0 else "-" for j, q in enumerate(s.open_quests)]
+    lines.append(f"  open quests: {oq}; creature deck {len(s.creature_deck)}")
+    for p in range(s.n):
+        lines.append(f"  seat {p}: score {s.scores[p]} gems {s.gems[p]} carpets {s.carpets[p]}"
+                     f" reshuffles {s.reshuffles[p]} deck {len(s.deck[p])} discard {len(s.discard[p])}"
+                     f" quests {[nm(q) for q in s.quests[p]]}")
+        lines.append(f"          hand {sorted(nm(i) for i in s.hand[p])}")
+    if s.opts["abbey"]:
+        top = s.abbey_top()
+        lines.append(f"  Abbey: face up {nm(top) + ' (' + SYMBOLS[g.I_ABBEY_SYMBOL[top]] + ')' if top >= 0 else '-'};"
+                     f" face down {len(s.abbey_deck) - (top >= 0)}; returned {[nm(i) for i in s.abbey_returned]};"
+                     f" set aside {[nm(i) for i in s.abbey_aside]}; held {[len(x) for x in s.abbey]};"
+                     f" goal lines {list(s.goal_lines)}")
+    if s.opts["teams"]:
+        lines.append("  teams: seats 0+2 vs 1+3 (scores summed: "
+                     f"{s.side_score(0)} vs {s.side_score(1)})")
+    if s.winners_ is not None:
+        lines.append(f"  winners {s.winners_} ({s.end_reason})")
+    return "\n".join(lines)

@@ -1,0 +1,26 @@
+"""Issue 17: fantastiqa_rl/state.py split by job (rules, powers, statues, turn_flow, abbey, options,
+chance, serialization, text). The names users import from fantastiqa_rl.state stay importable there,
+as the very objects of their new modules, and every decision has its pair of handlers."""
+import fantastiqa_rl.state as state_module
+from fantastiqa_rl import abbey, chance, options, powers, rules, turn_flow
+from fantastiqa_rl.actions import PHASES
+
+
+def test_state_module_reexports_the_names_users_import():
+    assert state_module.OPTIONS is options.OPTIONS and state_module.DEFAULTS is options.DEFAULTS
+    assert state_module.DEFAULT_TURN_LIMIT == options.DEFAULT_TURN_LIMIT == 100
+    assert state_module.ABBEY_CAP == abbey.ABBEY_CAP == 7
+    assert state_module.HAND_SIZE == turn_flow.HAND_SIZE == 5
+    assert state_module.NUM_CHANCE_SOURCES == chance.NUM_CHANCE_SOURCES == 10
+    assert (state_module.R_PEACEFUL, state_module.R_DRAGON, state_module.R_BREW) == (
+        powers.R_PEACEFUL, powers.R_DRAGON, powers.R_BREW)
+    missing = [name for name in state_module.__all__ if not hasattr(state_module, name)]
+    assert not missing
+
+
+def test_every_phase_has_a_legal_actions_and_a_transition_handler():
+    assert sorted(rules.HANDLERS) == list(range(len(PHASES)))
+    assert len(rules.LEGAL) == len(rules.APPLY) == len(PHASES)
+    for ph, (legal, apply) in rules.HANDLERS.items():
+        assert rules.LEGAL[ph] is legal and rules.APPLY[ph] is apply, PHASES[ph]
+        assert legal.__name__.startswith("_legal_") and apply.__name__.startswith("_apply_"), PHASES[ph]
