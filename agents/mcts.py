@@ -166,12 +166,16 @@ class MCTSAgent(Agent):
             it += 1
             self._iterate(root, state.sample_consistent(seat, rng), n_players)
         self.last_iterations = it
+        return int(self._choose(root, seat))
+
+    def _choose(self, root: _Node, seat: int) -> int:
+        """The move played: the root child with the most visits (ties: best mean value, then lowest id)."""
         best, best_key = None, None
         for a, child in root.children.items():
             key = (child.n, child.w[seat] / child.n if child.n else -math.inf, -a)
             if best_key is None or key > best_key:
                 best, best_key = a, key
-        return int(best)
+        return best
 
     def _iterate(self, root: _Node, d, n_players: int) -> None:
         rng, c, prior, widen = self.rng, self.c, self.prior, self.widen
