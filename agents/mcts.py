@@ -1,7 +1,8 @@
 """Determinized Monte-Carlo tree search: single-observer information-set MCTS (SO-ISMCTS).
 
     bot = make_agent("fae", "mcts", seed=0)                      # Fae knowledge (see below)
-    bot = make_agent("fantastiqa", "mcts", seed=0, iterations=400)  # any game: generic MCTS
+    bot = MCTSAgent(seed=0, iterations=400)                      # any game: generic MCTS
+    bot = make_agent("fantastiqa", "mcts", seed=0)               # tabletop_rl.agents.fantastiqa_mcts
 
 One search per move, from the seat to move (the *observer*):
 
@@ -27,8 +28,9 @@ the same seed and the same position give the same move (reproducible). `time_lim
 instead stops when the time is up; it is NOT reproducible (the number of iterations depends on
 the machine's load), so the arena and the tests use iterations.
 
-Generic defaults (`make_agent(game, "mcts")` for any game): uniform random rollouts to the end of
-the game, evaluation = the game's returns, no prior (plain UCT over the legal actions).
+Generic defaults (`make_agent(game, "mcts")` for a game without its own knowledge): uniform random
+rollouts to the end of the game, evaluation = the game's returns, no prior (plain UCT over the
+legal actions). Fantastiqa's knowledge and search live in `tabletop_rl.agents.fantastiqa_mcts`.
 
 Fae knowledge (`make_agent("fae", "mcts")`, `FAE_DEFAULTS`: 300 iterations, c = 0.7, root
 progressive widening 2, no rollout):
