@@ -56,8 +56,9 @@ def test_plays_legal_moves_and_same_seed_same_move(seed, plies, paired):
 
 
 def test_margin_keeps_the_greedy_move_and_zero_margin_lets_the_search_decide():
-    """With a margin no value gap can reach (values lie in [-1, 1]) the bot plays the greedy move;
-    with margin 0 it departs from it somewhere on these positions (so the search matters)."""
+    """With margin 1.99 (values lie in [-1, 1]: only a sure win against a sure loss would pass it)
+    the bot plays the greedy move here; with margin 0 it departs from it somewhere on these
+    positions (so the search matters)."""
     greedy = make_agent("fantastiqa", "greedy", seed=0)
     departed = 0
     for seed, plies in ((0, 30), (1, 80), (2, 150), (3, 260), (6, 40), (7, 90)):
