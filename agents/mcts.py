@@ -1,7 +1,8 @@
 """Determinized Monte-Carlo tree search: single-observer information-set MCTS (SO-ISMCTS).
 
     bot = make_agent("fae", "mcts", seed=0)                      # Fae knowledge (see below)
-    bot = make_agent("fantastiqa", "mcts", seed=0, iterations=400)  # any game: generic MCTS
+    bot = MCTSAgent(seed=0, iterations=400)                      # any game: generic MCTS
+    bot = make_agent("fantastiqa", "mcts", seed=0)               # tabletop_rl.agents.fantastiqa_mcts
 
 One search per move, from the seat to move (the *observer*):
 
@@ -27,8 +28,9 @@ the same seed and the same position give the same move (reproducible). `time_lim
 instead stops when the time is up; it is NOT reproducible (the number of iterations depends on
 the machine's load), so the arena and the tests use iterations.
 
-Generic defaults (`make_agent(game, "mcts")` for any game): uniform random rollouts to the end of
-the game, evaluation = the game's returns, no prior (plain UCT over the legal actions).
+Generic defaults (`make_agent(game, "mcts")` for a game without its own knowledge): uniform random
+rollouts to the end of the game, evaluation = the game's returns, no prior (plain UCT over the
+legal actions). Fantastiqa's knowledge and search live in `tabletop_rl.agents.fantastiqa_mcts`.
 
 Fae knowledge (`make_agent("fae", "mcts")`, `FAE_DEFAULTS`: 300 iterations, c = 0.7, root
 progressive widening 2, no rollout):
@@ -166,12 +168,16 @@ class MCTSAgent(Agent):
             it += 1
             self._iterate(root, state.sample_consistent(seat, rng), n_players)
         self.last_iterations = it
+        return int(self._choose(root, seat))
+
+    def _choose(self, root: _Node, seat: int) -> int:
+        """The move played: the root child with the most visits (ties: best mean value, then lowest id)."""
         best, best_key = None, None
         for a, child in root.children.items():
             key = (child.n, child.w[seat] / child.n if child.n else -math.inf, -a)
             if best_key is None or key > best_key:
                 best, best_key = a, key
-        return int(best)
+        return best
 
     def _iterate(self, root: _Node, d, n_players: int) -> None:
         rng, c, prior, widen = self.rng, self.c, self.prior, self.widen

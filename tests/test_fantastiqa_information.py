@@ -116,7 +116,7 @@ def test_mcts_plays_legal_moves_reproducibly():
         mask = action_mask(s, seat)
         moves = []
         for _ in range(2):
-            bot = make_agent("fantastiqa", "mcts", seed=7, iterations=15, rollout_depth=10)
+            bot = make_agent("fantastiqa", "mcts", seed=7, iterations=15, horizon=1)
             moves.append(bot.act(observe(s, seat), mask, state=s, seat=seat))
         assert moves[0] == moves[1] and mask[moves[0]]
 

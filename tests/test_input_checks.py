@@ -148,5 +148,5 @@ def test_fantastiqa_mcts_is_the_same_bot_whatever_the_import_order(first):
     out = subprocess.run([sys.executable, "-c", first + _SIGNATURE], capture_output=True, text=True, timeout=120,
                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["fantastiqa_rollout_policy", "fantastiqa_evaluate", "fantastiqa_prior", "100",
-                                  "1.0"]
+    assert out.stdout.split() == ["fantastiqa_rollout_policy", "fantastiqa_evaluate", "fantastiqa_prior", "24",
+                                  "0.3"]
