@@ -104,7 +104,7 @@ def fantastiqa_raw_features(state, p: int) -> list:
     pool = h._own_symbols(state, p, owned)
     r_hand = r_owned = 0.0
     for q in h._quests(state, p):
-        qk = g.I_QK[q]
+        qk = g.I_QUEST_KIND[q]
         committed = h._own_symbols(state, p, state.committed[p].get(q, ()))
         d = h.dist[here][state.name_pos[g.Q_REGION[qk]]]
         pts = g.Q_POINTS[qk]

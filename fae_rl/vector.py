@@ -39,16 +39,16 @@ auto-reset: ~1 us per step amortised over a ~47-move random game).
 
 Speed (`python benchmarks/bench_vector.py`: N = 1024 games, 2 players, uniformly random legal
 play, 1 process, engine time only: the clock runs inside legal_mask/observe/step, and for
-connect_four_v3 inside last()/step(); measured on a shared 2-core machine, load ~1.8):
+connect_four_v3 inside last()/step(); 2-core machine, other jobs paused, load ~2):
 
     contender                              steps/s   ratio  vs
-    connect_four_v3 raw_env (last+step)      11352
-    connect_four_v3 env() (last+step)         5274
-    FaeVector mask+step                    2112627   186.1  raw_env   (target >= 100)
-    FaeVector observe+mask+step             458655    87.0  env()     (target >= 50)
-    FaeVector observe(none)+mask+step       607068   115.1  env()
-    FaeVector greedy_actions                 92069 positions/s
-    reset_done                               18934 games dealt/s (off the clock above)
+    connect_four_v3 raw_env (last+step)      17656
+    connect_four_v3 env() (last+step)         9300
+    FaeVector mask+step                    2297380   130.1  raw_env   (target >= 100)
+    FaeVector observe+mask+step             490876    52.8  env()     (target >= 50)
+    FaeVector observe(none)+mask+step       665112    71.5  env()
+    FaeVector greedy_actions                 91415 positions/s
+    reset_done                               23948 games dealt/s (off the clock above)
 """
 from __future__ import annotations
 
