@@ -107,8 +107,8 @@ def env(**kwargs) -> "raw_env":
 def potential(state: FaeState, seat: int) -> float:
     """score_diff potential of `seat`, from what it may know: its colour's score plus its ritual
     cards, minus the best other colour's score (F-E2)."""
-    scores, own = state.scores().tolist(), state.colours[seat]
-    return float(scores[own] + int(state.ritual_cards()[seat]) - max(s for c, s in enumerate(scores) if c != own))
+    scores, own = state.colour_scores(), state.colours[seat]
+    return float(scores[own] + state.ritual_cards_of(seat) - max(s for c, s in enumerate(scores) if c != own))
 
 
 class raw_env(TurnBasedAECEnv):

@@ -219,6 +219,14 @@ class FaeState:
     def ritual_cards(self) -> np.ndarray:
         return np.asarray(self._ritual_cards, dtype=np.int64)
 
+    def colour_scores(self) -> list[int]:
+        """`scores()` as a fresh list of ints (no array: for bots' and rewards' inner loops)."""
+        return self._scores[:]
+
+    def ritual_cards_of(self, seat: int) -> int:
+        """Ritual cards held by `seat` (public)."""
+        return self._ritual_cards[seat]
+
     def resolved(self) -> np.ndarray:
         return np.frombuffer(self._resolved, dtype=np.uint8).astype(bool)
 
