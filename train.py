@@ -388,12 +388,14 @@ def build(cfg: Config, pool):
     skip_starts, skip_init, mlp_inputs = (), 0.0, None
     torch.distributions.Distribution.set_default_validate_args(False)  # SB3 builds a masked Categorical per call: ~10% of an update
     if kind == "fae-vector":
+        from tabletop_rl.envs import get_game
         from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
 
         opts = parse_options(cfg.options)
-        unknown = sorted(set(opts) - {"history", "action_features", "big_stack_merge"})
-        if unknown:
-            raise SystemExit(f"--options: unknown Fae option(s) {unknown}")
+        try:
+            get_game("fae").check_options(opts)
+        except ValueError as exc:
+            raise SystemExit(f"--options: {exc}") from None
         venv = FaeLearnerVecEnv(cfg.n_envs, num_players=cfg.num_players, big_stack_merge=bool(opts.get("big_stack_merge", False)),
                                 history=opts.get("history", "summary"), action_features=opts.get("action_features", "none"),
                                 opponents=fae_opponents(cfg), snapshot_prob=cfg.snapshot_prob,

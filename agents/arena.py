@@ -36,7 +36,6 @@ can run code, so it needs `--trust-pickle` (only for files you made).
 from __future__ import annotations
 
 import argparse
-import ast
 import csv
 import importlib
 import json
@@ -49,7 +48,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-Z95 = 1.959963984540054
+from tabletop_rl.options import BOT_WORDS, parse_options
+from tabletop_rl.stats import Z95, wilson_interval  # noqa: F401  (re-exported: part of this module's API)
+
+BULK_GAMES, BULK_CHUNK = 2000, 4  # runs of BULK_GAMES+ games hand workers BULK_CHUNK games at a time
 
 __all__ = ["ArenaConfig", "parse_agent", "schedule", "wilson_interval", "run_arena", "summarize", "main"]
 
@@ -67,19 +69,7 @@ def parse_agent(spec: str) -> tuple[str, dict]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent must be a non-empty name; got {spec!r}")
     name, _, rest = spec.partition(":")
-    kwargs = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        if "=" not in part:
-            raise ValueError(f"agent {spec!r}: {part!r} must look like key=value")
-        key, value = part.split("=", 1)
-        low = value.strip().lower()
-        if low in ("true", "false", "none"):
-            kwargs[key.strip()] = {"true": True, "false": False, "none": None}[low]
-            continue
-        try:
-            kwargs[key.strip()] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            kwargs[key.strip()] = value
+    kwargs = parse_options(rest, words=BOT_WORDS, what=f"agent {spec!r}:")
     return name.strip(), kwargs
 
 
@@ -118,10 +108,7 @@ class ArenaConfig:
             raise ValueError(f"--workers must be an int >= 1; got {self.workers!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"--seed must be an int >= 0; got {self.seed!r}")
-        unknown = sorted(set(self.options) - set(spec.rule_options) - set(spec.observation_options))
-        if unknown:
-            raise ValueError(f"unknown option(s) {unknown} for {spec.name}; rule options: {list(spec.rule_options)}, "
-                             f"observation options: {list(spec.observation_options)}")
+        spec.check_options(self.options)
         _import_bots(self.imports)
         from tabletop_rl.agents.registry import make_agent
 
@@ -240,7 +227,7 @@ def play_all(config: ArenaConfig, tasks: list[dict], quiet: bool = False) -> lis
                 bar.update(1)
     else:
         method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-        chunk = 1 if len(tasks) < 2000 else 4  # 1: the progress bar moves game by game
+        chunk = _chunksize(len(tasks))
         # The pool is started before the progress bar, so no bar thread exists when it forks.
         with mp.get_context(method).Pool(workers, initializer=_init_worker, initargs=init_args) as pool:
             bar = _progress(len(tasks), f"arena {config.game}", quiet)
@@ -254,21 +241,13 @@ def play_all(config: ArenaConfig, tasks: list[dict], quiet: bool = False) -> lis
     return rows
 
 
+def _chunksize(n_tasks: int) -> int:
+    """Games a worker takes at once: 1 below BULK_GAMES (the progress bar moves game by game),
+    else BULK_CHUNK (fewer round trips on big runs)."""
+    return 1 if n_tasks < BULK_GAMES else BULK_CHUNK
+
+
 # ------------------------------------------------------------------------------- statistics
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion; `successes` may be fractional (shared wins)."""
-    if n <= 0:
-        raise ValueError(f"n must be >= 1; got {n}")
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes must be in 0..n={n}; got {successes}")
-    p = successes / n
-    z2 = z * z
-    denom = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def _ranks(row: dict) -> list[int]:
     """Finishing ranks per seat (0 = best): winners first, then the others by score."""
     winners = set(row["winners"])
@@ -484,7 +463,6 @@ def main(argv=None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
-        from tabletop_rl.agents.play import parse_options
 
         config = ArenaConfig(game=args.game, agents=args.agents, games=args.games, players=args.players,
                              seed=args.seed, deals=args.deals, workers=args.workers,

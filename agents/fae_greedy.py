@@ -18,14 +18,14 @@ from fae_rl.board import NUM_COLOURS
 
 def _margin(state, seat: int, base_scores, base_cards: int) -> float:
     own = state.colours[seat]
-    scores = state._scores
+    scores = state.colour_scores()
     others = max(scores[c] - base_scores[c] for c in range(NUM_COLOURS) if c != own)
-    return (scores[own] - base_scores[own]) + (state._ritual_cards[seat] - base_cards) - others
+    return (scores[own] - base_scores[own]) + (state.ritual_cards_of(seat) - base_cards) - others
 
 
 def _best_after(state, seat: int, base_scores, base_cards: int) -> float:
     """Margin after `state`, resolving any pending rituals of `seat` in the best order."""
-    if state.is_terminal() or not state._pending:
+    if state.is_terminal() or not state.pending:
         return _margin(state, seat, base_scores, base_cards)
     best = -np.inf
     for a in state.legal_actions():
@@ -37,7 +37,7 @@ def _best_after(state, seat: int, base_scores, base_cards: int) -> float:
 
 def greedy_values(state, seat: int) -> dict[int, float]:
     """value(a) for every legal action of `seat` (the player to move)."""
-    base_scores, base_cards = list(state._scores), state._ritual_cards[seat]
+    base_scores, base_cards = state.colour_scores(), state.ritual_cards_of(seat)
     values = {}
     for a in state.legal_actions():
         child = state.clone()

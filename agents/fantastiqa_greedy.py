@@ -182,7 +182,7 @@ class FantastiqaGreedyAgent(Agent):
             return A.REGION + min(regions, key=lambda r: (self.dist[r][want], r))
         if ph in (A.MAIN, A.FREE_MENU):
             # decide over the flat set (turn actions + free actions), then take the menu step
-            full = sorted((set(s._legal_main(p)) - {A.FREE_ACTION}) | set(s._legal_free(p)))
+            full = sorted((set(s.turn_options(p)) - {A.FREE_ACTION}) | set(s.free_options(p)))
             kinds = [a - L.hand for a in full if L.hand <= a < L.commit]
             want = self._main(s, p, full, kinds, need, val)
             if want in legal:
@@ -368,7 +368,7 @@ class FantastiqaGreedyAgent(Agent):
 
     def _steps(self, s, p):
         """Payable adventure destinations from here (as REGION actions)."""
-        return [A.REGION + d for _, d in s._pay_moves(p, 1 << s.position[p], -1)]
+        return [A.REGION + d for _, d in s.payable_steps(p)]
 
     def _good_step(self, s, p, dests):
         """The best destination: closer to the target quest, or a creature carrying a gem."""

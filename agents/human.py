@@ -3,7 +3,7 @@
     python -m tabletop_rl.agents.play fae --human 0 --agents greedy
 
 On its turn the human sees exactly what its seat may know: `view(state, seat)`, by default the
-game's `GameSpec.extra["view_text"]` (Fae: the public board with a legend, plus the seat's own colour;
+game's `GameSpec.view_text` (Fae: the public board with a legend, plus the seat's own colour;
 Fantastiqa: the public state plus the seat's own hand), never `str(state)`, which may hold other seats'
 secrets. A state without such a view is refused.
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tabletop_rl.agents.base import Agent
+from tabletop_rl.envs.game_state import GameState
 from tabletop_rl.envs.registry import GameSpec
 
 
@@ -33,6 +34,16 @@ class GameResult:
 
         return make_record(spec, num_players=self.num_players, seed=self.seed, rule_options=self.rule_options,
                            actions=self.actions, final_state=self.final_state, agents=agents, **extra)
+
+
+def bot_inputs(agent: Agent, spec: GameSpec, state: GameState, seat: int,
+               observation_options: dict | None = None) -> tuple[np.ndarray | None, np.ndarray, dict]:
+    """What `agent` is given to act at `seat`, as every driver of the suite gives it:
+    `agent.act(obs, mask, **kwargs)` with the seat's action mask, its observation (with
+    `observation_options`) only if the agent needs one, and `state=`/`seat=` only if it uses them."""
+    mask = spec.action_mask(state, seat)
+    obs = spec.observe(state, seat, **(observation_options or {})) if agent.needs_observation else None
+    return obs, mask, ({"state": state, "seat": seat} if agent.uses_state else {})
 
 
 def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agent_seeds=None,
@@ -65,12 +76,10 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
     while not state.is_terminal() and len(actions) < max_steps:
         seat = state.current_player
         agent = agents[seat]
-        mask = spec.action_mask(state, seat)
-        obs = spec.observe(state, seat, **own_opts[seat]) if agent.needs_observation else None
+        obs, mask, kwargs = bot_inputs(agent, spec, state, seat, own_opts[seat])
         if timing:
             t0 = clock()
-        action = agent.act(obs, mask, state=state if agent.uses_state else None,
-                           seat=seat if agent.uses_state else None)
+        action = agent.act(obs, mask, **kwargs)
         if timing:
             times[seat].append(clock() - t0)
         try:

@@ -22,38 +22,11 @@ from collections import defaultdict
 from tabletop_rl.agents import make_agent
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.envs.registry import get_game
+from tabletop_rl.options import parse_options
 
 
 def _ensure_bots() -> None:
     import tabletop_rl.agents.mcts  # noqa: F401  (registers "mcts")
-
-
-def parse_options(pairs) -> dict:
-    """['big_stack_merge=true', 'history=none'] -> {'big_stack_merge': True, 'history': 'none'}."""
-    import ast
-
-    out = {}
-    for pair in pairs or []:
-        if "=" not in pair:
-            raise ValueError(f"option {pair!r} must look like name=value")
-        key, value = pair.split("=", 1)
-        low = value.strip().lower()
-        if low in ("true", "false"):
-            out[key] = low == "true"
-            continue
-        try:
-            out[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            out[key] = value
-    return out
-
-
-def check_options(spec, options: dict) -> tuple[dict, dict]:
-    unknown = sorted(set(options) - set(spec.rule_options) - set(spec.observation_options))
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown} for {spec.name}; rule options: {list(spec.rule_options)}, "
-                         f"observation options: {list(spec.observation_options)}")
-    return spec.split_options(options)
 
 
 def run(game: str, agent_names: list[str], games: int, players: int, seed: int = 0, options=None, progress=True,
@@ -66,7 +39,7 @@ def run(game: str, agent_names: list[str], games: int, players: int, seed: int =
     if games < 1:
         raise ValueError(f"--games must be >= 1; got {games}")
     bots = [make_agent(spec.name, name, seed=seed + 1000 * j) for j, name in enumerate(agent_names)]
-    rule_opts, obs_opts = check_options(spec, options or {})
+    rule_opts, obs_opts = spec.check_options(options or {})
     wins_by_bot = defaultdict(float)
     games_by_bot = defaultdict(int)
     wins_by_seat = [0.0] * players
@@ -113,11 +86,11 @@ def play_human(game: str, human_seat: int, agent_names: list[str], games: int = 
                          f"{len(agent_names)} bots make {players}")
     if not 0 <= human_seat < players:
         raise ValueError(f"--human seat must be in 0..{players - 1}; got {human_seat}")
-    rule_opts, obs_opts = check_options(spec, options or {})
+    rule_opts, obs_opts = spec.check_options(options or {})
     out = output or sys.stdout
-    view = spec.extra.get("view_text")
+    view = spec.view_text
     if view is None:
-        raise ValueError(f"{spec.name} has no view_text in its GameSpec.extra: human play needs one")
+        raise ValueError(f"{spec.name} has no view_text in its GameSpec: human play needs one")
     human = HumanAgent(input_fn=input_fn, output=output, view=view)
     bots = [make_agent(spec.name, name, seed=seed + 1000 * j) for j, name in enumerate(agent_names)]
     seated = bots[:human_seat] + [human] + bots[human_seat:]

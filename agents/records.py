@@ -15,7 +15,7 @@ naming the first problem, so a record doubles as a regression
 test, a bug report and offline-RL data (`transitions(record)` yields observation, mask, action).
 
 Fields (format_version 1): format, format_version, game, env_id, env_version, package_version,
-num_players, options (rule options), seed, actions, returns, winners, scores (or null),
+num_players, options (rule options), seed, actions, returns, winners, scores (`GameState.seat_scores`),
 final_state_sha256, ended ("terminal", "illegal_action" or "truncated"; absent means terminal), and optionally agents
 (per seat), illegal_action (with ended "illegal_action"), rewards (env rewards summed, from
 `tabletop_rl.envs.recording`), meta. Every record carries the digest of its final state, whatever
@@ -35,6 +35,8 @@ import os
 from typing import Any, Iterable, Iterator
 
 import numpy as np
+
+from tabletop_rl.envs.game_state import GameState
 
 FORMAT = "tabletop-rl/game-record"
 FORMAT_VERSION = 1
@@ -77,27 +79,16 @@ def _jsonable(x: Any) -> Any:
     return x
 
 
-def state_digest(state) -> str | None:
-    """SHA-256 of the state's `to_dict()` as canonical JSON; None if the state has no to_dict."""
-    to_dict = getattr(state, "to_dict", None)
-    if to_dict is None:
-        return None
-    blob = json.dumps(_jsonable(to_dict()), sort_keys=True, separators=(",", ":"))
+def state_digest(state: GameState) -> str:
+    """SHA-256 of the state's `to_dict()` as canonical JSON."""
+    blob = json.dumps(_jsonable(state.to_dict()), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def seat_scores(state) -> list[float] | None:
-    """Final game score of each seat, if the game defines one.
-
-    Uses `state.final_scores()` (per seat) when the rules core has it; for cores that score
-    colours (Fae: `final_colour_scores()` and `colours`), each seat's colour's score; else None.
-    """
-    if hasattr(state, "final_scores"):
-        return [float(v) for v in state.final_scores()]
-    if hasattr(state, "final_colour_scores") and hasattr(state, "colours"):
-        final = state.final_colour_scores()
-        return [float(final[c]) for c in state.colours]
-    return None
+def seat_scores(state: GameState) -> list[float]:
+    """Final game score of each seat: `state.seat_scores()` (`GameState`; Fae: each seat's colour's
+    final score, Fantastiqa: `final_scores()`), as plain floats."""
+    return [float(v) for v in state.seat_scores()]
 
 
 def _env_version(env_id: str) -> int | None:
@@ -106,7 +97,7 @@ def _env_version(env_id: str) -> int | None:
 
 
 def make_record(spec, *, num_players: int, seed: int, rule_options: dict | None, actions: Iterable[int],
-                final_state=None, agents: list[str] | None = None, **extra) -> dict:
+                final_state: GameState | None = None, agents: list[str] | None = None, **extra) -> dict:
     """Build a record for a game of `spec` (a `GameSpec`). `final_state` fills the outcome fields."""
     if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"a record needs an int seed to be replayable; got {seed!r}")
@@ -376,9 +367,9 @@ def replay(record: dict, check: bool = True) -> list:
         if bad in set(int(x) for x in state.legal_actions()):
             raise _fail(record, "illegal_action", f"{bad} is legal at the end of the recorded actions")
     want_digest = state_digest(state)
-    if want_digest is not None and record.get("final_state_sha256") is None:
-        raise _fail(record, "final_state_sha256", "missing: every record of this game carries its final state digest")
-    if want_digest is not None and record["final_state_sha256"] != want_digest:
+    if record.get("final_state_sha256") is None:
+        raise _fail(record, "final_state_sha256", "missing: every record carries its final state digest")
+    if record["final_state_sha256"] != want_digest:
         raise _fail(record, "final_state_sha256", "the final state differs from the recorded one")
     got = _outcome_returns(state, ended, n)
     if got != [float(x) for x in record["returns"]]:

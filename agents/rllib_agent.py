@@ -19,6 +19,9 @@ in the arena). Two sources:
   `trust_pickle=True` (arena: `--trust-pickle`): only for checkpoints you made. Exchange
   policies as `policy.npz` (validated, never unpickled).
 
+`export_policy(module)` turns an RLlib module into that numpy policy (the backend calls it after
+training; it lives here so that the bot never imports the trainer).
+
 `deterministic=True` (default) plays the most probable legal action; `False` samples from the
 masked policy with the agent's seeded generator.
 """
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 
 from tabletop_rl.agents.ppo_agent import PolicyFileError, PolicyWeights, PPOAgent
 from tabletop_rl.agents.registry import register_agent
@@ -62,8 +66,6 @@ def load_checkpoint_policy(path, module_id: str = "main", trust_pickle: bool = F
     except ImportError as exc:
         raise ImportError(f"loading an RLlib checkpoint needs ray[rllib] and torch ({exc}); export a policy.npz "
                           f"with the backend or use .venv-rllib") from exc
-    from tabletop_rl.envs.rllib_backend import export_policy
-
     path = Path(path).resolve()
     # An Algorithm checkpoint, a MultiRLModule's (holding module_id/), or the module's own.
     candidates = [path / "learner_group" / "learner" / "rl_module" / module_id, path / module_id]
@@ -73,6 +75,51 @@ def load_checkpoint_policy(path, module_id: str = "main", trust_pickle: bool = F
         if (c / "module_state.pkl").exists() or (c / "module_state.pt").exists():
             return export_policy(RLModule.from_checkpoint(str(c)), {"checkpoint": str(path)})
     raise FileNotFoundError(f"no RLModule {module_id!r} in checkpoint {path} (looked in {[str(c) for c in candidates]})")
+
+
+def export_policy(module, meta: dict | None = None, check: bool = True):
+    """numpy `PolicyWeights`-format layers of an action-masking PPO module's policy (actor MLP
+    plus action head). With `check`, compares numpy logits with the module's own on random
+    observations and raises if they differ (e.g. an architecture this exporter does not know)."""
+    import torch
+
+    def linear_and_acts(net):
+        layers, acts = [], set()
+        for m in net.modules():
+            if isinstance(m, torch.nn.Linear):
+                layers.append(m)
+            elif isinstance(m, (torch.nn.Tanh, torch.nn.ReLU)):
+                acts.add(type(m).__name__)
+        return layers, acts
+
+    enc = getattr(module.encoder, "actor_encoder", module.encoder)
+    enc_layers, acts = linear_and_acts(enc)
+    head_layers, head_acts = linear_and_acts(module.pi)
+    acts |= head_acts
+    if len(acts) > 1:
+        raise ValueError(f"cannot export a policy mixing activations {sorted(acts)}")
+    activation = {"Tanh": "tanh", "ReLU": "relu"}[acts.pop()] if acts else "tanh"
+    with torch.no_grad():
+        weights = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
+                   for m in enc_layers + head_layers]
+    policy = MLPPolicy(weights, activation, dict(meta or {}))
+    if check:
+        space = module.observation_space
+        obs_space = space["observations"] if hasattr(space, "spaces") else space
+        rng = np.random.default_rng(0)
+        high = np.minimum(np.asarray(obs_space.high, np.float32), 1.0)
+        x = (rng.random((8, policy.obs_size), dtype=np.float32) * high).astype(np.float32)
+        with torch.no_grad():  # the module's unmasked logits: encoder (actor part) then pi head
+            emb = module.encoder({"obs": torch.from_numpy(x)})
+            from ray.rllib.core.models.base import ACTOR, ENCODER_OUT
+
+            feats = emb[ENCODER_OUT][ACTOR] if isinstance(emb[ENCODER_OUT], dict) else emb[ENCODER_OUT]
+            ref = module.pi(feats).cpu().numpy()
+        got = policy.logits(x)
+        if ref.shape != got.shape or not np.allclose(ref, got, atol=1e-4, rtol=1e-4):
+            raise ValueError(f"exported policy does not reproduce the module's logits (max diff "
+                             f"{np.abs(ref - got).max() if ref.shape == got.shape else ref.shape})")
+    return policy
 
 
 class RLlibAgent(PPOAgent):

@@ -11,12 +11,50 @@ drawings (`_set_rewards`, `_finish`, `_render_text`, `_render_rgb`); `render` it
 from __future__ import annotations
 
 import gymnasium
+import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
 class TurnBasedAECEnv(AECEnv):
-    """Base of the suite's AEC envs; subclasses fill `observation_spaces` and `action_spaces`."""
+    """Base of the suite's AEC envs. A subclass's `__init__` validates its own options and calls
+    `_setup(...)`; it provides `reset`, `observe`, `_apply` (the rules call of a move), `_is_legal`,
+    `_set_rewards`, `_finish`, `_render_text` and `_render_rgb`; `step` is shared."""
+
+    def _setup(self, num_players: int, obs_space, act_space: gymnasium.spaces.Discrete, render_mode, protected: bool):
+        """What every env's `__init__` sets: the agents `player_0..N-1`, their (shared) spaces, the
+        render mode (checked) and the protection flag. No game until `reset`."""
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None; got {render_mode!r}")
+        self.render_mode = render_mode
+        self._protected = protected
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._obs_space, self._act_space = obs_space, act_space
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.game = None
+        self._illegal_ended = False
+
+    def step(self, action) -> None:
+        """PettingZoo's step. Protected (`env()`): an action outside the action space raises, an
+        illegal one ends the game (`_end_by_illegal_move`). Raw: the rules core raises a ValueError
+        naming the action and why, and the state is unchanged."""
+        if not self._step_allowed(action):
+            return
+        agent = self.agent_selection
+        if self._protected and not self._is_legal(action):
+            n = self._act_space.n
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
+                    or not 0 <= action < n:  # bounds check, as AssertOutOfBoundsWrapper
+                raise ValueError(f"action {action!r} is outside the action space Discrete({n})")
+            self._end_by_illegal_move(agent)
+            return
+        truncated = self._apply(action)
+        self._after_move(agent, truncated)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
+
+import numpy as np
+
+from tabletop_rl.envs.game_state import GameState
 
 # Game packages the registry imports on demand (each defines `GAME_SPEC` in `<package>.spec`).
 _KNOWN_PACKAGES = {"fae": "fae_rl", "fantastiqa": "fantastiqa_rl"}
@@ -18,15 +22,29 @@ class GameSpec:
     env_id: str  # versioned id, e.g. "fae_v0"
     env: Callable[..., Any]  # protected AEC env factory
     raw_env: Callable[..., Any]  # unprotected AEC env factory
-    new_state: Callable[..., Any]  # new_state(num_players=..., seed=..., **rule_options) -> rules state
-    observe: Callable[..., Any]  # observe(state, seat, **observation_options) -> ndarray
-    action_mask: Callable[..., Any]  # action_mask(state, seat) -> int8 ndarray
+    new_state: Callable[..., GameState]  # new_state(num_players=..., seed=..., **rule_options) -> rules state
+    observe: Callable[..., np.ndarray]  # observe(state, seat, **observation_options) -> ndarray
+    action_mask: Callable[[Any, int], np.ndarray]  # action_mask(state, seat) -> int8 ndarray
     rule_options: tuple[str, ...] = ()  # env kwargs that are rules (passed to new_state)
     observation_options: tuple[str, ...] = ()  # env kwargs passed to observe
     min_players: int = 2
     max_players: int = 4
     gym_id: str | None = None  # single-agent Gymnasium id, e.g. "fae_rl/Fae-v0"
-    extra: dict = field(default_factory=dict)
+    # Optional hooks (None: the game has none; the tool that needs one says so).
+    potential: Callable[[Any, int], float] | None = None  # score_diff potential(state, seat), public info only
+    render_text: Callable[[Any], str] | None = None  # render_text(state): the text board
+    render_rgb: Callable[[Any], np.ndarray] | None = None  # render_rgb(state): the image
+    view_text: Callable[[Any, int], str] | None = None  # view_text(state, seat): what a human at a seat sees
+    max_steps: int | None = None  # step guard of SelfPlayEnv and training's evaluation (None: the tool's own)
+
+    def check_options(self, options: dict, also: tuple[str, ...] = ()) -> tuple[dict, dict]:
+        """(rule options, observation options) of `options`; a key that is neither (nor in `also`,
+        the caller's own keys) raises a ValueError naming it and the keys this game takes."""
+        unknown = sorted(set(options) - set(self.rule_options) - set(self.observation_options) - set(also), key=str)
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown} for {self.name}; rule options: {list(self.rule_options)}, "
+                             f"observation options: {list(self.observation_options)}")
+        return self.split_options(options)
 
     def split_options(self, options: dict) -> tuple[dict, dict]:
         """(rule options, observation options) from env kwargs; other keys are dropped."""

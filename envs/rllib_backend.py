@@ -61,6 +61,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletop_rl.options import parse_options
+
 # train.py's (SB3-style) names -> this module's names, where they mean the same thing.
 ALIASES = {
     "total_steps": "timesteps",
@@ -205,7 +207,7 @@ def config_from(config) -> RLlibTrainConfig:
     if "n_steps" in config:
         config.setdefault("train_batch_size", int(config["n_steps"]) * int(config.get("n_envs", 1)))
     if isinstance(config.get("options"), str):
-        config["options"] = _parse_options(filter(None, (s.strip() for s in config["options"].split(","))))
+        config["options"] = parse_options(config["options"])
     if isinstance(config.get("net_arch"), str):
         config["net_arch"] = tuple(int(h) for h in config["net_arch"].split(",") if h.strip())
     if isinstance(config.get("resume"), str):
@@ -299,54 +301,6 @@ def build_algo_config(cfg: RLlibTrainConfig):
         config = config.callbacks(functools.partial(_league_callback_class(), league_size=cfg.league_size,
                                                     league_every=every))
     return config
-
-
-# ------------------------------------------------------------------------------- export
-def export_policy(module, meta: dict | None = None, check: bool = True):
-    """numpy `PolicyWeights`-format layers of an action-masking PPO module's policy (actor MLP
-    plus action head). With `check`, compares numpy logits with the module's own on random
-    observations and raises if they differ (e.g. an architecture this exporter does not know)."""
-    import torch
-
-    from tabletop_rl.agents.rllib_agent import MLPPolicy
-
-    def linear_and_acts(net):
-        layers, acts = [], set()
-        for m in net.modules():
-            if isinstance(m, torch.nn.Linear):
-                layers.append(m)
-            elif isinstance(m, (torch.nn.Tanh, torch.nn.ReLU)):
-                acts.add(type(m).__name__)
-        return layers, acts
-
-    enc = getattr(module.encoder, "actor_encoder", module.encoder)
-    enc_layers, acts = linear_and_acts(enc)
-    head_layers, head_acts = linear_and_acts(module.pi)
-    acts |= head_acts
-    if len(acts) > 1:
-        raise ValueError(f"cannot export a policy mixing activations {sorted(acts)}")
-    activation = {"Tanh": "tanh", "ReLU": "relu"}[acts.pop()] if acts else "tanh"
-    with torch.no_grad():
-        weights = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
-                   for m in enc_layers + head_layers]
-    policy = MLPPolicy(weights, activation, dict(meta or {}))
-    if check:
-        space = module.observation_space
-        obs_space = space["observations"] if hasattr(space, "spaces") else space
-        rng = np.random.default_rng(0)
-        high = np.minimum(np.asarray(obs_space.high, np.float32), 1.0)
-        x = (rng.random((8, policy.obs_size), dtype=np.float32) * high).astype(np.float32)
-        with torch.no_grad():  # the module's unmasked logits: encoder (actor part) then pi head
-            emb = module.encoder({"obs": torch.from_numpy(x)})
-            from ray.rllib.core.models.base import ACTOR, ENCODER_OUT
-
-            feats = emb[ENCODER_OUT][ACTOR] if isinstance(emb[ENCODER_OUT], dict) else emb[ENCODER_OUT]
-            ref = module.pi(feats).cpu().numpy()
-        got = policy.logits(x)
-        if ref.shape != got.shape or not np.allclose(ref, got, atol=1e-4, rtol=1e-4):
-            raise ValueError(f"exported policy does not reproduce the module's logits (max diff "
-                             f"{np.abs(ref - got).max() if ref.shape == got.shape else ref.shape})")
-    return policy
 
 
 # ------------------------------------------------------------------------------- warm start
@@ -477,7 +431,7 @@ def train_rllib(config) -> dict:
             raise ValueError(f"--resume: {', '.join(f'{k} was {old.get(k)!r}, now {getattr(cfg, k)!r}' for k in changed)}; "
                              f"a run resumes with the same game, options and model (or start a new --run-dir)")
     run_dir.mkdir(parents=True, exist_ok=True)
-    from tabletop_rl.agents.rllib_agent import RLlibAgent
+    from tabletop_rl.agents.rllib_agent import RLlibAgent, export_policy
 
     import ray
     import torch
@@ -674,25 +628,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _parse_options(items) -> dict:
-    out = {}
-    for item in items:
-        if "=" not in item:
-            raise ValueError(f"--option {item!r} must look like NAME=VALUE")
-        k, v = item.split("=", 1)
-        low = v.strip().lower()  # as train.py's parse_options: booleans, ints, else the string
-        out[k.strip()] = {"true": True, "false": False}.get(low, int(v) if v.strip().lstrip("-").isdigit() else v.strip())
-    return out
-
-
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     kwargs = {k: v for k, v in vars(args).items() if k != "option" and v is not None}
     try:
-        kwargs["options"] = _parse_options(args.option)
+        kwargs["options"] = parse_options(args.option, what="--option")
         if "opponent" in kwargs:
-            kwargs["opponents"] = {k: float(v) for k, v in _parse_options(kwargs.pop("opponent")).items()}
+            kwargs["opponents"] = {k: float(v) for k, v in parse_options(kwargs.pop("opponent"), what="--opponent").items()}
         measure = kwargs.pop("measure_sampling", None)
         if measure:
             print(json.dumps(measure_sampling(kwargs, measure)))

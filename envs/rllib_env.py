@@ -78,10 +78,7 @@ def seat_of(agent_id: str) -> int:
 
 
 def _env_options(spec, options: dict) -> dict:
-    unknown = set(options) - set(spec.rule_options) - set(spec.observation_options) - {"reward"}
-    if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for {spec.name}; rule options "
-                         f"{spec.rule_options}, observation options {spec.observation_options}, and 'reward'")
+    spec.check_options(options, also=("reward",))
     return dict(options)
 
 

@@ -39,48 +39,24 @@ learner, which `train.py` refreshes while training).
   (README, "Single-agent Gymnasium envs", has the whole loop; tests/test_selfplay_gym.py runs it.)
 
 Everything game-specific comes from the suite registry (`tabletop_rl.envs.get_game`); the score_diff potential
-and the renderers come from `GameSpec.extra` ("potential", "render_text", "render_rgb"), with the
-Fae ones supplied below until Fae's spec carries them.
+and the renderers are the GameSpec's hooks (`potential`, `render_text`, `render_rgb`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from tabletop_rl.agents.match import bot_inputs
 from tabletop_rl.envs.registry import GameSpec, get_game
 
 REWARDS = ("win_loss", "score_diff")
 
 
 # ---------------------------------------------------------------------------- per-game hooks
-def _fae_potential(state, seat: int) -> float:
-    """Fae's score_diff potential, as `fae_rl.environment` defines it (uses only what `seat` knows)."""
-    scores, own = state._scores, state.colours[seat]
-    return float(scores[own] + state._ritual_cards[seat] - max(s for c, s in enumerate(scores) if c != own))
-
-
-def _fae_render(kind: str) -> Callable:
-    def render(state):
-        from fae_rl import render as fae_render
-
-        return fae_render.render_text(state) if kind == "text" else fae_render.render_rgb(state)
-    return render
-
-
-_FALLBACK_HOOKS = {
-    "fae": {"potential": _fae_potential, "render_text": _fae_render("text"), "render_rgb": _fae_render("rgb")},
-}
-
-
-def game_hook(spec: GameSpec, name: str) -> Callable | None:
-    """`spec.extra[name]`, else the fallback above, else None."""
-    return spec.extra.get(name) or _FALLBACK_HOOKS.get(spec.name, {}).get(name)
-
-
 def _observation_space(spec: GameSpec, num_players: int, rule_opts: dict, obs_opts: dict) -> spaces.Box:
     """Box of the game's observation vector, with the bounds its AEC env declares."""
     aec = spec.raw_env(num_players=num_players, **rule_opts, **obs_opts)
@@ -200,10 +176,7 @@ class SelfPlayEnv(gymnasium.Env):
         super().__init__()
         self.spec_game = get_game(game)
         spec = self.spec_game
-        unknown = set(options) - set(spec.rule_options) - set(spec.observation_options)
-        if unknown:
-            raise ValueError(f"unknown option(s) {sorted(unknown)} for {spec.name}; rule options "
-                             f"{spec.rule_options}, observation options {spec.observation_options}")
+        spec.check_options(options)
         if not (isinstance(num_players, (int, np.integer)) and spec.min_players <= num_players <= spec.max_players):
             raise ValueError(f"num_players must be in {spec.min_players}..{spec.max_players}; got {num_players!r}")
         if reward not in REWARDS:
@@ -220,12 +193,12 @@ class SelfPlayEnv(gymnasium.Env):
         self.render_mode = render_mode
         # Step guard: truncate an episode after this many game steps (all seats), so a policy that
         # loops inside a turn (possible in Fantastiqa) cannot hang training or evaluation.
-        self.max_steps = max_steps if max_steps is not None else spec.extra.get("max_steps")
+        self.max_steps = max_steps if max_steps is not None else spec.max_steps
         self._steps = 0
         self.rule_options, self.observation_options = spec.split_options(options)
-        self._potential = game_hook(spec, "potential")
+        self._potential = spec.potential
         if reward == "score_diff" and self._potential is None:
-            raise ValueError(f"{spec.name} has no score_diff potential (GameSpec.extra['potential'])")
+            raise ValueError(f"{spec.name} has no score_diff potential (GameSpec.potential)")
         self.observation_space = _observation_space(spec, self.num_players, self.rule_options, self.observation_options)
         self._template = spec.new_state(num_players=self.num_players, seed=0, **self.rule_options)  # its type loads states
         n_actions = int(spec.action_mask(self._template, 0).size)
@@ -329,13 +302,8 @@ class SelfPlayEnv(gymnasium.Env):
         while not state.is_terminal() and state.current_player != self.seat and not self._capped():
             p = state.current_player
             agent = self._opponents[p]
-            mask = spec.action_mask(state, p)
-            obs = spec.observe(state, p, **obs_opts) if agent.needs_observation else None
-            if agent.uses_state:
-                a = agent.act(obs, mask, state=state, seat=p)
-            else:
-                a = agent.act(obs, mask)
-            state.apply(int(a))
+            obs, mask, kwargs = bot_inputs(agent, spec, state, p, obs_opts)
+            state.apply(int(agent.act(obs, mask, **kwargs)))
             self._steps += 1
         self._done = state.is_terminal()
 
@@ -357,7 +325,7 @@ class SelfPlayEnv(gymnasium.Env):
             return None
         if self.state is None:
             raise RuntimeError("call reset() before render()")
-        hook = game_hook(self.spec_game, "render_rgb" if self.render_mode == "rgb_array" else "render_text")
+        hook = self.spec_game.render_rgb if self.render_mode == "rgb_array" else self.spec_game.render_text
         if hook is None:
             return str(self.state) if self.render_mode == "ansi" else None
         return hook(self.state)

@@ -14,6 +14,7 @@ NUM_SPACES = 60
 NUM_COLOURS = 5
 NUM_REGIONS = 12
 NUM_TERRAINS = 4
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 #: Terrain ids in the order of the ritual-card table (value 1 blesses F, value 2 blesses M, ...).
 TERRAIN_LETTERS = ("F", "M", "G", "S")

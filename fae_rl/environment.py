@@ -89,7 +89,7 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from tabletop_rl.envs.aec_base import TurnBasedAECEnv
+from tabletop_rl.envs.aec_base import RENDER_MODES, TurnBasedAECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS
@@ -99,13 +99,19 @@ from fae_rl.render import render_rgb, render_text
 from fae_rl.state import MAX_PLAYERS, FaeState, _check_num_players
 
 REWARD_OPTIONS = ("win_loss", "score_diff")
-RENDER_MODES = ("ansi", "rgb_array", "human")
 ENV_ID = "fae_v0"
 
 
 def env(**kwargs) -> "raw_env":
     """The Fae AEC env with PettingZoo's usual protections (native, see the docstring)."""
     return raw_env(_protected=True, **kwargs)
+
+
+def potential(state: FaeState, seat: int) -> float:
+    """score_diff potential of `seat`, from what it may know: its colour's score plus its ritual
+    cards, minus the best other colour's score (F-E2)."""
+    scores, own = state.colour_scores(), state.colours[seat]
+    return float(scores[own] + state.ritual_cards_of(seat) - max(s for c, s in enumerate(scores) if c != own))
 
 
 class raw_env(TurnBasedAECEnv):
@@ -124,31 +130,21 @@ class raw_env(TurnBasedAECEnv):
         check_action_features(action_features)
         if reward not in REWARD_OPTIONS:
             raise ValueError(f"reward must be one of {REWARD_OPTIONS}; got {reward!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None; got {render_mode!r}")
         self.big_stack_merge = bool(big_stack_merge)
         self.history = history
         self.action_features = action_features
         self.reward_type = reward
-        self.render_mode = render_mode
-        self._protected = _protected
-        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         n_obs = observation_size(history)
         low, high = feature_bounds(action_features)
         low = np.concatenate([np.zeros(n_obs, dtype=np.float32), low])
         high = np.concatenate([observation_high(history), high])
-        self._obs_space = spaces.Dict({
+        obs_space = spaces.Dict({
             "observation": spaces.Box(low, high, shape=(n_obs + action_features_size(action_features),), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
-        self._act_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
-        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self._setup(self.num_players, obs_space, spaces.Discrete(NUM_ACTIONS), render_mode, _protected)
         n_state = n_obs + MAX_PLAYERS * NUM_COLOURS + MAX_PLAYERS
         self.state_space = spaces.Box(0.0, np.inf, shape=(n_state,), dtype=np.float32)
-        self.game: FaeState | None = None
-        self._illegal_ended = False
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -161,31 +157,21 @@ class raw_env(TurnBasedAECEnv):
         return {"observation": observe_features(self.game, seat, self.history, self.action_features),
                 "action_mask": self._mask(agent, action_mask(self.game, seat))}
 
-    def step(self, action) -> None:
-        if not self._step_allowed(action):
-            return
-        agent = self.agent_selection
-        game = self.game
-        if self._protected and not game.is_legal(action):
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                    or not 0 <= action < NUM_ACTIONS:  # bounds check, as AssertOutOfBoundsWrapper
-                raise ValueError(f"action {action!r} is outside the action space Discrete({NUM_ACTIONS})")
-            self._end_by_illegal_move(agent)
-            return
-        game.apply(action)  # raw env: raises ValueError naming the action and why
-        self._after_move(agent)
+    def _is_legal(self, action) -> bool:
+        return self.game.is_legal(action)
+
+    def _apply(self, action) -> bool:
+        self.game.apply(action)
+        return False  # Fae games always end by the rules
 
     def _set_rewards(self) -> None:
         game, rewards = self.game, self.rewards
         if self.reward_type == "win_loss":
             self._set_win_loss_rewards()
             return
-        # score_diff: potential-based shaping from what each seat may know.
-        scores, cards = game._scores, game._ritual_cards
-        for seat, a in enumerate(self.possible_agents):
-            own = game.colours[seat]
-            phi = scores[own] + cards[seat] - max(scores[c] for c in range(NUM_COLOURS) if c != own)
-            rewards[a] = float(phi - self._phi[seat])
+        for seat, a in enumerate(self.possible_agents):  # score_diff: potential-based shaping
+            phi = potential(game, seat)
+            rewards[a] = phi - self._phi[seat]
             self._phi[seat] = phi
 
     def _finish(self, truncated: bool = False) -> None:  # Fae games always end by the rules

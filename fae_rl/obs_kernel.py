@@ -11,7 +11,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from fae_rl.board import NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
-from fae_rl.observation import (
+from fae_rl.obs_layout import (
     _CARDS_LEFT,
     _LAYOUTS,
     _MAX_DEGREE,

@@ -8,8 +8,15 @@ are on the board, and every colour's score is earned on resolved spaces that sti
 """
 from __future__ import annotations
 
-from fae_rl.board import NEIGHBOURS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES, RITUAL_CARDS
-from fae_rl.state import DICT_KEYS, DICT_VERSION, HISTORY_KEYS, MAX_PLAYERS, MIN_PLAYERS
+from fae_rl.board import (MAX_PLAYERS, MIN_PLAYERS, NEIGHBOURS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS,
+                          NUM_SPACES, RITUAL_CARDS)
+
+DICT_VERSION = 1
+DICT_KEYS = (
+    "version", "num_players", "big_stack_merge", "druids", "colours", "scores", "ritual_cards",
+    "current_player", "pending_rituals", "resolved", "terminal", "history",
+)
+HISTORY_KEYS = ("moved", "points", "last_action")
 
 MAX_CARD_VALUE = max(v for v, _, _ in RITUAL_CARDS)
 DRUIDS_PER_COLOUR = NUM_SPACES // NUM_COLOURS  # F-S1: one per colour per region

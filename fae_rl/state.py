@@ -17,7 +17,9 @@ import numpy as np
 from fae_rl.board import (
     IN_MOVES,
     INCIDENT_MOVES,
+    MAX_PLAYERS,
     MAX_STACK_TO_MOVE,
+    MIN_PLAYERS,
     MOVE_DST,
     MOVE_DST_ARRAY,
     MOVE_SRC,
@@ -35,14 +37,8 @@ from fae_rl.board import (
     action_to_string,
     string_to_action,
 )
+from fae_rl.serialization import DICT_KEYS, DICT_VERSION, HISTORY_KEYS, state_from_dict  # noqa: F401  (DICT_KEYS, HISTORY_KEYS: re-exported)
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
-DICT_VERSION = 1
-DICT_KEYS = (
-    "version", "num_players", "big_stack_merge", "druids", "colours", "scores", "ritual_cards",
-    "current_player", "pending_rituals", "resolved", "terminal", "history",
-)
-HISTORY_KEYS = ("moved", "points", "last_action")
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
 _INT_TYPES = (int, np.int64, np.int32, np.intp)
@@ -88,6 +84,7 @@ class FaeState:
         "_ritual_cards", "_cards_used", "_current", "_pending", "_resolved", "_terminal",
         "_move_ok", "_hist_moved", "_hist_points", "_hist_last", "_legal_cache",
     )
+    num_players: int  # declared for type checkers (slots hold no annotations)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -222,6 +219,14 @@ class FaeState:
     def ritual_cards(self) -> np.ndarray:
         return np.asarray(self._ritual_cards, dtype=np.int64)
 
+    def colour_scores(self) -> list[int]:
+        """`scores()` as a fresh list of ints (no array: for bots' and rewards' inner loops)."""
+        return self._scores[:]
+
+    def ritual_cards_of(self, seat: int) -> int:
+        """Ritual cards held by `seat` (public)."""
+        return self._ritual_cards[seat]
+
     def resolved(self) -> np.ndarray:
         return np.frombuffer(self._resolved, dtype=np.uint8).astype(bool)
 
@@ -266,6 +271,12 @@ class FaeState:
         for seat, colour in enumerate(self.colours):
             out[colour] += self._ritual_cards[seat]
         return np.asarray(out, dtype=np.int64)
+
+    def seat_scores(self) -> list[float]:
+        """Each seat's score: the final score of its colour (F-E2). The suite's common name
+        (`tabletop_rl.envs.game_state.GameState`); `final_colour_scores()` scores all 5 colours."""
+        final = self.final_colour_scores()
+        return [float(final[c]) for c in self.colours]
 
     def winners(self) -> list[int]:
         """Winning seats, ascending (F-E3, F-E4); [] before the end."""
@@ -467,8 +478,6 @@ class FaeState:
         reach: druids gone without a ritual, scores the resolved spaces cannot give, more druids
         in a region than the moves recorded (`fae_rl.serialization`). `conserved=False` skips
         only those checks: for rule scenarios set up by hand (a few stacks on an empty board)."""
-        from fae_rl.serialization import state_from_dict
-
         return state_from_dict(cls, d, conserved=conserved)
 
     # ------------------------------------------------------------------ display

@@ -129,7 +129,7 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from tabletop_rl.envs.aec_base import TurnBasedAECEnv
+from tabletop_rl.envs.aec_base import RENDER_MODES, TurnBasedAECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fantastiqa_rl.observation import MAX_PLAYERS, action_mask, observation_high, observation_size, observe
@@ -137,7 +137,6 @@ from fantastiqa_rl.render import render_rgb, render_text
 from fantastiqa_rl.state import DEFAULT_TURN_LIMIT, FantastiqaState
 
 REWARD_OPTIONS = ("win_loss", "score_diff")
-RENDER_MODES = ("ansi", "rgb_array", "human")
 ENV_ID = "fantastiqa_v0"
 STEPS_PER_TURN = 100  # step guard: truncate after (max_turns or turn_limit) x num_players x this many steps
 
@@ -174,8 +173,6 @@ class raw_env(TurnBasedAECEnv):
             raise ValueError(f"max_turns must be an int >= 1 (turns per player) or None; got {max_turns!r}")
         if reward not in REWARD_OPTIONS:
             raise ValueError(f"reward must be one of {REWARD_OPTIONS}; got {reward!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None; got {render_mode!r}")
         if render_seat is not None and (isinstance(render_seat, bool) or render_seat not in range(num_players)):
             raise ValueError(f"render_seat must be None (the agent to move) or in 0..{num_players - 1}; "
                              f"got {render_seat!r}")
@@ -184,25 +181,17 @@ class raw_env(TurnBasedAECEnv):
         self.card_set = card_set
         self.max_turns = None if max_turns is None else int(max_turns)
         self.reward_type = reward
-        self.render_mode = render_mode
         self.render_seat = render_seat
-        self._protected = _protected
-        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
-        self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
         n_obs = observation_size(card_set)
         self.num_actions = probe.num_actions
-        self._obs_space = spaces.Dict({
+        obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, observation_high(card_set), shape=(n_obs,), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
         })
-        self._act_space = spaces.Discrete(self.num_actions)
-        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
-        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self._setup(self.num_players, obs_space, spaces.Discrete(self.num_actions), render_mode, _protected)
         self._n_kinds = probe.layout.K
         n_state = n_obs + MAX_PLAYERS * self._n_kinds * 2
         self.state_space = spaces.Box(0.0, np.inf, shape=(n_state,), dtype=np.float32)
-        self.game: FantastiqaState | None = None
-        self._illegal_ended = False
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -216,18 +205,13 @@ class raw_env(TurnBasedAECEnv):
         seat = self._agent_seat[agent]
         return {"observation": observe(self.game, seat), "action_mask": self._mask(agent, action_mask(self.game, seat))}
 
-    def step(self, action) -> None:
-        if not self._step_allowed(action):
-            return
-        agent = self.agent_selection
+    def _is_legal(self, action) -> bool:
+        return (not isinstance(action, (bool, np.bool_)) and isinstance(action, (int, np.integer))
+                and int(action) in self.game.legal_set())
+
+    def _apply(self, action) -> bool:
+        """The move, then the truncation checks (max_turns, the step guard); True if truncated."""
         game = self.game
-        if self._protected:
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                    or not 0 <= action < self.num_actions:  # bounds check, as AssertOutOfBoundsWrapper
-                raise ValueError(f"action {action!r} is outside the action space Discrete({self.num_actions})")
-            if int(action) not in game.legal_set():
-                self._end_by_illegal_move(agent)
-                return
         game.apply(action)  # raw env: raises ValueError naming the action and why
         self._steps += 1
         truncated = False
@@ -237,7 +221,7 @@ class raw_env(TurnBasedAECEnv):
             guard = self.max_turns if self.max_turns is not None else self.rule_options["turn_limit"]
             if guard is not None and self._steps >= guard * self.num_players * STEPS_PER_TURN:
                 truncated = True
-        self._after_move(agent, truncated)
+        return truncated
 
     def _set_rewards(self) -> None:
         game, rewards = self.game, self.rewards

@@ -35,8 +35,10 @@ GAME_SPEC = GameSpec(
     rule_options=RULE_OPTIONS,
     observation_options=(),
     gym_id=GYM_ID,
-    # max_steps: the step guard of SelfPlayEnv and train.py's evaluation (a turn can loop on free actions).
-    extra={"potential": potential, "render_text": render_text, "render_rgb": render_rgb, "max_steps": 50_000,
-           "view_text": view_text},  # what a human at a seat sees (tabletop_rl.agents.human)
+    potential=potential,
+    render_text=render_text,
+    render_rgb=render_rgb,
+    view_text=view_text,  # what a human at a seat sees (tabletop_rl.agents.human)
+    max_steps=50_000,  # the step guard of SelfPlayEnv and training's evaluation (a turn can loop on free actions)
 )
 register_game(GAME_SPEC)

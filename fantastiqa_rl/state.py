@@ -96,6 +96,7 @@ are documented in `fantastiqa_rl.serialization`, and the state's fields carry th
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import numpy as np
 
@@ -259,6 +260,25 @@ class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
         """Q-E3: score minus the points of personal quests not completed."""
         QP, QK = self.g.Q_POINTS, self.g.I_QUEST_KIND
         return [self.scores[p] - sum(QP[QK[q]] for q in self.quests[p]) for p in range(self.n)]
+
+    def turn_options(self, p: int) -> list:
+        """Seat p's actions in the MAIN decision (turn actions, DONE, FREE_ACTION), unsorted; for bots."""
+        return self._legal_main(p)
+
+    def free_options(self, p: int) -> list:
+        """Seat p's actions in the FREE_MENU decision (Q-F1..Q-F4); for bots."""
+        return self._legal_free(p)
+
+    def payable_steps(self, p: int) -> list:
+        """(space, destination) of each adventure step from p's position that p's hand can pay for."""
+        return self._pay_moves(p, 1 << self.position[p], -1)
+
+    def seat_scores(self) -> list[float]:
+        """`final_scores()` as floats: the suite's common name (`tabletop_rl.envs.game_state.GameState`)."""
+        return [float(x) for x in self.final_scores()]
+
+    # Determinization (Q-I1), defined in `fantastiqa_rl.information`, which attaches it at import.
+    sample_consistent: Callable[[int, np.random.Generator], FantastiqaState]
 
     def card_name(self, i: int) -> str:
         return self.g.card_name(i)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import csv
 import glob
 import json
-import math
 import os
 import sys
 import time
@@ -23,28 +22,11 @@ import warnings
 
 import numpy as np
 
-
-def parse_options(text: str) -> dict:
-    """'history=summary,big_stack_merge=False' -> {'history': 'summary', 'big_stack_merge': False}."""
-    out = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
-        key, _, value = item.partition("=")
-        low = value.strip().lower()
-        out[key.strip()] = {"true": True, "false": False}.get(low, int(value) if value.strip().lstrip("-").isdigit() else value.strip())
-    return out
+from tabletop_rl.options import parse_options  # noqa: F401  (re-exported: train.parse_options)
+from tabletop_rl.stats import wilson_interval as wilson  # noqa: F401  (re-exported: train.wilson)
 
 
 # ---------------------------------------------------------------------------- evaluation
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win share (wins may be fractional: shared wins count 1/k)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def play_matches(weights, game: str, num_players: int, opponent: str, games: int, seed: int, options: dict,
                  first_game: int = 0, max_steps: int = 0) -> float:
     """Total win share of the policy over games first_game..first_game+games-1: game g seats it at
@@ -65,7 +47,7 @@ def play_matches(weights, game: str, num_players: int, opponent: str, games: int
     for g in range(first_game, first_game + games):
         seat = g % num_players
         seated = bots[:seat] + [me] + bots[seat:]
-        result = play_game(spec, seated, max_steps=max_steps or spec.extra.get("max_steps", 1_000_000),  # step guard
+        result = play_game(spec, seated, max_steps=max_steps or spec.max_steps or 1_000_000,  # step guard
                            seed=seed * 1_000_003 + g, agent_seeds=[seed + 7919 * g + s for s in range(num_players)],
                            rule_options=rule_opts, observation_options=obs_opts)
         if seat in result.winners:

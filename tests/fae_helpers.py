@@ -1,6 +1,8 @@
 """Helpers for building Fae scenario positions through the public `FaeState.from_dict`."""
 from __future__ import annotations
 
+import numpy as np
+
 from fae_rl import FaeState
 from fae_rl.board import NEIGHBOURS, NUM_SPACES
 
@@ -33,3 +35,14 @@ def scenario(stacks: dict[int, dict[int, int]], num_players: int = 2, colours=No
         "scores": scores, "ritual_cards": cards, "current_player": current_player, "pending_rituals": [],
         "resolved": resolved, "terminal": False, "history": history,
     }, conserved=False)
+
+
+def random_state(seed: int, steps: int, num_players: int = 2, big: bool = False) -> FaeState:
+    rng = np.random.default_rng(seed)
+    s = FaeState.new(num_players, seed=seed, big_stack_merge=big)
+    for _ in range(steps):
+        if s.is_terminal():
+            break
+        legal = s.legal_actions()
+        s.apply(int(legal[rng.integers(legal.size)]))
+    return s

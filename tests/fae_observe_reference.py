@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from fae_rl.board import NEIGHBOURS, NUM_COLOURS, NUM_RITUAL_CARDS, NUM_SPACES
-from fae_rl.observation import _CARDS_LEFT, _LAYOUTS, _MAX_DEGREE, _TEMPLATES, DRUID_SCALE, SCORE_SCALE
+from fae_rl.obs_layout import _CARDS_LEFT, _LAYOUTS, _MAX_DEGREE, _TEMPLATES, DRUID_SCALE, SCORE_SCALE
 from fae_rl.state import FaeState
 
 _L = _LAYOUTS["summary"]  # base blocks sit at the same offsets in both layouts

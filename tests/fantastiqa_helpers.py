@@ -4,6 +4,15 @@ from __future__ import annotations
 import numpy as np
 
 from fantastiqa_rl import actions as A
+from fantastiqa_rl.state import FantastiqaState
+
+
+def edited(s):
+    """Mark a state whose fields a test edited to set up a scenario (the public API reaches such
+    positions only through long random play): its cached legal actions are dropped, so they are
+    recomputed from the edited fields. The one place tests write the core's private cache."""
+    s._legal = None
+    return s
 
 
 def kind(s, name):
@@ -33,20 +42,20 @@ def QUEST(s, name):
 def at(s, p, pos):
     """Put seat p's adventurer at board position pos."""
     s.position[p] = pos
-    s._legal = None
+    edited(s)
 
 
 def legal(s):
     """Legal actions, with the FREE_MENU's free actions listed flat while in MAIN."""
     out = set(s.legal_actions().tolist())
     if s.phase == A.MAIN and A.FREE_ACTION in out:
-        out = (out - {A.FREE_ACTION}) | set(s._legal_free(s.cur))
+        out = (out - {A.FREE_ACTION}) | set(s.free_options(s.cur))
     return out
 
 
 def do(s, a):
     """Apply a; a free action from MAIN goes through FREE_ACTION first."""
-    if s.phase == A.MAIN and a not in s.legal_set() and a in s._legal_free(s.cur):
+    if s.phase == A.MAIN and a not in s.legal_set() and a in s.free_options(s.cur):
         s.apply(A.FREE_ACTION)
     s.apply(a)
 
@@ -64,3 +73,35 @@ def random_walk(s, rng, steps, check=None):
         if check:
             check(s)
     return s
+
+
+def random_state(seed: int, steps: int, n: int, stop=None, **options) -> FantastiqaState:
+    """Uniform-random play from a fresh deal for `steps` steps (or until `stop(state)`)."""
+    rng = np.random.default_rng(seed + 1000)
+    s = FantastiqaState.new(n, seed=seed, **options)
+    for _ in range(steps):
+        if s.is_terminal() or (stop is not None and stop(s)):
+            break
+        legal = s.legal_actions()
+        s.apply(int(legal[rng.integers(legal.size)]))
+    return s
+
+
+def pinned(s, p):
+    """Hand cards of p that the table has seen this turn (doubled / played for power)."""
+    if p != s.current_player:
+        return set()
+    return set(s.boosted) | set(s.powered)
+
+
+def swap_hidden(s, p, rng):
+    """Exchange cards between p's hand and p's deck (same counts), and reorder p's deck."""
+    t = s.clone()
+    hand = [i for i in t.hand[p] if i not in pinned(s, p)]
+    keep = [i for i in t.hand[p] if i in pinned(s, p)]
+    pool = hand + t.deck[p]
+    rng.shuffle(pool)
+    t.hand[p] = keep + pool[:len(hand)]
+    t.deck[p] = pool[len(hand):]
+    edited(t)
+    return t

@@ -10,6 +10,8 @@ from tabletop_rl import envs
 import fae_rl
 from fae_rl import FaeState
 
+# env._cumulative_rewards is PettingZoo's own AECEnv field (its API test reads it too).
+
 OPTION_SETS = [
     dict(num_players=2), dict(num_players=3), dict(num_players=4),
     dict(num_players=2, big_stack_merge=True), dict(num_players=3, history="none"),

@@ -8,7 +8,7 @@ import fae_rl
 from fae_rl import FaeState
 from fae_rl.observation import observation_layout
 from fae_rl.render import render_rgb, render_text
-from tests.test_fae_state import random_state
+from tests.fae_helpers import random_state
 
 
 def with_colours(state: FaeState, colours) -> FaeState:

@@ -5,7 +5,7 @@ import pytest
 import fae_rl
 from fae_rl.board import MOVE_SRC, NEIGHBOURS
 from fae_rl.observation import observation_high, observation_layout
-from tests.test_fae_state import random_state
+from tests.fae_helpers import random_state
 
 
 @pytest.mark.parametrize("history", ["summary", "none"])

@@ -8,17 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from fae_rl import FaeState
 from fae_rl.state import DICT_KEYS
-
-
-def random_state(seed: int, steps: int, num_players: int = 2, big: bool = False) -> FaeState:
-    rng = np.random.default_rng(seed)
-    s = FaeState.new(num_players, seed=seed, big_stack_merge=big)
-    for _ in range(steps):
-        if s.is_terminal():
-            break
-        legal = s.legal_actions()
-        s.apply(int(legal[rng.integers(legal.size)]))
-    return s
+from tests.fae_helpers import random_state
 
 
 # ------------------------------------------------------------------ to_dict / from_dict

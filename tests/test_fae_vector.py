@@ -7,7 +7,7 @@ from fae_rl import FaeState
 from fae_rl.board import NUM_ACTIONS, NUM_MOVE_ACTIONS, RESOLVE_OFFSET
 from fae_rl.vector import FaeVector
 from tests.fae_observe_reference import observe_reference
-from tests.test_fae_state import random_state
+from tests.fae_helpers import random_state
 
 CONFIGS = [(p, big) for p in (2, 3, 4) for big in (False, True)]
 GAMES_PER_CONFIG = 170  # 6 configs x 170 = 1020 random games compared at every step

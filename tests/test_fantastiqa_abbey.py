@@ -20,7 +20,9 @@ from fantastiqa_rl.board import LOWER_FRAME, SYMBOL_INDEX, SYMBOLS
 from fantastiqa_rl.debug import (check_conservation, move_card, play_setup, set_abbey_deck,
                                  set_hand)
 from fantastiqa_rl.state import ABBEY_CAP
-from tests.fantastiqa_helpers import HAND, at, random_walk
+from tests.fantastiqa_helpers import HAND, at, edited, random_walk
+
+# Private field (why not public): _rngs[9] is re-seeded to choose an Abbey draw; no public call picks a card.
 
 
 # ---------------------------------------------------------------- helpers
@@ -36,13 +38,13 @@ def set_deck(s, p, names):
     s.deck[p] = []
     for nm in names:
         move_card(s, nm, s.deck[p])
-    s._legal = None
+    edited(s)
 
 
 def hold_abbey(s, p, names):
     for nm in names:
         move_card(s, nm, s.abbey[p])
-    s._legal = None
+    edited(s)
 
 
 ITEMS = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
@@ -344,7 +346,7 @@ def test_abbey_random_games_end_without_error_and_are_deterministic():
             if not s.is_terminal():                    # cut the creature deck short (fast)
                 s.box += s.creature_deck[:-4]
                 del s.creature_deck[:-4]
-                s._legal = None
+                edited(s)
             random_walk(s, rng, 200000)
             assert s.is_terminal() and s.winners() and abs(s.returns().sum()) < 1e-9
             check_conservation(s)

@@ -249,7 +249,7 @@ def test_observation_blocks_decode_to_the_state():
     from collections import Counter
 
     from fantastiqa_rl.observation import observation_high, observation_layout
-    from tests.test_fantastiqa_hidden import random_state
+    from tests.fantastiqa_helpers import random_state
 
     lay, high = observation_layout(), observation_high()
     for seed in range(6):

@@ -10,6 +10,7 @@ from tabletop_rl.agents.base import RandomAgent
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 from tabletop_rl.agents.registry import make_agent
 from fantastiqa_rl import STANDIN_PATH, FantastiqaState
+from tests.fantastiqa_helpers import edited
 
 
 def mask_of(s):
@@ -116,7 +117,7 @@ def test_Q_I1_greedy_ignores_hidden_information():
             rng.shuffle(t.deck[p])
         for d in (t.creature_deck, t.artifact_deck, t.beast_deck, t.quest_deck):
             rng.shuffle(d)
-        t._legal = None
+        edited(t)
         a1 = FantastiqaGreedyAgent(0).act(None, mask_of(s), state=s, seat=me)
         a2 = FantastiqaGreedyAgent(0).act(None, mask_of(t), state=t, seat=me)
         assert a1 == a2

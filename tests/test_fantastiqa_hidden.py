@@ -10,39 +10,7 @@ import pytest
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.observation import action_mask, observation_layout, observe
 from fantastiqa_rl.render import render_rgb, render_text
-from fantastiqa_rl.state import FantastiqaState
-
-
-def random_state(seed: int, steps: int, n: int, stop=None, **options) -> FantastiqaState:
-    """Uniform-random play from a fresh deal for `steps` steps (or until `stop(state)`)."""
-    rng = np.random.default_rng(seed + 1000)
-    s = FantastiqaState.new(n, seed=seed, **options)
-    for _ in range(steps):
-        if s.is_terminal() or (stop is not None and stop(s)):
-            break
-        legal = s.legal_actions()
-        s.apply(int(legal[rng.integers(legal.size)]))
-    return s
-
-
-def pinned(s, p):
-    """Hand cards of p that the table has seen this turn (doubled / played for power)."""
-    if p != s.current_player:
-        return set()
-    return set(s.boosted) | set(s.powered)
-
-
-def swap_hidden(s, p, rng):
-    """Exchange cards between p's hand and p's deck (same counts), and reorder p's deck."""
-    t = s.clone()
-    hand = [i for i in t.hand[p] if i not in pinned(s, p)]
-    keep = [i for i in t.hand[p] if i in pinned(s, p)]
-    pool = hand + t.deck[p]
-    rng.shuffle(pool)
-    t.hand[p] = keep + pool[:len(hand)]
-    t.deck[p] = pool[len(hand):]
-    t._legal = None
-    return t
+from tests.fantastiqa_helpers import edited, random_state, swap_hidden
 
 
 def reorder_decks(s, rng):
@@ -51,7 +19,7 @@ def reorder_decks(s, rng):
         rng.shuffle(t.deck[p])
     for name in ("creature_deck", "artifact_deck", "beast_deck", "quest_deck"):
         rng.shuffle(getattr(t, name))
-    t._legal = None
+    edited(t)
     return t
 
 
@@ -118,7 +86,7 @@ def test_drawn_statue_cards_are_seen_by_the_drawer_only():
         t.revealed, new_deck[:k] = new_deck[:k], list(s.revealed[:k]) + []
         t.revealed = t.revealed + list(s.revealed[k:])
         setattr(t, name, new_deck)
-        t._legal = None
+        edited(t)
         for seat in range(3):
             if seat != cur:
                 assert observe(s, seat)[lay["drawn_cards"]].sum() == 0

@@ -9,7 +9,9 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.debug import check_conservation
 from fantastiqa_rl.information import information_state, sample_consistent
 from fantastiqa_rl.observation import action_mask, observe
-from tests.test_fantastiqa_hidden import random_state, swap_hidden
+from tests.fantastiqa_helpers import random_state, swap_hidden
+
+# Private field (why not public): _rngs is replaced to show a sample does not depend on the real generators.
 
 
 def sample_states():

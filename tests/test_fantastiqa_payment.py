@@ -10,6 +10,9 @@ from fantastiqa_rl import FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.payment import creature_value, met, offered_kinds, profile, quest_met
 
+# Private calls (why not public): _creature_req / _quest_req give the requirement being paid, which the
+# core does not expose; the test checks every offered payment against it.
+
 # card pool: (symbols) -> profile; singles, a double and two Curious Companions
 POOL = [(0,), (1,), (2,), (1, 1), (0, 2), (1, 2)]
 REQS = [("c", 0, 1), ("c", 0, 2), ("c", 0, 3), ("c", 2, 2),

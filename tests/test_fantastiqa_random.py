@@ -8,7 +8,7 @@ import pytest
 from fantastiqa_rl import PHASES, FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.debug import check_conservation
-from tests.fantastiqa_helpers import random_walk
+from tests.fantastiqa_helpers import edited, random_walk
 
 ALT_OPTIONS = dict(fly_in_adventure=True, card_use="both", adventure_path="loops",
                    bought_to="hand", draw_rule="draw_5", goal="long")
@@ -47,7 +47,7 @@ def test_random_games_play_to_the_end(num_players):
         if not s.is_terminal():
             s.box += s.creature_deck[:-4]
             del s.creature_deck[:-4]
-            s._legal = None
+            edited(s)
         random_walk(s, rng, 200000)
         assert s.is_terminal()
         check_conservation(s)

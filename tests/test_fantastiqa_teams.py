@@ -11,7 +11,10 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey_view import ABBEY_LAYOUT, abbey_features, abbey_text
 from fantastiqa_rl.board import SYMBOLS
 from fantastiqa_rl.debug import check_conservation, move_card, play_setup, set_abbey_deck, set_hand
-from tests.fantastiqa_helpers import HAND, at, do, legal
+from tests.fantastiqa_helpers import HAND, at, do, edited, legal
+
+# Private calls (why not public): _end_by_score / _end end a game on a set-up position, which play
+# reaches only after long random walks; see tests/test_fantastiqa_rules.py.
 
 ITEMS = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
 
@@ -94,14 +97,14 @@ def test_Q_TM2_abbey_cards_summed_for_the_cap_and_the_goal_lines():
         move_card(s, nm, s.abbey[2])
     for nm in ("Abbey 14", "Abbey 15", "Abbey 16"):
         move_card(s, nm, s.abbey[0])
-    s._legal = None
+    edited(s)
     assert s.abbey_held(0) == s.abbey_held(2) == 7 and s.abbey_held(1) == 0
     with pytest.raises(ValueError, match="the team already holds 7"):
         s.apply(s.layout.explore)
     s.box += s.abbey[0]                                 # 4 held by the partner
     s.abbey[0] = []
     s.scores = [4, 9, 3, 0]                             # 7 points for 0+2, seat 1 alone has 9 but no change
-    s._legal = None
+    edited(s)
     s.apply(s.layout.explore)
     s.apply(HAND(s, "Candle"))
     s.apply(s.layout.abbey_stop)                        # the team's 5th Abbey card: (7, 5) met
@@ -172,7 +175,7 @@ def test_Q_TM4_partners_receive_identical_returns_random_games(abbey):
             if steps == 300:                            # cut the creature deck short (fast)
                 s.box += s.creature_deck[:-4]
                 del s.creature_deck[:-4]
-                s._legal = None
+                edited(s)
             la = s.legal_actions()
             assert len(la) > 0
             s.apply(int(la[rng.integers(len(la))]))

@@ -37,7 +37,7 @@ def _random_states(spec, num_players, seed, steps):
 def _shown(spec, state, seat) -> str:
     """Everything HumanAgent prints to `seat` before its first answer (it answers q)."""
     out = io.StringIO()
-    human = HumanAgent(input_fn=lambda prompt: "q", output=out, view=spec.extra["view_text"])
+    human = HumanAgent(input_fn=lambda prompt: "q", output=out, view=spec.view_text)
     with pytest.raises(QuitGame):
         human.act(None, spec.action_mask(state, seat), state=state, seat=seat)
     return out.getvalue()

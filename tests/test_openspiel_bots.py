@@ -8,7 +8,7 @@ pytest.importorskip("pyspiel")
 from fae_rl import FaeState  # noqa: E402
 from tabletop_rl.agents import agent_names, make_agent  # noqa: E402
 from tabletop_rl.agents.arena import main  # noqa: E402
-from tests.test_fae_state import random_state  # noqa: E402
+from tests.fae_helpers import random_state  # noqa: E402
 
 BOTS = ["openspiel_mcts", "openspiel_ismcts"]
 

@@ -18,7 +18,7 @@ from fae_rl.openspiel import (  # noqa: E402
     state_from_fae,
     state_from_history,
 )
-from tests.test_fae_state import random_state  # noqa: E402
+from tests.fae_helpers import random_state  # noqa: E402
 
 
 def load(players=2, merge=False):

@@ -14,8 +14,11 @@ pytest.importorskip("torch", reason="torch is not installed here: run `make test
 from tabletop_rl import envs  # noqa: E402
 import fae_rl  # noqa: E402
 from tabletop_rl.agents.rllib_agent import MLPPolicy, RLlibAgent  # noqa: E402
-from tabletop_rl.envs.rllib_backend import config_from, evaluate, export_policy, train_rllib  # noqa: E402
+from tabletop_rl.agents.rllib_agent import export_policy  # noqa: E402
+from tabletop_rl.envs.rllib_backend import config_from, evaluate, train_rllib  # noqa: E402
 from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent, seat_of  # noqa: E402
+
+# env._bots (why not public): which seats bots play this episode; the test checks the league's seating.
 
 
 def _game_env_available(game: str) -> str | None:

@@ -12,6 +12,8 @@ import fae_rl  # noqa: F401  (registers fae_rl/Fae-v0)
 from tabletop_rl.agents.base import Agent
 from tabletop_rl.envs.selfplay import OpponentPool, SelfPlayEnv
 
+# env._steps (why not public): the step counter behind the max_steps guard, which these tests check.
+
 
 class Recorder(Agent):
     """Random legal moves; appends (seat, action) to a shared log (the game's move order)."""

@@ -38,6 +38,7 @@ from importlib import resources
 
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.arena import parse_agent
+from tabletop_rl.agents.match import bot_inputs
 from tabletop_rl.agents.web.views import board_png, move_text, state_view
 from tabletop_rl.envs.registry import get_game
 
@@ -265,9 +266,8 @@ HELPERS = ("random", "greedy")
 
 def _act(bot, spec, state, seat) -> int:
     """`bot`'s action for `seat` in `state`, as the arena asks it (state only for bots that use it)."""
-    mask = spec.action_mask(state, seat)
-    obs = spec.observe(state, seat) if bot.needs_observation else None
-    return bot.act(obs, mask, state=state if bot.uses_state else None, seat=seat if bot.uses_state else None)
+    obs, mask, kwargs = bot_inputs(bot, spec, state, seat)
+    return bot.act(obs, mask, **kwargs)
 
 
 def finish_turn(s: PlaySession, body: dict) -> None:

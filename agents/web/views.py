@@ -98,8 +98,9 @@ def _public_information(state) -> dict:
     info["seat"] = None
     p0 = info["players"][0]
     p0["hand"], p0["deck"] = len(state.hand[0]), len(state.deck[0])
-    p0["shown_in_hand"] = state._kinds([i for i in state.hand[0] if state.current_player == 0
-                                        and (i in state.boosted or i in state.powered)])
+    kind = state.g.I_HAND_KIND
+    p0["shown_in_hand"] = list({kind[i] for i in state.hand[0] if state.current_player == 0
+                                and (i in state.boosted or i in state.powered)})
     info["turn"]["revealed"] = len(state.revealed)
     return info
 

@@ -1,0 +1,88 @@
+"""The rules-state contract every game of the suite satisfies: `GameState`.
+
+    from tabletop_rl.envs.game_state import GameState
+    isinstance(fae_rl.FaeState.new(2, seed=0), GameState)            # True (checked at runtime)
+    state: GameState = fantastiqa_rl.FantastiqaState.new(2, seed=0)   # and statically (mypy)
+
+The tools above the rules cores (bots, MCTS, arena, game records, training) use only these members;
+a new game's core provides them (with any extra methods of its own) and is checked by
+`tests/test_game_state.py`, at runtime and with mypy. Game packages need not import this module:
+the Protocol is structural, and this module imports nothing of the suite (the bottom layer,
+`docs/architecture.md`).
+
+`isinstance(x, GameState)` (the Protocol is runtime-checkable) checks only that every member
+exists, not its signature; the mypy test checks the signatures.
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, Self, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """One position of a turn-based game for 2+ seats (seats are 0..num_players-1).
+
+    Chance (the deal, draws) comes from the `seed` given to the game's `new_state`, so seed +
+    actions determine every state.
+    """
+
+    @property
+    def num_players(self) -> int:
+        """Seats at the table."""
+        ...
+
+    @property
+    def current_player(self) -> int:
+        """Seat to act, or -1 once the game is over."""
+        ...
+
+    def legal_actions(self) -> np.ndarray:
+        """Ascending int64 array of the legal action ids of `current_player` (empty at the end).
+        Read-only: it may be shared with clones."""
+        ...
+
+    def apply(self, action: int) -> None:
+        """Play `action` for `current_player`; an illegal one raises ValueError naming it and
+        leaves the state unchanged."""
+        ...
+
+    def clone(self) -> Self:
+        """An independent copy (applying actions to one never changes the other)."""
+        ...
+
+    def is_terminal(self) -> bool:
+        ...
+
+    def winners(self) -> list[int]:
+        """Winning seats, ascending; [] before the end."""
+        ...
+
+    def returns(self) -> np.ndarray:
+        """float64 win_loss returns per seat (k winners of N: +1/k each, losers -1/(N-k) each;
+        all 0 if every seat wins or before the end)."""
+        ...
+
+    def seat_scores(self) -> list[float]:
+        """Each seat's game score as the rules count it at the end (Fae: the final score of the
+        seat's colour; Fantastiqa: the final score, Q-E3). Defined before the end too."""
+        ...
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict that `from_dict` turns back into an equal state."""
+        ...
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Self:
+        """The state `d` describes; a malformed `d` raises ValueError naming the problem (the dict
+        may come from a file someone sent: it is validated, never executed)."""
+        ...
+
+    def sample_consistent(self, seat: int, rng: np.random.Generator) -> Self:
+        """A full state `seat` cannot tell apart from this one (hidden parts re-drawn from `rng`,
+        using only what `seat` knows): the determinization for imperfect-information search."""
+        ...
+
+
+__all__ = ["GameState"]
