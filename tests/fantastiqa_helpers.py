@@ -105,3 +105,14 @@ def swap_hidden(s, p, rng):
     t.deck[p] = pool[len(hand):]
     edited(t)
     return t
+
+
+def reorder_decks(s, rng):
+    """A copy of `s` with every hidden order shuffled: each seat's draw pile and the four decks."""
+    t = s.clone()
+    for p in range(t.n):
+        rng.shuffle(t.deck[p])
+    for name in ("creature_deck", "artifact_deck", "beast_deck", "quest_deck"):
+        rng.shuffle(getattr(t, name))
+    edited(t)
+    return t

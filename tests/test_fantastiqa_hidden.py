@@ -10,17 +10,7 @@ import pytest
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.observation import action_mask, observation_layout, observe
 from fantastiqa_rl.render import render_rgb, render_text
-from tests.fantastiqa_helpers import edited, random_state, swap_hidden
-
-
-def reorder_decks(s, rng):
-    t = s.clone()
-    for p in range(t.n):
-        rng.shuffle(t.deck[p])
-    for name in ("creature_deck", "artifact_deck", "beast_deck", "quest_deck"):
-        rng.shuffle(getattr(t, name))
-    edited(t)
-    return t
+from tests.fantastiqa_helpers import edited, random_state, reorder_decks, swap_hidden
 
 
 def states(n, count=12):

@@ -12,7 +12,7 @@ from tabletop_rl.agents import make_agent
 from tabletop_rl.agents.fantastiqa_mcts import FantastiqaMCTSAgent, fantastiqa_evaluate
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.envs.registry import get_game
-from tests.test_fantastiqa_hidden import random_state, reorder_decks, swap_hidden
+from tests.fantastiqa_helpers import random_state, reorder_decks, swap_hidden
 
 SPEC = get_game("fantastiqa")
 SMALL = dict(iterations=6, horizon=1)  # the tests' budget: the defaults' code paths, less work

@@ -34,7 +34,11 @@ LAYERS = {
     # the rules cores (no PettingZoo); fae_rl.render draws a position from the board alone, and the
     # state's own text (str, view_text) is drawn by it
     "rules": ["fae_rl.state", "fae_rl.serialization", "fae_rl.vector_core", "fae_rl.render", "fantastiqa_rl.state",
-              "fantastiqa_rl.game", "fantastiqa_rl.payment", "fantastiqa_rl.validation", "fantastiqa_rl.debug"],
+              "fantastiqa_rl.game", "fantastiqa_rl.payment", "fantastiqa_rl.validation", "fantastiqa_rl.debug",
+              # fantastiqa_rl/state.py's jobs (issue 17 part B): the state class and its rule mixins
+              "fantastiqa_rl.rules", "fantastiqa_rl.powers", "fantastiqa_rl.statues", "fantastiqa_rl.turn_flow",
+              "fantastiqa_rl.abbey", "fantastiqa_rl.options", "fantastiqa_rl.chance", "fantastiqa_rl.serialization",
+              "fantastiqa_rl.text"],
     # what a seat sees: observations, masks, features, renders, information states
     "encoders": ["fae_rl.observation", "fae_rl.obs_layout", "fae_rl.obs_kernel", "fae_rl.features", "fae_rl.margin",
                  "fae_rl.vector", "fantastiqa_rl.observation", "fantastiqa_rl.render",
