@@ -339,29 +339,12 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
 
 # ------------------------------------------------------------------------------- evaluation
 def evaluate(policy, game: str, num_players: int, opponents, games: int, seed: int, options: dict | None = None) -> dict:
-    """Win share of `policy` (an Agent) against each bot: `games` games per bot, `policy` at seat
-    g % num_players, every other seat that bot; deals and bot seeds from `seed`."""
-    from tabletop_rl.agents.match import play_game
-    from tabletop_rl.agents.registry import make_agent
-    from tabletop_rl.envs.registry import get_game
+    """Win share of `policy` (an Agent) against each bot over `games` seat-rotated games: the same
+    loop and seeds as train.py's SB3 evaluations (`tabletop_rl.agents.match.win_share_against`)."""
+    from tabletop_rl.agents.match import win_share_against
 
-    from tabletop_rl import agents  # noqa: F401
-
-    spec = get_game(game)
-    rule_opts, obs_opts = spec.split_options(dict(options or {}))
-    out = {}
-    for k, name in enumerate(opponents):
-        seeds = np.random.SeedSequence([seed, k]).generate_state(2 * games)
-        share = 0.0
-        for g in range(games):
-            seat = g % num_players
-            bots = [make_agent(spec.name, name, seed=int(seeds[2 * g + 1]) + p) for p in range(num_players)]
-            bots[seat] = policy
-            res = play_game(spec, bots, seed=int(seeds[2 * g]), rule_options=rule_opts, observation_options=obs_opts)
-            if seat in res.winners:
-                share += 1.0 / len(res.winners)
-        out[name] = share / games if games else float("nan")
-    return out
+    return {name: (win_share_against(policy, game, num_players, name, games, seed, options) / games if games
+                   else float("nan")) for name in opponents}
 
 
 # ------------------------------------------------------------------------------- the driver

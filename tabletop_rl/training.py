@@ -29,30 +29,16 @@ from tabletop_rl.stats import wilson_interval as wilson  # noqa: F401  (re-expor
 # ---------------------------------------------------------------------------- evaluation
 def play_matches(weights, game: str, num_players: int, opponent: str, games: int, seed: int, options: dict,
                  first_game: int = 0, max_steps: int = 0) -> float:
-    """Total win share of the policy over games first_game..first_game+games-1: game g seats it at
-    g mod N (seat rotation); the other seats are `opponent` bots. A shared win counts 1/k. A game
-    still running after `max_steps` steps (0: the game's step guard) is not won."""
-    from tabletop_rl.agents import make_agent
+    """Total win share of the policy (argmax play) over games first_game..first_game+games-1
+    against `opponent` bots: `tabletop_rl.agents.match.win_share_against`, the evaluation loop and
+    seeding every backend shares."""
     from tabletop_rl.agents.base import limit_blas_threads
-    from tabletop_rl.agents.match import play_game
+    from tabletop_rl.agents.match import win_share_against
     from tabletop_rl.agents.ppo_agent import PPOAgent
-    from tabletop_rl.envs import get_game
 
     limit_blas_threads()  # also in evaluation worker processes
-    spec = get_game(game)
-    rule_opts, obs_opts = spec.split_options(options)
     me = PPOAgent(weights=weights, deterministic=True)
-    bots = [make_agent(spec.name, opponent) for _ in range(num_players - 1)]
-    wins = 0.0
-    for g in range(first_game, first_game + games):
-        seat = g % num_players
-        seated = bots[:seat] + [me] + bots[seat:]
-        result = play_game(spec, seated, max_steps=max_steps or spec.max_steps or 1_000_000,  # step guard
-                           seed=seed * 1_000_003 + g, agent_seeds=[seed + 7919 * g + s for s in range(num_players)],
-                           rule_options=rule_opts, observation_options=obs_opts)
-        if seat in result.winners:
-            wins += 1.0 / len(result.winners)
-    return wins
+    return win_share_against(me, game, num_players, opponent, games, seed, options, first_game, max_steps)
 
 
 def evaluate(weights, cfg: Config, opponent: str, games: int, seed: int, workers: int = 1) -> dict:

@@ -323,3 +323,20 @@ def test_skip_policy_rollout_step_draws_from_the_masked_distribution():
     assert not draws[~masks[0]].any()
     top = np.argsort(probs)[-3:]
     assert probs[top[-1]] > 0.1 and np.allclose(draws[top] / 3000, probs[top], atol=0.03)
+
+
+def test_sb3_and_rllib_evaluations_are_one_loop_with_one_seeding():
+    """train.py's evaluation and the RLlib backend's give the same win share for the same policy,
+    games and seed (tabletop_rl.agents.match.win_share_against), and it does not depend on how the
+    games are split into chunks (the worker processes)."""
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.ppo_agent import PPOAgent
+    from tabletop_rl.envs.rllib_backend import evaluate as rllib_evaluate
+
+    bot = make_agent("fae", "ppo", seed=0)
+    opts = bot.policy.meta["options"]
+    sb3 = train.play_matches(bot.policy, "fae", 2, "greedy", games=8, seed=11, options=opts)
+    chunked = sum(train.play_matches(bot.policy, "fae", 2, "greedy", games=4, seed=11, options=opts, first_game=a)
+                  for a in (0, 4))
+    rllib = rllib_evaluate(PPOAgent(weights=bot.policy), "fae", 2, ["greedy"], 8, seed=11, options=opts)
+    assert sb3 == chunked == rllib["greedy"] * 8
