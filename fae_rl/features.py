@@ -70,20 +70,6 @@ def feature_bounds(kind: str = "none") -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-def encode_margins(margins: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Fill float32 (N, 660) `out` (blocks margin, best) from float64 (N, 330) margins (-inf where illegal or over)."""
-    _scaled(margins, out[:, :NUM_ACTIONS])
-    legal = np.isfinite(margins)
-    best = np.where(legal, margins, -np.inf).max(axis=1, keepdims=True)
-    out[:, NUM_ACTIONS:2 * NUM_ACTIONS] = legal & (margins == best)
-    return out
-
-
-def _scaled(margins: np.ndarray, out: np.ndarray) -> None:
-    np.clip(np.where(np.isfinite(margins), margins, 0.0) / MARGIN_SCALE, -MARGIN_CLIP, MARGIN_CLIP, out=out,
-            casting="unsafe")
-
-
 def likely_colours(vec: FaeVector) -> np.ndarray:
     """bool (N, 5): per game, the colours the mover's opponents most likely hold (the `versus` block).
 
@@ -142,4 +128,4 @@ def observe_features(state: FaeState, seat: int, history: str = "summary", actio
 
 
 __all__ = ["ACTION_FEATURE_OPTIONS", "BLOCKS", "action_features", "action_features_size", "batch_features",
-           "encode_margins", "feature_bounds", "feature_layout", "likely_colours", "observe_features"]
+           "feature_bounds", "feature_layout", "likely_colours", "observe_features"]

@@ -70,16 +70,14 @@ class SkipPolicy(MaskableActorCriticPolicy):
         return self.skip_param * self.skip_lr_scale
 
     def _skip_logits(self, logits: torch.Tensor) -> torch.Tensor:
-        if self.skip_starts:
-            obs = self.pi_features_extractor.last_input
-            n = logits.shape[-1]
-            k, first = len(self.skip_starts), self.skip_starts[0]
-            if self.skip_starts == tuple(range(first, first + k * n, n)):  # adjacent blocks: one product
-                blocks = obs[..., first:first + k * n].reshape(*obs.shape[:-1], k, n)
-                return logits + (self.skip_coef.unsqueeze(-1) * blocks).sum(dim=-2)
-            for j, s in enumerate(self.skip_starts):
-                logits = logits + self.skip_coef[j] * obs[..., s:s + n]
-        return logits
+        if not self.skip_starts:
+            return logits
+        n = logits.shape[-1]
+        if getattr(self, "_skip_index", None) is None or self._skip_index.numel() != len(self.skip_starts) * n:
+            self._skip_index = torch.as_tensor([s + a for s in self.skip_starts for a in range(n)], dtype=torch.long)
+        obs = self.pi_features_extractor.last_input
+        blocks = obs.index_select(-1, self._skip_index).reshape(*obs.shape[:-1], len(self.skip_starts), n)
+        return logits + (self.skip_coef.unsqueeze(-1) * blocks).sum(dim=-2)
 
     def _masked_log_probs(self, latent_pi: torch.Tensor, action_masks):
         """(log-softmax of the masked logits, mask or None); masked logits are -1e8, as in sb3-contrib."""

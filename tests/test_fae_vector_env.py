@@ -53,6 +53,16 @@ def test_partial_step_illegal_action_names_the_game_and_changes_nothing():
     assert [v.state(i).to_dict() for i in range(4)] == before
 
 
+def _reference_margin_blocks(margins):
+    """The `margin` and `best` blocks from float64 margins in numpy: the reference the numba
+    feature kernel (fae_rl.margin.features) is held to."""
+    legal = np.isfinite(margins)
+    out = np.zeros((margins.shape[0], 660), dtype=np.float32)
+    out[:, :330] = np.clip(np.where(legal, margins, 0.0) / 10.0, -4.0, 4.0)
+    out[:, 330:] = legal & (margins == np.where(legal, margins, -np.inf).max(axis=1, keepdims=True))
+    return out
+
+
 def test_margin_features_scalar_equals_batched_and_hide_non_movers():
     """F-I1: the features use the mover's own colour only; other seats see zeros."""
     rng = np.random.default_rng(3)
@@ -60,10 +70,7 @@ def test_margin_features_scalar_equals_batched_and_hide_non_movers():
     v.reset(list(range(8)))
     layout = feature_layout("summary", "margin")
     for _ in range(60):
-        core_rows = np.zeros((8, 660), dtype=np.float32)
-        from fae_rl.features import encode_margins
-
-        encode_margins(v.margins(), core_rows)
+        core_rows = _reference_margin_blocks(v.margins())
         for i in range(8):
             s = v.state(i)
             if s.is_terminal():
