@@ -9,6 +9,35 @@ from __future__ import annotations
 import numpy as np
 
 
+class _Teacher:
+    """The teacher as `drive_bots` asks it at every seat: each decision is recorded (observation,
+    mask, the teacher's action and distribution), then with probability `explore` a uniformly
+    random legal move is played instead."""
+
+    needs_observation = True  # recorded at every decision
+
+    def __init__(self, bot, rng: np.random.Generator, explore: float):
+        self.bot, self.rng, self.explore = bot, rng, explore
+        self.uses_state = bot.uses_state
+        self.soft = hasattr(bot, "action_distribution")
+        self.obs, self.masks, self.actions, self.probs = [], [], [], []
+
+    def __repr__(self) -> str:
+        return f"teacher {self.bot!r}"
+
+    def act(self, obs, mask, **kw) -> int:
+        a = int(self.bot.act(obs, mask, **kw))
+        self.obs.append(obs)
+        self.masks.append(mask.astype(bool))
+        self.actions.append(a)
+        if self.soft:
+            self.probs.append(self.bot.action_distribution(obs, mask, **kw).astype(np.float16))
+        if self.rng.random() < self.explore:
+            legal = np.flatnonzero(mask)
+            a = int(legal[self.rng.integers(legal.size)])
+        return a
+
+
 def teacher_data(game: str, num_players: int, teacher: str, samples: int, explore: float, seed: int,
                  options: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """(observations, masks, teacher actions, teacher probabilities) at `samples` decisions.
@@ -17,32 +46,22 @@ def teacher_data(game: str, num_players: int, teacher: str, samples: int, explor
     it has one (greedy: uniform over its tied best moves), so the tie-break noise is not imitated;
     else None. The actions are the teacher's choices (int64). All draws come from `seed`."""
     from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.match import drive_bots
     from tabletop_rl.envs import get_game
 
     spec = get_game(game)
     rule_opts, obs_opts = spec.split_options(dict(options or {}))
     rng = np.random.default_rng(seed)
-    bot = make_agent(spec.name, teacher, seed=int(rng.integers(2**63)))
-    soft = hasattr(bot, "action_distribution")
-    obs_list, masks, actions, probs = [], [], [], []
-    while len(actions) < samples:
+    rec = _Teacher(make_agent(spec.name, teacher, seed=int(rng.integers(2**63))), rng, explore)
+
+    def enough(_state) -> bool:
+        return len(rec.actions) >= samples
+
+    while not enough(None):
         state = spec.new_state(num_players=num_players, seed=int(rng.integers(2**63)), **rule_opts)
-        while not state.is_terminal() and len(actions) < samples:
-            p = state.current_player
-            obs, mask = spec.observe(state, p, **obs_opts), spec.action_mask(state, p)
-            kw = dict(state=state, seat=p) if bot.uses_state else {}
-            a = int(bot.act(obs, mask, **kw))
-            obs_list.append(obs)
-            masks.append(mask.astype(bool))
-            actions.append(a)
-            if soft:
-                probs.append(bot.action_distribution(obs, mask, **kw).astype(np.float16))
-            if rng.random() < explore:
-                legal = np.flatnonzero(mask)
-                a = int(legal[rng.integers(legal.size)])
-            state.apply(a)
-    return (np.asarray(obs_list, dtype=np.float32), np.asarray(masks), np.asarray(actions, dtype=np.int64),
-            np.asarray(probs, dtype=np.float32) if soft else None)
+        drive_bots(spec, state, [rec] * num_players, until=enough, observation_options=obs_opts)
+    return (np.asarray(rec.obs, dtype=np.float32), np.asarray(rec.masks), np.asarray(rec.actions, dtype=np.int64),
+            np.asarray(rec.probs, dtype=np.float32) if rec.soft else None)
 
 
 def fit(logits_of, params, obs, masks, targets, epochs: int, learning_rate: float, seed: int,

@@ -46,6 +46,53 @@ def bot_inputs(agent: Agent, spec: GameSpec, state: GameState, seat: int,
     return obs, mask, ({"state": state, "seat": seat} if agent.uses_state else {})
 
 
+def bot_action(agent: Agent, spec: GameSpec, state: GameState, seat: int,
+               observation_options: dict | None = None) -> int:
+    """`agent`'s move at `seat`, asked as `bot_inputs` says and checked: an answer that is not a
+    legal action id raises RuntimeError naming the bot, the seat and the answer."""
+    obs, mask, kwargs = bot_inputs(agent, spec, state, seat, observation_options)
+    action = agent.act(obs, mask, **kwargs)
+    try:
+        action = int(action)
+    except (TypeError, ValueError):
+        raise RuntimeError(f"{agent!r} at seat {seat} returned {action!r}, not an action id") from None
+    if not 0 <= action < mask.shape[0] or not mask[action]:
+        raise RuntimeError(f"{agent!r} chose illegal action {action} at seat {seat}")
+    return action
+
+
+def drive_bots(spec: GameSpec, state: GameState, agents, *, until=None, observation_options=None,
+               max_steps: int = 1_000_000, times: list[list[float]] | None = None, on_choice=None,
+               on_action=None) -> list[int]:
+    """The suite's one bot-driving loop: while the game is on, `until(state)` (if given) is false
+    and fewer than `max_steps` moves were made, the seat to move asks `agents[seat]` for its move
+    (`bot_action`) and applies it. Returns the actions applied.
+
+    Used by `play_game` (every seat a bot), the self-play env (the opponents' moves between two of
+    the learner's) and the imitation data (a teacher at every seat). `observation_options` is one
+    dict for every seat or a list with one per seat. `times[seat]`, if given, gets the seconds of
+    each act() call (reports only). `on_choice(state, seat, action)` is called before a move is
+    applied, `on_action(state, seat, action)` after.
+    """
+    per_seat = isinstance(observation_options, (list, tuple))
+    clock = time.perf_counter
+    actions: list[int] = []
+    while not state.is_terminal() and len(actions) < max_steps and not (until is not None and until(state)):
+        seat = state.current_player
+        opts = observation_options[seat] if per_seat else observation_options
+        t0 = clock()
+        action = bot_action(agents[seat], spec, state, seat, opts)
+        if times is not None:
+            times[seat].append(clock() - t0)
+        if on_choice is not None:
+            on_choice(state, seat, action)
+        state.apply(action)
+        actions.append(action)
+        if on_action is not None:
+            on_action(state, seat, action)
+    return actions
+
+
 def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agent_seeds=None,
               rule_options: dict | None = None, observation_options: dict | None = None,
               max_steps: int = 1_000_000, timing: bool = False, on_action=None,
@@ -70,30 +117,9 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
     # An agent trained on other observation options (a PPO policy's history/action features) sees its own.
     own_opts = [{**obs_opts, **{k: v for k, v in (getattr(a, "observation_options", None) or {}).items()
                                 if k in spec.observation_options}} for a in agents]
-    actions = []
     times = [[] for _ in range(n)] if timing else None
-    clock = time.perf_counter
-    while not state.is_terminal() and len(actions) < max_steps:
-        seat = state.current_player
-        agent = agents[seat]
-        obs, mask, kwargs = bot_inputs(agent, spec, state, seat, own_opts[seat])
-        if timing:
-            t0 = clock()
-        action = agent.act(obs, mask, **kwargs)
-        if timing:
-            times[seat].append(clock() - t0)
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise RuntimeError(f"{agent!r} at seat {seat} returned {action!r}, not an action id") from None
-        if not 0 <= action < mask.shape[0] or not mask[action]:
-            raise RuntimeError(f"{agent!r} chose illegal action {action} at seat {seat}")
-        if on_choice is not None:
-            on_choice(state, seat, action)
-        state.apply(action)
-        actions.append(action)
-        if on_action is not None:
-            on_action(state, seat, action)
+    actions = drive_bots(spec, state, agents, observation_options=own_opts, max_steps=max_steps, times=times,
+                         on_choice=on_choice, on_action=on_action)
     from tabletop_rl.agents.records import seat_scores
 
     returns = [float(r) for r in np.asarray(state.returns())]

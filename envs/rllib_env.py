@@ -57,6 +57,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(f"tabletop_rl.envs.rllib_env needs ray[rllib] ({exc}); install the `rllib` extra in its own "
                       f"environment: `make test-rllib` creates .venv-rllib") from exc
 
+from tabletop_rl.agents.match import bot_action
 from tabletop_rl.envs.registry import get_game
 
 MAIN = "main"
@@ -106,6 +107,7 @@ class RLlibGameEnv(MultiAgentEnv):
             raise ValueError(f"num_players must be in {spec.min_players}..{spec.max_players} for "
                              f"{spec.name}; got {cfg.get('num_players')!r}")
         self.options = _env_options(spec, dict(cfg.get("options") or {}))
+        self._obs_opts = spec.split_options(dict(self.options))[1]  # what the bot seats observe (as the AEC env)
         self.win_bonus = float(cfg.get("win_bonus", 0.0))
         self.reward_scale = float(cfg.get("reward_scale", 1.0))
         self.league_size = int(cfg.get("league_size", 0))
@@ -201,16 +203,8 @@ class RLlibGameEnv(MultiAgentEnv):
             if terminated or truncated:
                 aec.step(None)
                 continue
-            bot = self._bots[agent]
-            if bot.uses_state:
-                state = getattr(aec.unwrapped, "game", None)
-                if state is None:
-                    raise ValueError(f"bot {bot.name!r} needs the rules state, but {self.game_spec.name}'s AEC env "
-                                     f"does not expose it as `.game`; use a bot that acts from observations")
-                a = bot.act(obs["observation"], obs["action_mask"], state=state, seat=self.aec.possible_agents.index(agent))
-            else:
-                a = bot.act(obs["observation"], obs["action_mask"])
-            aec.step(int(a))
+            seat = aec.possible_agents.index(agent)
+            aec.step(bot_action(self._bots[agent], self.game_spec, aec.unwrapped.game, seat, self._obs_opts))
 
     # ------------------------------------------------------------ MultiAgentEnv API
     def reset(self, *, seed: int | None = None, options: dict | None = None):

@@ -43,6 +43,7 @@ and the renderers are the GameSpec's hooks (`potential`, `render_text`, `render_
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_rl.agents.match import bot_inputs
+from tabletop_rl.agents.match import drive_bots
 from tabletop_rl.envs.registry import GameSpec, get_game
 
 REWARDS = ("win_loss", "score_diff")
@@ -298,14 +299,14 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _play_opponents(self) -> None:
         """Play the other seats until the learner is to move or the game ends."""
-        state, spec, obs_opts = self.state, self.spec_game, self.observation_options
-        while not state.is_terminal() and state.current_player != self.seat and not self._capped():
-            p = state.current_player
-            agent = self._opponents[p]
-            obs, mask, kwargs = bot_inputs(agent, spec, state, p, obs_opts)
-            state.apply(int(agent.act(obs, mask, **kwargs)))
-            self._steps += 1
-        self._done = state.is_terminal()
+        left = sys.maxsize if self.max_steps is None else max(0, self.max_steps - self._steps)
+        moves = drive_bots(self.spec_game, self.state, self._opponents, until=self._learner_to_move,
+                           observation_options=self.observation_options, max_steps=left)
+        self._steps += len(moves)
+        self._done = self.state.is_terminal()
+
+    def _learner_to_move(self, state) -> bool:
+        return state.current_player == self.seat
 
     def _obs(self) -> np.ndarray:
         return np.asarray(self.spec_game.observe(self.state, self.seat, **self.observation_options), dtype=np.float32)

@@ -38,7 +38,7 @@ from importlib import resources
 
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.arena import parse_agent
-from tabletop_rl.agents.match import bot_inputs
+from tabletop_rl.agents.match import bot_action
 from tabletop_rl.agents.web.views import board_png, move_text, state_view
 from tabletop_rl.envs.registry import get_game
 
@@ -264,12 +264,6 @@ def human_act(s: PlaySession, body: dict) -> None:
 HELPERS = ("random", "greedy")
 
 
-def _act(bot, spec, state, seat) -> int:
-    """`bot`'s action for `seat` in `state`, as the arena asks it (state only for bots that use it)."""
-    obs, mask, kwargs = bot_inputs(bot, spec, state, seat)
-    return bot.act(obs, mask, **kwargs)
-
-
 def finish_turn(s: PlaySession, body: dict) -> None:
     """A quick bot (body {"bot": "random"|"greedy"}, default random) plays the rest of the person's turn."""
     name = body.get("bot", "random")
@@ -283,10 +277,7 @@ def finish_turn(s: PlaySession, body: dict) -> None:
         for _ in range(FINISH_TURN_STEPS):
             if s.state.is_terminal() or s.state.current_player != s.seat:
                 return
-            a = int(_act(helper, s.spec, s.state.clone(), s.seat))
-            if not _legal(s, s.seat, a):
-                raise RequestError(500, f"the {name} bot chose the illegal action {a}")
-            s.apply(a)
+            s.apply(bot_action(helper, s.spec, s.state.clone(), s.seat))  # checked legal
         raise RequestError(500, f"your turn did not end within {FINISH_TURN_STEPS} moves of the {name} bot")
 
 
@@ -298,7 +289,7 @@ def bot_step(s: PlaySession) -> None:
         if s.pending is not None and s.pending[1] == len(s.actions):
             future = s.pending[0]
         else:
-            future = _BOT_POOL.submit(_act, bot, s.spec, s.state.clone(), seat)
+            future = _BOT_POOL.submit(bot_action, bot, s.spec, s.state.clone(), seat)
         try:
             action = future.result(timeout=s.bot_budget)
         except concurrent.futures.TimeoutError:
@@ -309,13 +300,7 @@ def bot_step(s: PlaySession) -> None:
             s.pending = None
             raise RequestError(502, f"bot {s.labels[seat]!r} (player_{seat}) failed: "
                                     f"{type(exc).__name__}: {exc}") from None
-        s.pending = None
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise RequestError(502, f"bot {s.labels[seat]!r} returned {action!r}, not an action id") from None
-        if not _legal(s, seat, action):
-            raise RequestError(502, f"bot {s.labels[seat]!r} (player_{seat}) chose the illegal action {action}")
+        s.pending = None  # bot_action checked the action (an illegal one failed above, as a 502)
         s.apply(action)
 
 
