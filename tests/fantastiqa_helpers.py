@@ -4,7 +4,18 @@ from __future__ import annotations
 import numpy as np
 
 from fantastiqa_rl import actions as A
+from fantastiqa_rl.debug import play_setup
 from fantastiqa_rl.state import FantastiqaState
+
+# The STAND-IN item card of each symbol (fantastiqa_rl.board.SYMBOLS order): hands that subdue a creature.
+ITEMS = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
+
+
+def fresh(n: int = 2, seed: int = 0, **options) -> FantastiqaState:
+    """A new `n`-player game with `options`, its setup played: seat 0's first main-phase decision."""
+    s = play_setup(FantastiqaState.new(n, seed=seed, **options))
+    assert s.phase == A.MAIN and s.cur == 0
+    return s
 
 
 def edited(s):

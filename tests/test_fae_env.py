@@ -1,5 +1,4 @@
 """The fae_v0 AEC env: PettingZoo's own tests on every option value, protections, rewards, infos."""
-import warnings
 
 import numpy as np
 import pettingzoo
@@ -19,11 +18,7 @@ OPTION_SETS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_warnings")  # conftest.py
 
 
 @pytest.mark.parametrize("kw", OPTION_SETS, ids=str)

@@ -17,19 +17,18 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey_view import (ABBEY_FEATURES_SIZE, ABBEY_LAYOUT, abbey_features, abbey_text,
                                       shuffle_abbey_hidden)
 from fantastiqa_rl.board import LOWER_FRAME, SYMBOL_INDEX, SYMBOLS
-from fantastiqa_rl.debug import (check_conservation, move_card, play_setup, set_abbey_deck,
+from fantastiqa_rl.debug import (check_conservation, move_card, set_abbey_deck,
                                  set_hand)
 from fantastiqa_rl.state import ABBEY_CAP
-from tests.fantastiqa_helpers import HAND, at, edited, random_walk
+from tests.fantastiqa_helpers import HAND, ITEMS, at, edited, random_walk
+from tests.fantastiqa_helpers import fresh as fresh_game
 
 # Private field (why not public): _rngs[9] is re-seeded to choose an Abbey draw; no public call picks a card.
 
 
 # ---------------------------------------------------------------- helpers
 def fresh(n=2, seed=0, **kw):
-    s = play_setup(FantastiqaState.new(n, seed=seed, abbey=True, **kw))
-    assert s.phase == A.MAIN and s.cur == 0
-    return s
+    return fresh_game(n, seed, abbey=True, **kw)
 
 
 def set_deck(s, p, names):
@@ -47,7 +46,6 @@ def hold_abbey(s, p, names):
     edited(s)
 
 
-ITEMS = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
 
 
 def boxed_start_quest(s, p, extra=0, frame=False):

@@ -1,6 +1,5 @@
 """The fantastiqa_v0 AEC env: PettingZoo's own tests on every option value, protections, rewards,
 truncation, infos, the registries, and agreement with the rules core step by step."""
-import warnings
 
 import gymnasium
 import numpy as np
@@ -33,11 +32,7 @@ OPTION_SETS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_warnings")  # conftest.py
 
 
 @pytest.mark.parametrize("kw", OPTION_SETS, ids=str)

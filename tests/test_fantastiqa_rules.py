@@ -10,7 +10,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import CHEST, NEIGHBOURS, SPACES, TOWER
 from fantastiqa_rl.debug import (check_conservation, instances_of, move_card, place_creature,
                                  play_setup, set_hand)
-from tests.fantastiqa_helpers import COMMIT, HAND, PICK, QUEST, at, do, edited, legal, qkind
+from tests.fantastiqa_helpers import COMMIT, HAND, ITEMS, PICK, QUEST, at, do, edited, fresh, legal, qkind
 
 # Private calls (why not public): scenario tests drive internal transitions (_replenish, _draw, _end_turn,
 # _end_by_score, _statue_options) directly, since play reaches these positions only after long random
@@ -18,12 +18,6 @@ from tests.fantastiqa_helpers import COMMIT, HAND, PICK, QUEST, at, do, edited, 
 
 
 # ---------------------------------------------------------------- helpers
-def fresh(n=2, seed=0, **kw):
-    s = play_setup(FantastiqaState.new(n, seed=seed, **kw))
-    assert s.phase == A.MAIN and s.cur == 0
-    return s
-
-
 def test_free_actions_are_one_level_down():
     s = fresh(2, seed=1)
     main = set(s.legal_actions().tolist())
@@ -60,7 +54,6 @@ def quest_pos(s, qname):
     return s.name_pos[s.g.Q_REGION[qkind(s, qname)]]
 
 
-ITEMS = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
 
 
 def subdue(s, dest):

@@ -10,19 +10,17 @@ from fantastiqa_rl import FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey_view import ABBEY_LAYOUT, abbey_features, abbey_text
 from fantastiqa_rl.board import SYMBOLS
-from fantastiqa_rl.debug import check_conservation, move_card, play_setup, set_abbey_deck, set_hand
-from tests.fantastiqa_helpers import HAND, at, do, edited, legal
+from fantastiqa_rl.debug import check_conservation, move_card, set_abbey_deck, set_hand
+from tests.fantastiqa_helpers import HAND, ITEMS, at, do, edited, legal
+from tests.fantastiqa_helpers import fresh as fresh_game
 
 # Private calls (why not public): _end_by_score / _end end a game on a set-up position, which play
 # reaches only after long random walks; see tests/test_fantastiqa_rules.py.
 
-ITEMS = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
 
 
 def fresh(seed=0, **kw):
-    s = play_setup(FantastiqaState.new(4, seed=seed, teams=True, **kw))
-    assert s.phase == A.MAIN and s.cur == 0
-    return s
+    return fresh_game(4, seed, teams=True, **kw)
 
 
 def set_gems(s, gems):

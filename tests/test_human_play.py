@@ -17,7 +17,6 @@ from fae_rl.render import LEGEND
 from tabletop_rl.agents.human import HumanAgent, QuitGame, listing_order, parse_answer
 from tabletop_rl.envs import get_game
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _random_states(spec, num_players, seed, steps):
@@ -129,11 +128,11 @@ def test_fae_prompt_lists_moves_only_on_request_grouped_by_source():
     assert "space must be an int in 1..60" in after and "not adjacent" in after
 
 
-def test_fae_cli_driven_through_stdin():
+def test_fae_cli_driven_through_stdin(repo_root):
     script = "?\nn 4\n4->32\nq\n"
     env = dict(os.environ, PYTHONPATH="")
     proc = subprocess.run([sys.executable, "-m", "tabletop_rl.agents.play", "fae", "--human", "0", "--agents",
-                           "random"], input=script, capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+                           "random"], input=script, capture_output=True, text=True, timeout=120, cwd=repo_root, env=env)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert LEGEND in out and "your secret colour" in out

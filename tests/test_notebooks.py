@@ -1,31 +1,10 @@
-"""The notebooks run top to bottom (with small budgets), so they never rot."""
+"""The Fae notebook runs top to bottom (with small budgets), so it never rots. (The Fantastiqa
+notebook's tests are in test_fantastiqa_notebook.py; both use conftest's `run_notebook`.)"""
 from __future__ import annotations
 
-import os
 
-import nbformat
-from nbclient import NotebookClient
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def test_quickstart_fae_runs(tmp_path, monkeypatch):
-    monkeypatch.setenv("QUICKSTART_TRAIN_STEPS", "1024")
-    monkeypatch.setenv("QUICKSTART_EVAL_GAMES", "6")
-    monkeypatch.setenv("QUICKSTART_BC_SAMPLES", "200")
-    monkeypatch.setenv("QUICKSTART_RUNS_DIR", str(tmp_path))
-    path = os.path.join(ROOT, "notebooks", "quickstart_fae.ipynb")
-    nb = nbformat.read(path, as_version=4)
-    # allow_errors: an error becomes an output, so the assertion below names it (the client would
-    # otherwise raise first and the assertion could never fail).
-    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": os.path.dirname(path)}}).execute()
-    outputs = {i: cell.get("outputs", []) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"}
-    errors = [f"cell {i}: {o.get('ename')}: {o.get('evalue')}" for i, outs in outputs.items() for o in outs
-              if o.get("output_type") == "error"]
-    assert not errors, errors
-    images = [o for outs in outputs.values() for o in outs if "image/png" in o.get("data", {})]
-    assert len(images) >= 2  # the board render and the learning curve
-    text = "".join(o.get("text", "") for outs in outputs.values() for o in outs)
-    assert "winners:" in text and "vs random: win share" in text and "vs greedy: win share" in text
-    assert len(list(tmp_path.glob("*/policy.npz"))) == 1
+def test_quickstart_fae_runs(run_notebook):
+    run = run_notebook("quickstart_fae.ipynb", train_steps=1024, eval_games=6, bc_samples=200)
+    assert not run.errors, run.errors
+    assert run.images >= 2  # the board render and the learning curve
+    assert "winners:" in run.text and "vs random: win share" in run.text and "vs greedy: win share" in run.text

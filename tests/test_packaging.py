@@ -20,16 +20,15 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_every_package_folder_is_listed_in_pyproject():
-    text = (ROOT / "pyproject.toml").read_text()
+def test_every_package_folder_is_listed_in_pyproject(repo_root):
+    text = (repo_root / "pyproject.toml").read_text()
     listed = set(re.search(r"^packages = \[(.*?)\]", text, re.M | re.S).group(1).replace('"', "").replace(" ", "").split(","))
     mapped = {"envs": "tabletop_rl.envs", "agents": "tabletop_rl.agents"}
     found = set()
-    for init in ROOT.glob("*/**/__init__.py"):
-        rel = init.parent.relative_to(ROOT)
+    for init in repo_root.glob("*/**/__init__.py"):
+        rel = init.parent.relative_to(repo_root)
         if rel.parts[0] in {"tests", "build", ".venv", ".venv-rllib"} or rel.parts[0].startswith("."):
             continue
         top = mapped.get(rel.parts[0], rel.parts[0])
@@ -38,10 +37,10 @@ def test_every_package_folder_is_listed_in_pyproject():
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
+def wheel(tmp_path_factory, repo_root) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                    "-w", str(out), str(ROOT)], check=True, capture_output=True, text=True)
+                    "-w", str(out), str(repo_root)], check=True, capture_output=True, text=True)
     (path,) = out.glob("tabletop_rl-*.whl")
     return path
 

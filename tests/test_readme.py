@@ -6,12 +6,10 @@ be skipped only by a visible marker line right above it, with its reason:
 """
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 _SKIP = re.compile(r"<!-- readme-test: skip \((.+)\) -->\s*$")
 
@@ -33,8 +31,8 @@ def test_skip_marker_needs_a_reason_and_is_found():
     assert readme_blocks("<!-- readme-test: skip () -->\n```python\nx\n```\n")[0][2] is None
 
 
-def test_readme_python_blocks_run_verbatim(tmp_path):
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+def test_readme_python_blocks_run_verbatim(tmp_path, repo_root):
+    with open(repo_root / "README.md", encoding="utf-8") as f:
         blocks = readme_blocks(f.read())
     run = [(line, code) for line, code, skip in blocks if skip is None]
     assert len(run) >= 6, "README's quickstarts are gone?"

@@ -7,7 +7,6 @@ only the unverifiable labels (agents, meta, package_version, rewards) may change
 other actions that reach the very same final position and outcome (a consistent record)."""
 from __future__ import annotations
 
-import copy
 import json
 
 import numpy as np

@@ -11,7 +11,6 @@ import re
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
 TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".toml", ".txt", ".cfg", ".ini", ".json", ".jsonl", ".yml", ".yaml", ".sh", ""}
 DOTDOT = re.compile(r"((?:\.\./)+)([\w.-]*)")
 PARENTS = re.compile(r"parents\[(\d+)\]")
@@ -50,8 +49,8 @@ def outside_references(root: Path) -> list[str]:
     return problems
 
 
-def test_no_tracked_file_refers_outside_the_repository():
-    problems = outside_references(ROOT)
+def test_no_tracked_file_refers_outside_the_repository(repo_root):
+    problems = outside_references(repo_root)
     assert not problems, "references outside the repository:\n" + "\n".join(problems)
 
 
@@ -72,6 +71,6 @@ def test_scan_catches_a_planted_reference(tmp_path):
     assert len(found) == 3, found  # parents[1] from tests/ and ../data from tests/ stay inside
 
 
-def test_rules_specifications_and_golden_games_live_in_the_repository():
+def test_rules_specifications_and_golden_games_live_in_the_repository(repo_root):
     for rel in ("docs/rules/fae.md", "docs/rules/fantastiqa.md", "tests/data/fae_golden.jsonl"):
-        assert (ROOT / rel).is_file(), rel
+        assert (repo_root / rel).is_file(), rel
