@@ -7,7 +7,6 @@ from tabletop_rl.agents import RandomAgent, agent_names, make_agent
 from tabletop_rl.agents.fae_greedy import greedy_values
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.agents.play import main as play_main
-from tabletop_rl.envs import get_game
 from fae_rl import move_action, resolve_action
 from tests.fae_helpers import scenario
 
@@ -54,14 +53,13 @@ def test_greedy_breaks_ties_with_its_own_generator():
     assert a.act(obs, mask, state=s, seat=0) == b.act(obs, mask, state=s, seat=0)
 
 
-def test_greedy_beats_random_and_never_plays_illegal_moves():
-    spec = get_game("fae")
+def test_greedy_beats_random_and_never_plays_illegal_moves(fae_spec):
     wins = 0
     for g in range(40):
         bots = [make_agent("fae", "greedy", seed=g), RandomAgent(seed=g)]
         if g % 2:
             bots.reverse()
-        result = play_game(spec, bots, seed=g)
+        result = play_game(fae_spec, bots, seed=g)
         wins += (g % 2) in result.winners
     assert wins >= 30
 

@@ -141,16 +141,15 @@ def test_versus_margin_beats_greedy_in_the_batched_engine():
     assert (r > 0).mean() + 0.5 * (r == 0).mean() > 0.57
 
 
-def test_scalar_env_option_and_registry_observe_agree():
+def test_scalar_env_option_and_registry_observe_agree(fae_spec):
     import fae_rl
     from tabletop_rl.envs import get_game
 
     env = fae_rl.env(num_players=2, action_features="margin")
     env.reset(seed=5)
     assert env.observation_space("player_0")["observation"].shape == (1703 + 660,)
-    spec = get_game("fae")
     obs = env.observe(env.agent_selection)["observation"]
-    assert np.array_equal(obs, spec.observe(env.game, env.game.current_player, history="summary", action_features="margin"))
+    assert np.array_equal(obs, fae_spec.observe(env.game, env.game.current_player, history="summary", action_features="margin"))
     assert env.observation_space("player_0")["observation"].contains(obs)
     assert fae_rl.env().observation_space("player_0")["observation"].shape == (1703,)  # the default is unchanged
     with pytest.raises(ValueError, match="action_features must be one of"):

@@ -47,16 +47,15 @@ def test_raw_env_passes_the_api_test(n):
     api_test(raw_env(num_players=n), num_cycles=120)
 
 
-def test_registries():
+def test_registries(fantastiqa_spec):
     assert pettingzoo.spec("aec", "fantastiqa_v0").entry_point == "fantastiqa_rl.environment:env"
     e = pettingzoo.make("aec", "fantastiqa_v0", num_players=3)
     e.reset(seed=1)
     assert e.possible_agents == ["player_0", "player_1", "player_2"]
     assert e.agent_selection == "player_2"  # Q-S4: setup runs in reverse seat order
-    spec = envs.get_game("fantastiqa")
-    assert spec.env_id == "fantastiqa_v0" and envs.get_game("fantastiqa_v0") is spec
+    assert fantastiqa_spec.env_id == "fantastiqa_v0" and envs.get_game("fantastiqa_v0") is fantastiqa_spec
     assert envs.make("fantastiqa_v0", num_players=4).num_players == 4
-    assert set(spec.rule_options) >= {"goal", "card_set", "adventure_path", "draw_rule"}
+    assert set(fantastiqa_spec.rule_options) >= {"goal", "card_set", "adventure_path", "draw_rule"}
     g = gymnasium.make("fantastiqa_rl/Fantastiqa-v0", num_players=2, opponent="random")
     obs, info = g.reset(seed=0)
     assert obs.shape == g.observation_space.shape and info["action_mask"].any()

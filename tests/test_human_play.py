@@ -44,26 +44,24 @@ def _shown(spec, state, seat) -> str:
 
 # ------------------------------------------------------------------ hidden information (F-I1, Q-I1)
 @pytest.mark.parametrize("num_players", [2, 4])
-def test_F_I1_fae_human_view_ignores_other_seats_colours(num_players):
-    spec = get_game("fae")
+def test_F_I1_fae_human_view_ignores_other_seats_colours(num_players, fae_spec):
     differs = 0
-    for state in _random_states(spec, num_players, seed=num_players, steps=60):
+    for state in _random_states(fae_spec, num_players, seed=num_players, steps=60):
         seat = state.current_player
         for k in range(4):
             other = state.sample_consistent(seat, np.random.default_rng(k))  # other seats' colours redrawn
             assert other.colours[seat] == state.colours[seat]
             differs += other.colours != state.colours
-            assert _shown(spec, other, seat) == _shown(spec, state, seat)
+            assert _shown(fae_spec, other, seat) == _shown(fae_spec, state, seat)
     assert differs > 0  # the pairs really differ in hidden colours
-    text = _shown(spec, state, seat)
+    text = _shown(fae_spec, state, seat)
     assert "your secret colour" in text and LEGEND in text
 
 
 @pytest.mark.parametrize("options", [{}, {"abbey": True}])
-def test_Q_I1_fantastiqa_human_view_ignores_other_hands_deck_orders_and_rngs(options):
-    spec = get_game("fantastiqa")
+def test_Q_I1_fantastiqa_human_view_ignores_other_hands_deck_orders_and_rngs(options, fantastiqa_spec):
     rng = np.random.default_rng(0)
-    state = spec.new_state(num_players=2, seed=5, **options)
+    state = fantastiqa_spec.new_state(num_players=2, seed=5, **options)
     hands_differ = leaky_differ = 0
     for step in range(400):
         if state.is_terminal():
@@ -74,8 +72,8 @@ def test_Q_I1_fantastiqa_human_view_ignores_other_hands_deck_orders_and_rngs(opt
             assert other.hand[seat] == state.hand[seat]
             hands_differ += sorted(other.hand[1 - seat]) != sorted(state.hand[1 - seat])
             leaky_differ += str(other) != str(state)  # str(state) shows every hand: never shown to a human
-            assert _shown(spec, other, seat) == _shown(spec, state, seat)
-            assert "hand of player_%d" % seat in _shown(spec, state, seat)
+            assert _shown(fantastiqa_spec, other, seat) == _shown(fantastiqa_spec, state, seat)
+            assert "hand of player_%d" % seat in _shown(fantastiqa_spec, state, seat)
         state.apply(int(rng.choice(state.legal_actions())))
     assert hands_differ > 0 and leaky_differ > 0
 
@@ -110,13 +108,12 @@ def test_every_echoed_move_is_accepted_by_the_prompt(game):
             assert parse_answer(state, legal, order, texts, state.action_to_string(a)) == (a, None)
 
 
-def test_fae_prompt_lists_moves_only_on_request_grouped_by_source():
+def test_fae_prompt_lists_moves_only_on_request_grouped_by_source(fae_spec):
     state = FaeState.new(2, seed=0)
-    spec = get_game("fae")
     answers = iter(["?", "n 4", "n 99", "4 7", "? 4", "4 32"])
     out = io.StringIO()
     human = HumanAgent(input_fn=lambda prompt: next(answers), output=out)
-    assert human.act(None, spec.action_mask(state, 0), state=state, seat=0) == move_action(4, 32)
+    assert human.act(None, fae_spec.action_mask(state, 0), state=state, seat=0) == move_action(4, 32)
     text = out.getvalue()
     before, after = text.split("legal actions (answer", 1)
     assert "type ? to list them" in before and "move 4-> [" not in before  # no 270-line listing

@@ -3,12 +3,11 @@ import numpy as np
 import pytest
 import torch
 
-from tabletop_rl import envs
 import fae_rl
 from tabletop_rl.agents.imitation import imitation_loss, teacher_data
 
 
-def test_teacher_data_is_seeded_legal_and_aligned():
+def test_teacher_data_is_seeded_legal_and_aligned(fae_spec):
     o1, m1, a1, p1 = teacher_data("fae", 2, "greedy", 300, 0.5, seed=4)
     o2, m2, a2, p2 = teacher_data("fae", 2, "greedy", 300, 0.5, seed=4)
     assert o1.shape == (300, fae_rl.observation_size("summary")) and m1.shape == (300, 330) and a1.shape == (300,)
@@ -23,14 +22,13 @@ def test_teacher_data_is_seeded_legal_and_aligned():
     # With explore=0 the recorded moves are the ones played: replaying them from the same deal
     # reproduces every recorded observation (each label belongs to its observation).
     o, m, a, _ = teacher_data("fae", 2, "greedy", 30, 0.0, seed=4)
-    spec = envs.get_game("fae")
     rng = np.random.default_rng(4)
     rng.integers(2**63)  # the teacher's seed
-    state = spec.new_state(num_players=2, seed=int(rng.integers(2**63)))
+    state = fae_spec.new_state(num_players=2, seed=int(rng.integers(2**63)))
     for i in range(30):
         seat = state.current_player
-        assert np.array_equal(spec.observe(state, seat, history="summary"), o[i])
-        assert np.array_equal(spec.action_mask(state, seat).astype(bool), m[i])
+        assert np.array_equal(fae_spec.observe(state, seat, history="summary"), o[i])
+        assert np.array_equal(fae_spec.action_mask(state, seat).astype(bool), m[i])
         state.apply(int(a[i]))
 
 

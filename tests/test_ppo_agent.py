@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 
-from tabletop_rl import envs
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
 from tabletop_rl.agents.registry import make_agent
@@ -30,14 +29,13 @@ def test_argmax_at_a_new_observation_least_tried_at_a_repeated_one():
     assert picks <= {0, 1, 2, 4} and len(picks) > 1
 
 
-def test_a_policy_that_loves_cancel_still_plays_fantastiqa_turns():
+def test_a_policy_that_loves_cancel_still_plays_fantastiqa_turns(fantastiqa_spec):
     """ADVENTURE then CANCEL returns to the same observation: a plain argmax cycles there for ever
     (the turn never ends); the agent moves on, so turns keep passing."""
     from fantastiqa_rl import actions as A
 
-    spec = envs.get_game("fantastiqa")
-    probe = spec.new_state(num_players=2, seed=0)
-    weights = fixed_policy(spec.observe(probe, 0).size,
+    probe = fantastiqa_spec.new_state(num_players=2, seed=0)
+    weights = fixed_policy(fantastiqa_spec.observe(probe, 0).size,
                            {A.ADVENTURE: 5.0, A.VISIT_STATUE: 4.0, A.FREE_ACTION: 4.5, A.CANCEL: 6.0}, probe.num_actions)
 
     class PlainArgmax(PPOAgent):
@@ -45,9 +43,9 @@ def test_a_policy_that_loves_cancel_still_plays_fantastiqa_turns():
             return int(np.argmax(np.where(action_mask > 0, self.policy.logits(observation), -np.inf)))
 
     def turns_after(agent, steps=3000, seed=0):
-        result = play_game(spec, [agent, make_agent("fantastiqa", "random")], seed=seed,
+        result = play_game(fantastiqa_spec, [agent, make_agent("fantastiqa", "random")], seed=seed,
                            agent_seeds=[seed, seed + 1], max_steps=steps)
-        state = spec.new_state(num_players=2, seed=seed)
+        state = fantastiqa_spec.new_state(num_players=2, seed=seed)
         for a in result.actions:
             state.apply(a)
         return state.turns

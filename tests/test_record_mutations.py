@@ -16,7 +16,6 @@ from tabletop_rl.agents import make_agent
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.agents.records import ReplayError, read_records, replay, write_records
 from tabletop_rl.envs.recording import RecordEpisodes, make_recorded
-from tabletop_rl.envs.registry import get_game
 
 LABELS = {"agents", "meta", "package_version", "rewards"}
 
@@ -30,12 +29,11 @@ def _random_episode(env, seed, steps=None):
 
 
 @pytest.fixture(scope="module")
-def references():
-    spec = get_game("fae")
-    res = play_game(spec, [make_agent("fae", "random", seed=1), make_agent("fae", "greedy", seed=2)], seed=7)
-    terminal = res.to_record(spec, agents=["random", "greedy"], meta={"note": "reference"})
+def references(fae_spec):
+    res = play_game(fae_spec, [make_agent("fae", "random", seed=1), make_agent("fae", "greedy", seed=2)], seed=7)
+    terminal = res.to_record(fae_spec, agents=["random", "greedy"], meta={"note": "reference"})
     got = []
-    env = RecordEpisodes(spec.env(num_players=3), sink=got.append)
+    env = RecordEpisodes(fae_spec.env(num_players=3), sink=got.append)
     env.reset(seed=3)
     for _ in range(5):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))

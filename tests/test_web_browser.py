@@ -161,15 +161,13 @@ def test_play_a_whole_fantastiqa_game_by_clicking(page):
     check_screenshot(page, "fantastiqa_end", "#board-img")
 
 
-def test_watch_a_recorded_game(page, tmp_path):
+def test_watch_a_recorded_game(page, tmp_path, fae_spec):
     from tabletop_rl.agents import make_agent
     from tabletop_rl.agents.match import play_game
-    from tabletop_rl.envs.registry import get_game
 
-    spec = get_game("fae")
-    result = play_game(spec, [make_agent("fae", "greedy", seed=0), make_agent("fae", "random", seed=1)], seed=3)
+    result = play_game(fae_spec, [make_agent("fae", "greedy", seed=0), make_agent("fae", "random", seed=1)], seed=3)
     path = tmp_path / "records.jsonl"
-    path.write_text(json.dumps(result.to_record(spec, agents=["greedy", "random"])) + "\n")
+    path.write_text(json.dumps(result.to_record(fae_spec, agents=["greedy", "random"])) + "\n")
     n = len(result.actions)
     page.click("#tab-watch")
     page.set_input_files("#records-file", str(path))
