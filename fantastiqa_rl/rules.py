@@ -1,7 +1,9 @@
 """The decisions of a Fantastiqa turn, as a mixin of `FantastiqaState`: which actions are legal in each
 decision (`state.phase`, one of `actions.PHASES`) and what each does, dispatched by phase through
 the table `HANDLERS` at the end of this module (one pair of handlers per phase: its legal actions
-and its transition; `LEGAL` and `APPLY` index them by phase). The handlers of some decisions live
+and its transition; `LEGAL` and `APPLY` index them by phase). Within the main decision, the
+action's transition is looked up too: by its id (`MAIN_FIXED`) or its block of ids (`MAIN_BLOCKS`).
+The handlers of some decisions live
 with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
 `fantastiqa_rl.statues`, the Abbey in `fantastiqa_rl.abbey`; setup and the start and end of turns
 are `fantastiqa_rl.turn_flow`.
@@ -11,6 +13,8 @@ The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import AbbeyRules
 from fantastiqa_rl.actions import PHASES
@@ -19,6 +23,7 @@ from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.powers import Powers
 from fantastiqa_rl.statues import Statues
+from fantastiqa_rl.turn_flow import TurnFlow
 
 
 class Rules:
@@ -251,54 +256,73 @@ class Rules:
         self._apply_main(p, a)
 
     def _apply_main(self, p, a):
-        """MAIN (and FREE_MENU): end the turn, start a turn action, or a free action."""
-        L, g = self.g.layout, self.g
-        if a == A.DONE:
-            self._end_turn(p)
-        elif a == L.explore:                        # Q-B2 (legal only with the Abbey)
-            self._start_exploring(p)
-        elif a == A.ADVENTURE:
-            self.visited, self.prev, self.count = 1 << self.position[p], -1, 0
-            self.adventure = []
-            self.phase = A.ADV_MOVE
-        elif a == A.VISIT_STATUE:
-            self.key, self.phase = False, A.STATUE_OPTION
-        elif a == A.FREE_ACTION:
-            self.phase = A.FREE_MENU
-        elif a == A.CARPET:
-            self._use_carpet(p)
-        elif a == A.RESHUFFLE:                      # Q-F4
-            self.reshuffles[p] -= 1
-            self.supply_reshuffles += 1
-            self.deck[p] += self.discard[p]
-            self.discard[p] = []
-            self._rng(RNG_SEAT0 + p).shuffle(self.deck[p])
-        elif a < A.REGION:                          # MARK j (Q-F2)
-            q = self.open_quests[a - A.MARK]
-            old = self.quest_token[p]
-            if old >= 0:
-                self.discard[p] += self.committed[p].pop(old)
-                if self.opts["mark_return"] == "forbid":
-                    self.token_left.append(old)
-            self.quest_token[p] = q
-            self.committed[p][q] = []
-        elif a < L.commit:                          # play for power (Q-F1)
-            self._play_card(p, a - L.hand)
-        elif a < L.pick:                            # commit (Q-F2); a single target needs no step
-            self.target, self.phase = a - L.commit, A.COMMIT_TARGET
-            qs = self._commit_targets(p, self.target)
-            if len(qs) == 1:
-                self._do(L.quest + g.I_QUEST_KIND[qs[0]])
-        elif a < L.quest:                           # withdraw (Q-F2)
-            self.target, self.phase = a - L.pick, A.WITHDRAW_FROM
-            qs = [q for q, cards in self.committed[p].items() if any(g.I_HAND_KIND[i] == self.target for i in cards)]
-            if len(qs) == 1:
-                self._do(L.quest + g.I_QUEST_KIND[qs[0]])
-        else:
-            q = a - L.quest
-            self.target = next(i for i in self._completable(p) if g.I_QUEST_KIND[i] == q)
-            self.pay = []
-            self.phase = A.QUEST_PAY
+        """MAIN (and FREE_MENU): end the turn, start a turn action, or a free action. The transition
+        is the one of the action's id in MAIN_FIXED, else the one of the block of ids it falls in
+        (MAIN_BLOCKS, whose first ids depend on the card set: `fantastiqa_rl.actions.ActionLayout`)."""
+        fixed = MAIN_FIXED.get(a)
+        if fixed is not None:
+            fixed(self, p)
+            return
+        L = self.g.layout
+        starts = (A.MARK, A.REGION, L.hand, L.commit, L.pick, L.quest, L.explore)
+        i = bisect_right(starts, a) - 1
+        MAIN_BLOCKS[i](self, p, a - starts[i])
+
+    def _start_adventure(self, p):
+        self.visited, self.prev, self.count = 1 << self.position[p], -1, 0
+        self.adventure = []
+        self.phase = A.ADV_MOVE
+
+    def _start_statue_visit(self, p):
+        self.key, self.phase = False, A.STATUE_OPTION
+
+    def _open_free_menu(self, p):
+        self.phase = A.FREE_MENU
+
+    def _reshuffle(self, p):                        # Q-F4
+        self.reshuffles[p] -= 1
+        self.supply_reshuffles += 1
+        self.deck[p] += self.discard[p]
+        self.discard[p] = []
+        self._rng(RNG_SEAT0 + p).shuffle(self.deck[p])
+
+    def _mark(self, p, j):                          # MARK j (Q-F2)
+        q = self.open_quests[j]
+        old = self.quest_token[p]
+        if old >= 0:
+            self.discard[p] += self.committed[p].pop(old)
+            if self.opts["mark_return"] == "forbid":
+                self.token_left.append(old)
+        self.quest_token[p] = q
+        self.committed[p][q] = []
+
+    def _not_in_main(self, p, j):
+        raise AssertionError("a REGION action is never legal in MAIN")  # apply() checked legality
+
+    def _play_for_power(self, p, k):                # Q-F1
+        self._play_card(p, k)
+
+    def _commit(self, p, k):                        # Q-F2; a single target needs no step
+        self.target, self.phase = k, A.COMMIT_TARGET
+        qs = self._commit_targets(p, k)
+        if len(qs) == 1:
+            self._do(self.g.layout.quest + self.g.I_QUEST_KIND[qs[0]])
+
+    def _withdraw(self, p, k):                      # Q-F2
+        g = self.g
+        self.target, self.phase = k, A.WITHDRAW_FROM
+        qs = [q for q, cards in self.committed[p].items() if any(g.I_HAND_KIND[i] == k for i in cards)]
+        if len(qs) == 1:
+            self._do(g.layout.quest + g.I_QUEST_KIND[qs[0]])
+
+    def _start_quest(self, p, q):                   # complete a quest of kind q (Q-Q1..Q-Q3): pay first
+        g = self.g
+        self.target = next(i for i in self._completable(p) if g.I_QUEST_KIND[i] == q)
+        self.pay = []
+        self.phase = A.QUEST_PAY
+
+    def _explore(self, p, j):                       # Q-B2 (j == 0: EXPLORE, legal only with the Abbey)
+        self._start_exploring(p)
 
     def _use_carpet(self, p):
         """CARPET (Q-F3), from MAIN or as an adventure step (ADV_MOVE): the token goes to the
@@ -495,5 +519,17 @@ HANDLERS = {
     A.ABBEY_MATCH:    (AbbeyRules._legal_abbey_match, AbbeyRules._apply_abbey_match),
     A.ABBEY_CHOICE:   (AbbeyRules._legal_abbey_choice, AbbeyRules._apply_abbey_choice),
 }
+# MAIN's transitions: by action id, then by block of ids (first ids: A.MARK, A.REGION, and the
+# layout's hand, commit, pick, quest and explore, in that order; see Rules._apply_main)
+MAIN_FIXED = {
+    A.DONE:         TurnFlow._end_turn,
+    A.ADVENTURE:    Rules._start_adventure,
+    A.VISIT_STATUE: Rules._start_statue_visit,
+    A.FREE_ACTION:  Rules._open_free_menu,
+    A.CARPET:       Rules._use_carpet,
+    A.RESHUFFLE:    Rules._reshuffle,
+}
+MAIN_BLOCKS = (Rules._mark, Rules._not_in_main, Rules._play_for_power, Rules._commit, Rules._withdraw,
+               Rules._start_quest, Rules._explore)
 LEGAL = _by_phase({ph: h[0] for ph, h in HANDLERS.items()})
 APPLY = _by_phase({ph: h[1] for ph, h in HANDLERS.items()})
