@@ -24,6 +24,7 @@ import numpy as np
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import BAZAAR, CHEST, NUM_POSITIONS, TOWER
+from fantastiqa_rl.cards import EFFECT_OPS
 from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 
 VERSION = 1
@@ -240,9 +241,11 @@ def validate_state_dict(d, new_state) -> object:
             if x not in holdable or refs.count(x) > 1:
                 raise c.fail(f"turn.{k}[{i}]", f"card {x} is not a holdable card, or is listed twice")
     for i, e in enumerate(c.list(t["effects"], "turn.effects", max_len=100)):
-        c.ints(e, f"turn.effects[{i}]", -MAX_COUNT, MAX_COUNT)
-        if not e or len(e) > 4:
-            raise c.fail(f"turn.effects[{i}]", "must be a short list of ints")
+        # an artifact's effects still to resolve after the decision in progress: [op, arg1, arg2]
+        e = c.list(e, f"turn.effects[{i}]", 3)
+        if not isinstance(e[0], str) or e[0] not in EFFECT_OPS:
+            raise c.fail(f"turn.effects[{i}][0]", f"unknown effect {e[0]!r}; allowed: {sorted(EFFECT_OPS)}")
+        c.ints(e[1:], f"turn.effects[{i}][1:]", 0, 20)
     for i, q in enumerate(c.ints(t["token_left"], "turn.token_left", 0, M - 1)):
         if q not in quests:
             raise c.fail(f"turn.token_left[{i}]", f"{q} is not a quest card")
