@@ -5,7 +5,12 @@ public information (board, positions, open and personal quests, committed cards,
 It never looks at another seat's hand or at any deck order.
 
 Policy, by decision:
-- MAIN: complete a quest when it can (most points); play Dog / gem, draw and token artifacts;
+- Setup (Q-S4): the starting quest of lowest kind id; the starting artifact whose first-ranked
+  effect is double_symbols, then draw_keep, then steal_richer (ties: lowest kind id; in the
+  STAND-IN set every starting artifact doubles, so the order is the card file's); the free region
+  nearest its quest.
+- MAIN: complete a quest when it can (most points); play a Looking Glass when doubling one hand
+  card lets it complete a quest this turn (tried on clones); play Dog / gem, draw and token artifacts;
   give Peaceful Dragons away; then the turn action: adventure towards the region of the quest it
   can soonest complete (preferring creatures with gems), else visit the statue (release Peaceful
   Dragons, buy the best affordable card, take a quest), else end the turn. After the action it
@@ -77,10 +82,12 @@ class FantastiqaGreedyAgent(Agent):
         super().__init__(seed)
         self.dist = _distances() if A is not None else None
         self._plan = "draw"          # which statue option a VISIT_STATUE was chosen for
+        self._glass_for = -1         # the hand card kind a Looking Glass was played to double
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._plan = "draw"
+        self._glass_for = -1
 
     # ------------------------------------------------------------------ knowledge helpers
     def _own_symbols(self, s, p, cards):
@@ -224,6 +231,8 @@ class FantastiqaGreedyAgent(Agent):
         if ph in (A.COMMIT_TARGET, A.WITHDRAW_FROM):
             return legal[0]
         if ph == A.GLASS:
+            if self._glass_for in hand_kinds:
+                return L.hand + self._glass_for
             return L.hand + max(hand_kinds, key=lambda k: (val(k), -k))
         if ph == A.BELL:
             return L.pick + max(picks, key=lambda k: (val(k), -k))
@@ -248,6 +257,25 @@ class FantastiqaGreedyAgent(Agent):
         return legal[0]
 
     # ------------------------------------------------------------------ decisions
+    @staticmethod
+    def _glass_completes_quest(s, p, k) -> int:
+        """The hand card kind that, doubled by the Looking Glass of kind `k` (Q-F1), lets seat `p`
+        complete a quest this turn; -1 if none. Tried on clones: playing the Glass and choosing
+        the card draw nothing, so only the seat's own cards and quests decide."""
+        L = s.layout
+        t = s.clone()
+        if L.hand + k not in t.legal_set():
+            t.apply(A.FREE_ACTION)                      # the Glass is a free action (Q-F1)
+        t.apply(L.hand + k)
+        if t.phase != A.GLASS:
+            return -1
+        for a in sorted(t.legal_set()):
+            u = t.clone()
+            u.apply(a)
+            if any(L.quest <= x < L.quest + L.Q for x in u.turn_options(p)):
+                return a - L.hand
+        return -1
+
     @staticmethod
     def _abbey_want(s):
         """The largest Abbey-card count a goal line asks for (0 without the Abbey)."""
@@ -279,6 +307,13 @@ class FantastiqaGreedyAgent(Agent):
         quests = [a - L.quest for a in legal if L.quest <= a < L.quest + L.Q]
         if quests:                                      # complete a quest when it can
             return L.quest + max(quests, key=lambda q: (g.Q_POINTS[q], -q))
+        if not s.action_used:                           # a Looking Glass that completes a quest now
+            for k in hand_kinds:
+                if g.K_POWER[k] == P_EFFECT and any(e[0] == "double_symbols" for e in g.K_EFFECTS[k]):
+                    doubled = self._glass_completes_quest(s, p, k)
+                    if doubled >= 0:
+                        self._glass_for = doubled
+                        return L.hand + k
         for k in hand_kinds:                            # cheap, always-good powers
             pw = g.K_POWER[k]
             if pw == P_GEM or pw == P_PEACEFUL or pw == P_DRAGON:

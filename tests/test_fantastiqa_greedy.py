@@ -10,6 +10,7 @@ from tabletop_rl.agents.base import RandomAgent
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 from tabletop_rl.agents.registry import make_agent
 from fantastiqa_rl import STANDIN_PATH, FantastiqaState
+from fantastiqa_rl import actions as A
 from tests.fantastiqa_helpers import edited
 
 
@@ -45,10 +46,13 @@ def test_greedy_games_end_by_the_rules(n):
 
 def old_supply_card_file(tmp_path):
     """The STAND-IN file with the supplies it had before issue 15 (80 gems, 24 carpets, 24
-    reshuffle tokens, 8 Peaceful Dragons in the supply): the setting of the recorded livelock."""
+    reshuffle tokens, 8 Peaceful Dragons in the supply) and its old starting artifacts (only the
+    Looking Glass doubled a card): the setting of the recorded livelock."""
     d = tomllib.load(open(STANDIN_PATH, "rb"))
     d["supply"].update(gems=80, carpets=24, reshuffles=24)
     for c in d["card"]:
+        if c["name"] in ("Rogue's Purse", "Bell of Summoning"):
+            c["effects"] = [e for e in c["effects"] if e != "double_symbols"]
         if c["name"] in ("Dog", "Peaceful Dragon"):
             del c["total"]
         if c["name"] == "Peaceful Dragon":
@@ -58,20 +62,31 @@ def old_supply_card_file(tmp_path):
     return str(p)
 
 
-def test_Q_E5_the_greedy_livelock_ends_at_the_turn_limit(tmp_path):
-    """Issue 15's livelock: greedy vs greedy, Abbey, seed 1069, 2 players (old supplies, strict
-    fly reading): both bots draw at statues every turn, one hoards the gems, nobody subdues, so
-    the creature deck never runs out. Without a limit it is still running after 150 turns per
-    player; under the default Q-E5 limit it ends at 100, terminal, with a winner."""
+def test_Q_E5_the_greedy_livelock_now_ends_and_a_stalled_game_ends_at_the_turn_limit(tmp_path):
+    """Issue 15's livelock: greedy vs greedy, Abbey, seed 1069, 2 players (old supplies, old
+    starting artifacts, strict fly reading): both bots drew at statues every turn, one hoarded the
+    gems, nobody subdued, so the creature deck never ran out. The greedy bot now plays its Looking
+    Glass to complete quests, and that game ends by the goal without any limit.
+
+    A game nobody moves forward (every seat ends its turn at once: no subdue, no quest, so no
+    rulebook end ever comes) still runs after 150 turns per player without a limit; under the
+    default Q-E5 limit it ends at 100, terminal, scored with the tie-breaks (Q-E4: a shared win)."""
     path = old_supply_card_file(tmp_path)
     opts = dict(card_set=path, abbey=True, fly_in_adventure=False)
     bots = [FantastiqaGreedyAgent(10690 + i) for i in range(2)]
     s = play(FantastiqaState.new(2, seed=1069, turn_limit=None, **opts), bots, turn_cap=150)
-    assert not s.is_terminal() and s.supply_gems == 0
-    bots = [FantastiqaGreedyAgent(10690 + i) for i in range(2)]
-    s = play(FantastiqaState.new(2, seed=1069, **opts), bots, turn_cap=150)
+    assert s.is_terminal() and s.end_reason == "goal"
+
+    class Stall:
+        def act(self, observation, action_mask, *, state=None, seat=None):
+            legal = np.flatnonzero(action_mask)
+            return A.DONE if A.DONE in legal else int(legal[0])
+
+    s = play(FantastiqaState.new(2, seed=1069, turn_limit=None), [Stall(), Stall()], turn_cap=150)
+    assert not s.is_terminal() and s.turns == 300 and s.scores == [0, 0]
+    s = play(FantastiqaState.new(2, seed=1069), [Stall(), Stall()], turn_cap=150)
     assert s.is_terminal() and s.end_reason == "turn_limit" and s.turns == 200
-    assert s.winners() == [0] and list(s.returns()) == [1.0, -1.0]
+    assert sorted(s.winners()) == [0, 1] and list(s.returns()) == [0.0, 0.0]
 
 
 def test_greedy_is_deterministic():
@@ -123,3 +138,27 @@ def test_Q_I1_greedy_ignores_hidden_information():
         assert a1 == a2
         compared += 1
     assert compared >= 8
+
+
+def test_Q_F1_greedy_plays_the_looking_glass_to_complete_a_quest():
+    """The bot used to pick the Looking Glass at setup (its first choice) and never play it. Now
+    it plays the Glass when doubling a hand card lets it complete a quest this turn, and then
+    completes one in the same turn."""
+    glass_turns = completed = 0
+    for seed in range(6):
+        s = FantastiqaState.new(2, seed=seed)
+        bots = [FantastiqaGreedyAgent(seed * 10 + i) for i in range(2)]
+        watch = None                                  # (seat, turn, score) after a Glass was played
+        while not s.is_terminal():
+            p = s.cur
+            if s.phase == A.GLASS:
+                glass_turns += 1
+                watch = (p, s.turns, s.scores[p])
+            s.apply(bots[p].act(None, mask_of(s), state=s, seat=p))
+            if watch and s.turns != watch[1]:         # the turn ended: was a quest completed in it?
+                completed += s.scores[watch[0]] > watch[2] or (s.is_terminal() and watch[0] in s.winners())
+                watch = None
+        if watch:
+            completed += s.scores[watch[0]] > watch[2]
+    assert glass_turns >= 3
+    assert completed == glass_turns
