@@ -479,6 +479,9 @@ def test_greedy_stop_threshold():
 
 
 def test_greedy_plays_abbey_games_to_the_end():
+    """Greedy Abbey games end by the rulebook (the goal, most of them, or the creature deck), never
+    at the Q-E5 turn limit."""
+    ends = []
     for seed in range(3):
         n = 2 + seed
         s = FantastiqaState.new(n, seed=seed, abbey=True)
@@ -488,5 +491,7 @@ def test_greedy_plays_abbey_games_to_the_end():
             mask[:] = False
             mask[s.legal_actions()] = True
             s.apply(bots[s.cur].act(None, mask, state=s, seat=s.cur))
-        assert s.is_terminal() and s.end_reason == "goal"
+        assert s.is_terminal() and s.end_reason in ("goal", "creature deck empty")
+        ends.append(s.end_reason)
         check_conservation(s)
+    assert ends.count("goal") >= 2, ends

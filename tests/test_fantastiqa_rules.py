@@ -540,12 +540,13 @@ def test_Q_F1_artifact_effects_from_card_file():
     s.supply_gems += sum(s.gems) - 12
     s.gems = [3, 5, 4]
     set_hand(s, 0, ["Rogue's Purse", "Looking Glass", "Spatula", "Wardrobe 4", "Bitter Brew 3"])
-    do(s, HAND(s, "Rogue's Purse"))
-    assert s.gems == [5, 4, 3]
-    do(s, HAND(s, "Looking Glass"))
-    assert legal(s) == {HAND(s, "Spatula")}
+    do(s, HAND(s, "Rogue's Purse"))                 # its effects in order: double a card, then steal
+    assert legal(s) == {HAND(s, "Spatula")} and s.gems == [3, 5, 4]
     do(s, HAND(s, "Spatula"))
     assert [s.card_name(i) for i in s.boosted] == ["Spatula"]
+    assert s.gems == [5, 4, 3]
+    do(s, HAND(s, "Looking Glass"))                 # no card left to double: no decision, no effect
+    assert s.phase == A.MAIN and [s.card_name(i) for i in s.boosted] == ["Spatula"]
     b0, b1 = s.board[0], s.board[1]
     do(s, HAND(s, "Wardrobe 4"))
     do(s, A.SPACE + 0)
@@ -574,9 +575,11 @@ def test_Q_F1_looking_glass_doubles_for_payment():
 
 def test_Q_F1_bell_draw_keep_discard():
     s = fresh(2, seed=25)
-    set_hand(s, 0, ["Bell of Summoning"])
+    set_hand(s, 0, ["Bell of Summoning", "Spatula"])
     top3 = s.deck[0][-3:][::-1]
     do(s, HAND(s, "Bell of Summoning"))
+    assert s.phase == A.GLASS and s.revealed == []   # the double first (STAND-IN), then the draw
+    do(s, HAND(s, "Spatula"))
     assert s.revealed == top3 and s.phase == A.BELL
     do(s, s.layout.pick + s.g.I_HAND_KIND[top3[2]])
     assert top3[2] in s.hand[0] and all(i in s.discard[0] for i in top3[:2])
