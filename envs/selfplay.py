@@ -173,7 +173,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     def __init__(self, game: str = "fae", num_players: int = 2, opponent="random", reward: str = "win_loss",
                  seat: int | None = None, win_bonus: float = 0.0, reward_scale: float = 1.0, render_mode: str | None = None,
-                 max_steps: int | None = None, **options):
+                 max_steps: int | None = None, cut_reward: float = 0.0, **options):
         super().__init__()
         self.spec_game = get_game(game)
         spec = self.spec_game
@@ -195,6 +195,10 @@ class SelfPlayEnv(gymnasium.Env):
         # Step guard: truncate an episode after this many game steps (all seats), so a policy that
         # loops inside a turn (possible in Fantastiqa) cannot hang training or evaluation.
         self.max_steps = max_steps if max_steps is not None else spec.max_steps
+        # What the learner is paid when the guard cuts its episode (before reward_scale). 0 by
+        # default (truncation: no result); -1 scores the cut as a loss, so that stalling (e.g.
+        # ADVENTURE, CANCEL, ADVENTURE, ... in one Fantastiqa turn) never pays better than losing.
+        self.cut_reward = float(cut_reward)
         self._steps = 0
         self.rule_options, self.observation_options = spec.split_options(options)
         self._potential = spec.potential
@@ -292,6 +296,7 @@ class SelfPlayEnv(gymnasium.Env):
             info["won"] = self.seat in info["winners"]
         if truncated:
             self._done = True  # the episode is over (no terminal reward: the game did not end)
+            reward += self.cut_reward
         return self._obs(), float(reward) * self.reward_scale, self._done and not truncated, truncated, info
 
     def _capped(self) -> bool:

@@ -204,6 +204,18 @@ def test_step_guard_truncates_an_episode_that_never_ends():
     assert truncated and not terminated and env._steps >= 60
 
 
+@pytest.mark.parametrize("cut_reward", [0.0, -1.0])
+def test_a_cut_episode_pays_cut_reward(cut_reward):
+    """The guard's cut pays `cut_reward` (scaled like every reward), so that with -1 stalling never
+    pays better than losing; 0 (the default) is plain truncation."""
+    env = SelfPlayEnv("fantastiqa", opponent="random", max_steps=60, cut_reward=cut_reward, reward_scale=0.5)
+    obs, info = env.reset(seed=0)
+    truncated = terminated = False
+    while not (truncated or terminated):
+        obs, r, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert truncated and not terminated and r == 0.5 * cut_reward
+
+
 @pytest.mark.parametrize("game,opponent,max_steps", [("fae", "random", None), ("fantastiqa", "random", 40)])
 def test_snapshot_is_json_and_resumes_exactly_with_the_step_count(game, opponent, max_steps):
     """get_snapshot() is plain JSON (no pickle); a restored env continues bit for bit, including
