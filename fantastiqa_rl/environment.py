@@ -44,9 +44,11 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
 - `turn_limit` (Q-E5, an ENGINE rule of the rules core): after this many completed turns PER
   PLAYER the game ENDS (terminal, not truncated), scored exactly like the creature-deck end
   (final scores, Q-E3; tie-breaks, Q-E4); `infos[agent]["end_reason"] == "turn_limit"`. Default
-  100: greedy games end by themselves in a median of 18-42 turns per player, p95 at most 58
+  100: greedy games end by themselves in a median of 11-29 turns per player, p95 at most 47
   (the pacing table in `docs/rules/fantastiqa.md`), so it cuts only games that would not end
-  (uniform-random play takes hundreds to thousands of turns; two greedy bots can livelock).
+  (uniform-random play takes hundreds to thousands of turns; a game where nobody subdues or
+  completes a quest never ends by the rulebook). It counts turns: a policy can still stall inside
+  one turn (ADVENTURE, CANCEL, ...), which only a step guard stops (the self-play env's max_steps).
   `None`: the rulebook's unbounded game.
 - `max_turns`: TRUNCATION (the old end, now an option; default None: off) after this many
   completed turns per player. Whichever of `turn_limit` / `max_turns` is set also arms a step

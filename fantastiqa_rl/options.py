@@ -20,8 +20,9 @@ OPTIONS = {
 DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
 # Q-E5 (ENGINE rule, not in the rulebook): the game ends, scored as a creature-deck end, after
 # this many completed turns per player. Chosen from measured pacing (docs/rules/fantastiqa.md,
-# Q-E5): 2.4x the longest median greedy game (42 turns per player) and above every measured
-# p95 (58), so it only cuts games that would not end (random play, greedy livelocks).
+# Q-E5): 2.4x the longest median greedy game then (42 turns per player; 29 since the bot and card
+# fixes of issue 15) and above every measured p95 (58; 47 since), so it only cuts games that would
+# not end (random play, stalled games).
 DEFAULT_TURN_LIMIT = 100
 DEFAULTS["turn_limit"] = DEFAULT_TURN_LIMIT
 
