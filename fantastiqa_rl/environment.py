@@ -48,7 +48,7 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
   (the pacing table in `docs/rules/fantastiqa.md`), so it cuts only games that would not end
   (uniform-random play takes hundreds to thousands of turns; a game where nobody subdues or
   completes a quest never ends by the rulebook). It counts turns: a policy can still stall inside
-  one turn (ADVENTURE, CANCEL, ...), which only a step guard stops (the self-play env's max_steps).
+  one turn (ADVENTURE, CANCEL, ADVENTURE, ...), which the step guard below stops (truncation).
   `None`: the rulebook's unbounded game.
 - `max_turns`: TRUNCATION (the old end, now an option; default None: off) after this many
   completed turns per player. Whichever of `turn_limit` / `max_turns` is set also arms a step
