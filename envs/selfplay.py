@@ -196,8 +196,8 @@ class SelfPlayEnv(gymnasium.Env):
         # loops inside a turn (possible in Fantastiqa) cannot hang training or evaluation.
         self.max_steps = max_steps if max_steps is not None else spec.max_steps
         # What the learner is paid when the guard cuts its episode (before reward_scale). 0 by
-        # default (truncation: no result); -1 scores the cut as a loss, so that stalling (e.g.
-        # ADVENTURE, CANCEL, ADVENTURE, ... in one Fantastiqa turn) never pays better than losing.
+        # default (truncation: no result); below -1, stalling (e.g. ADVENTURE, CANCEL, ADVENTURE,
+        # ... in one Fantastiqa turn) pays less than losing (train.py's fantastiqa preset: -2).
         self.cut_reward = float(cut_reward)
         self._steps = 0
         self.rule_options, self.observation_options = spec.split_options(options)
