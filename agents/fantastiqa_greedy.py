@@ -258,6 +258,13 @@ class FantastiqaGreedyAgent(Agent):
 
     # ------------------------------------------------------------------ decisions
     @staticmethod
+    def _quest_here(s, p) -> bool:
+        """Whether one of p's quests or an open quest lies in p's region (Q-Q1): without one no
+        doubling can complete a quest, and the clones of `_glass_completes_quest` are skipped."""
+        g, here = s.g, s.region_at[s.position[p]]
+        return any(g.Q_REGION[g.I_QUEST_KIND[q]] == here for q in s.quests[p] + [q for q in s.open_quests if q >= 0])
+
+    @staticmethod
     def _glass_completes_quest(s, p, k) -> int:
         """The hand card kind that, doubled by the Looking Glass of kind `k` (Q-F1), lets seat `p`
         complete a quest this turn; -1 if none. Tried on clones: playing the Glass and choosing
@@ -307,13 +314,14 @@ class FantastiqaGreedyAgent(Agent):
         quests = [a - L.quest for a in legal if L.quest <= a < L.quest + L.Q]
         if quests:                                      # complete a quest when it can
             return L.quest + max(quests, key=lambda q: (g.Q_POINTS[q], -q))
-        if not s.action_used:                           # a Looking Glass that completes a quest now
-            for k in hand_kinds:
-                if g.K_POWER[k] == P_EFFECT and any(e[0] == "double_symbols" for e in g.K_EFFECTS[k]):
-                    doubled = self._glass_completes_quest(s, p, k)
-                    if doubled >= 0:
-                        self._glass_for = doubled
-                        return L.hand + k
+        if not s.action_used:                           # a card that doubles and so completes a quest now
+            glass = next((k for k in hand_kinds if g.K_POWER[k] == P_EFFECT
+                          and any(e[0] == "double_symbols" for e in g.K_EFFECTS[k])), None)
+            if glass is not None and self._quest_here(s, p):
+                doubled = self._glass_completes_quest(s, p, glass)
+                if doubled >= 0:
+                    self._glass_for = doubled
+                    return L.hand + glass
         for k in hand_kinds:                            # cheap, always-good powers
             pw = g.K_POWER[k]
             if pw == P_GEM or pw == P_PEACEFUL or pw == P_DRAGON:

@@ -80,9 +80,11 @@ def drive_bots(spec: GameSpec, state: GameState, agents, *, until=None, observat
     while not state.is_terminal() and len(actions) < max_steps and not (until is not None and until(state)):
         seat = state.current_player
         opts = observation_options[seat] if per_seat else observation_options
-        t0 = clock()
-        action = bot_action(agents[seat], spec, state, seat, opts)
-        if times is not None:
+        if times is None:
+            action = bot_action(agents[seat], spec, state, seat, opts)
+        else:
+            t0 = clock()
+            action = bot_action(agents[seat], spec, state, seat, opts)
             times[seat].append(clock() - t0)
         if on_choice is not None:
             on_choice(state, seat, action)
