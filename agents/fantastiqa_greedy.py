@@ -9,8 +9,9 @@ Policy, by decision:
   effect is double_symbols, then draw_keep, then steal_richer (ties: lowest kind id; in the
   STAND-IN set every starting artifact doubles, so the order is the card file's); the free region
   nearest its quest.
-- MAIN: complete a quest when it can (most points); play a Looking Glass when doubling one hand
-  card lets it complete a quest this turn (tried on clones); play Dog / gem, draw and token artifacts;
+- MAIN: complete a quest when it can (most points); play a card that doubles a hand card (the
+  Looking Glass; in the STAND-IN set every starting artifact) when that lets it complete a quest
+  this turn (tried on clones, only with a quest in its region); play Dog / gem, draw and token artifacts;
   give Peaceful Dragons away; then the turn action: adventure towards the region of the quest it
   can soonest complete (preferring creatures with gems), else visit the statue (release Peaceful
   Dragons, buy the best affordable card, take a quest), else end the turn. After the action it
