@@ -58,18 +58,30 @@ __all__ = ["ArenaConfig", "parse_agent", "schedule", "wilson_interval", "run_are
 
 # ------------------------------------------------------------------------------- configuration
 def _bot_kwargs(kwargs: dict, trust_pickle: bool) -> dict:
-    """--trust-pickle reaches every bot given a path= (the ppo bot loads SB3 .zip files only with it)."""
-    if trust_pickle and "path" in kwargs:
+    """--trust-pickle (and only it) reaches every bot given a path= (the ppo bot loads SB3 .zip files
+    only with it); a trust flag among a spec's own arguments is refused, never passed on."""
+    _refuse_trust_flags(kwargs, "a bot spec")
+    if trust_pickle is True and "path" in kwargs:
         return {**kwargs, "trust_pickle": True}
     return kwargs
 
 
+def _refuse_trust_flags(kwargs: dict, where: str) -> None:
+    """A spec is text a user, a results file or a web request wrote: it never switches on unpickling."""
+    flags = sorted(k for k in kwargs if "trust" in k.lower())
+    if flags:
+        raise ValueError(f"{where} may not set {', '.join(flags)}: loading a pickle runs its code, so only "
+                         "the --trust-pickle flag (or trust_pickle=True in Python) allows it")
+
+
 def parse_agent(spec: str) -> tuple[str, dict]:
-    """'mcts:iterations=200,c=0.5' -> ('mcts', {'iterations': 200, 'c': 0.5})."""
+    """'mcts:iterations=200,c=0.5' -> ('mcts', {'iterations': 200, 'c': 0.5}). A spec naming a trust
+    flag (`ppo:path=m.zip,trust_pickle=true`) is refused: ValueError."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent must be a non-empty name; got {spec!r}")
     name, _, rest = spec.partition(":")
     kwargs = parse_options(rest, words=BOT_WORDS, what=f"agent {spec!r}:")
+    _refuse_trust_flags(kwargs, f"agent {spec!r}")
     return name.strip(), kwargs
 
 
@@ -108,6 +120,8 @@ class ArenaConfig:
             raise ValueError(f"--workers must be an int >= 1; got {self.workers!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"--seed must be an int >= 0; got {self.seed!r}")
+        if not isinstance(self.trust_pickle, bool):
+            raise ValueError(f"trust_pickle must be True or False; got {self.trust_pickle!r}")
         spec.check_options(self.options)
         _import_bots(self.imports)
         from tabletop_rl.agents.registry import make_agent

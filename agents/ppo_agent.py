@@ -12,8 +12,10 @@ The agent keeps only the policy head of the actor-critic (the MLP and action lay
 arrays (`PolicyWeights`), so playing needs neither torch nor Stable-Baselines3, a forward pass
 costs tens of microseconds, and a policy file is small.
 
-Policies are exchanged as `.npz` files: `PolicyWeights.load` reads them with `allow_pickle=False`
-and validates every array and the JSON header, so a file from someone else cannot run code. An
+Policies are exchanged as `.npz` files: `PolicyWeights.load` reads them with
+`tabletop_rl.agents.policy_file` (no pickle; every size checked before the data it sizes is read;
+every array and the JSON header validated), so a file from someone else can neither run code nor
+exhaust memory. An
 SB3 `model.zip` is different: SB3 unpickles parts of it (cloudpickle), so loading one can run any
 code its author put there. It is loaded only with `trust_pickle=True` (arena: `--trust-pickle`),
 with a warning; convert your own model once with `PolicyWeights.from_sb3(...).save("policy.npz")`. `deterministic=True` (default) plays the
@@ -30,13 +32,14 @@ import json
 import importlib.util
 import os
 import warnings
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from tabletop_rl.agents.base import Agent
+from tabletop_rl.agents.policy_file import (  # noqa: F401  (PolicyFileError and the limits: part of this API)
+    ACTIVATIONS, MAX_HEADER_BYTES, MAX_LAYERS, MAX_POLICY_VALUES, PolicyFileError, file_error, read_policy_npz)
 from tabletop_rl.agents.registry import register_agent
 
 
@@ -49,17 +52,6 @@ def _package_dir(name: str) -> Path:
 POLICY_DIR = _package_dir("fae_rl") / "policies"
 # game -> default policy file (Fantastiqa's is trained on the STAND-IN cards: it fits no other card set)
 SHIPPED = {"fae": POLICY_DIR / "fae_2p.npz", "fantastiqa": _package_dir("fantastiqa_rl") / "policies" / "fantastiqa_2p_STAND-IN.npz"}
-_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
-MAX_LAYERS = 64  # a policy file naming more layers is rejected (no real policy comes close)
-MAX_HEADER_BYTES = 1 << 20
-
-
-class PolicyFileError(ValueError):
-    """A policy file that cannot be loaded (unsafe, malformed or inconsistent); names file and problem."""
-
-
-def _file_error(path, problem: str) -> PolicyFileError:
-    return PolicyFileError(f"policy file {str(path)!r}: {problem}")
 
 
 @dataclass
@@ -77,8 +69,8 @@ class PolicyWeights:
     skip: list = field(default_factory=list)  # [(start s_j, coefficient c_j), ...]: logits += c_j * obs[s_j:s_j + A]
 
     def __post_init__(self):
-        if self.activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}; got {self.activation!r}")
+        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}; got {self.activation!r}")
         if not self.weights:
             raise ValueError("a policy needs at least one layer")
         self.weights = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in self.weights]
@@ -89,8 +81,9 @@ class PolicyWeights:
         skip = []
         for item in self.skip:
             start, coef = item
+            number = isinstance(coef, (int, float, np.number)) and not isinstance(coef, (bool, np.bool_))
             if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start \
-                    or start + self.num_actions > self.obs_size or not np.isfinite(float(coef)):
+                    or start + self.num_actions > self.obs_size or not (number and np.isfinite(float(coef))):
                 raise ValueError(f"skip term {item!r}: needs an int start with start + {self.num_actions} <= "
                                  f"{self.obs_size} and a finite coefficient")
             skip.append((int(start), float(coef)))
@@ -106,7 +99,7 @@ class PolicyWeights:
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits for one observation (1-D) or a batch (2-D)."""
-        act = _ACTIVATIONS[self.activation]
+        act = ACTIVATIONS[self.activation]
         x = obs = np.asarray(obs, dtype=np.float32)
         layers = self.weights
         extra = 0.0
@@ -165,8 +158,8 @@ class PolicyWeights:
         `.zip` only with `trust_pickle=True` (SB3 unpickles it: it can run arbitrary code)."""
         path = Path(path)
         if path.suffix == ".zip":
-            if not trust_pickle:
-                raise _file_error(path, "an SB3 .zip is loaded by unpickling (cloudpickle), which can run "
+            if trust_pickle is not True:  # True itself, not any truthy value ("no", 1)
+                raise file_error(path, "an SB3 .zip is loaded by unpickling (cloudpickle), which can run "
                                         "arbitrary code; load only your own with trust_pickle=True (arena: "
                                         "--trust-pickle), or exchange policies as .npz (PolicyWeights.save)")
             warnings.warn(f"loading {str(path)!r} with trust_pickle=True: SB3 unpickles it, which runs any "
@@ -178,61 +171,17 @@ class PolicyWeights:
 
     @classmethod
     def _load_npz(cls, path: Path) -> "PolicyWeights":
-        if not path.is_file():
-            raise _file_error(path, "no such file" if not path.exists() else "not a regular file")
-        if not zipfile.is_zipfile(path):
-            raise _file_error(path, "not an .npz archive (policies are .npz files written by PolicyWeights.save)")
+        header, arrays = read_policy_npz(path)
+        weights = []
+        for i in range(header["layers"]):
+            w, b = arrays[f"W{i}"], arrays[f"b{i}"]
+            if b.shape[0] != w.shape[1]:
+                raise file_error(path, f"'b{i}' has {b.shape[0]} values for the {w.shape[1]} outputs of 'W{i}'")
+            weights.append((w, b))
         try:
-            with np.load(path, allow_pickle=False) as z:
-                names = set(z.files)
-                if "header" not in names:
-                    raise _file_error(path, "no 'header' entry")
-                raw = z["header"]
-                if raw.dtype != np.uint8 or raw.ndim != 1 or raw.size > MAX_HEADER_BYTES:
-                    raise _file_error(path, "'header' must be a 1-D uint8 array of JSON (at most 1 MiB)")
-                try:
-                    header = json.loads(bytes(raw).decode("utf-8"))
-                except (UnicodeDecodeError, ValueError) as exc:
-                    raise _file_error(path, f"'header' is not UTF-8 JSON ({exc})") from None
-                if not isinstance(header, dict) or set(header) - {"activation", "layers", "meta", "skip"}:
-                    raise _file_error(path, "'header' must be a JSON object with keys activation, layers, meta "
-                                            "(and optionally skip)")
-                layers, activation, meta = header.get("layers"), header.get("activation"), header.get("meta", {})
-                if isinstance(layers, bool) or not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-                    raise _file_error(path, f"header 'layers' must be an int in 1..{MAX_LAYERS}; got {layers!r}")
-                if activation not in _ACTIVATIONS:
-                    raise _file_error(path, f"header 'activation' must be one of {sorted(_ACTIVATIONS)}; "
-                                            f"got {activation!r}")
-                if not isinstance(meta, dict):
-                    raise _file_error(path, f"header 'meta' must be a JSON object; got {type(meta).__name__}")
-                skip = header.get("skip", [])
-                if not isinstance(skip, list) or not all(isinstance(s, list) and len(s) == 2 for s in skip):
-                    raise _file_error(path, f"header 'skip' must be a list of [start, coefficient] pairs; got {skip!r}")
-                expected = {"header"} | {f"{k}{i}" for i in range(layers) for k in "Wb"}
-                if names != expected:
-                    raise _file_error(path, f"entries {sorted(names)} do not match {layers} layer(s): "
-                                            f"expected {sorted(expected)}")
-                weights = []
-                for i in range(layers):
-                    w, b = z[f"W{i}"], z[f"b{i}"]
-                    for key, arr, ndim in ((f"W{i}", w, 2), (f"b{i}", b, 1)):
-                        if arr.dtype.kind != "f" or arr.ndim != ndim:
-                            raise _file_error(path, f"'{key}' must be a {ndim}-D float array; got "
-                                                    f"{arr.ndim}-D {arr.dtype}")
-                        if not np.isfinite(arr).all():
-                            raise _file_error(path, f"'{key}' holds NaN or infinite values")
-                    if b.shape[0] != w.shape[1]:
-                        raise _file_error(path, f"'b{i}' has {b.shape[0]} values for the {w.shape[1]} outputs of 'W{i}'")
-                    weights.append((w, b))
-        except PolicyFileError:
-            raise
-        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
-            # np.load(allow_pickle=False) refuses object arrays here, before anything is unpickled
-            raise _file_error(path, f"unreadable ({type(exc).__name__}: {exc})") from None
-        try:
-            return cls(weights, activation, meta, [tuple(s) for s in skip])
+            return cls(weights, header["activation"], header["meta"], [tuple(s) for s in header["skip"]])
         except ValueError as exc:
-            raise _file_error(path, str(exc)) from None
+            raise file_error(path, str(exc)) from None
 
     # ------------------------------------------------------------------ JSON (env snapshots, checkpoints)
     def to_dict(self) -> dict:

@@ -25,6 +25,9 @@ def make_agent(game: str, name: str, seed: int | None = None, **kwargs) -> Agent
     factory = _FACTORIES.get((game, name)) or _FACTORIES.get(("*", name))
     if factory is None:
         raise ValueError(f"unknown agent {name!r} for game {game!r}; known: {agent_names(game)}")
+    if "trust_pickle" in kwargs and not isinstance(kwargs["trust_pickle"], bool):
+        # only an explicit Python True unpickles; a parsed string ("no") or 1 is a mistake, said so
+        raise ValueError(f"trust_pickle must be True or False; got {kwargs['trust_pickle']!r}")
     return factory(seed=seed, **kwargs)
 
 

@@ -59,6 +59,7 @@ from fae_rl.features import action_features_size, batch_features, check_action_f
 from fae_rl.observation import _check_history, observation_high, observation_size
 from fae_rl.state import FaeState
 from fae_rl.vector import FaeVector
+from tabletop_rl.envs.game_state import integers
 
 FIXED_OPPONENTS = ("random", "greedy")
 REWARDS = ("win_loss", "score_diff", "seat_diff")
@@ -157,7 +158,7 @@ class FaeLearnerCore:
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = np.random.default_rng(integers(seed, "seed"))
         self.episodes[:] = 0
         self.vec.reset(self.rng.integers(_SEED_SPACE, size=self.num_envs))
         self._new_games(np.arange(self.num_envs))
@@ -222,9 +223,7 @@ class FaeLearnerCore:
         its index, terminal observation, episode return and length, win share and opponent kind.
         """
         v = self.vec
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integers; got {actions.dtype} {actions.shape}")
+        actions = integers(actions, "actions", (self.num_envs,))
         v.step(actions)  # every game has the learner to move; illegal actions raise and change nothing
         self.ep_length += 1
         self._advance_opponents()
@@ -350,7 +349,7 @@ class FaeLearnerVectorEnv(VectorEnv):
         return {"action_mask": self.core.masks(), "_action_mask": self._all.copy()}
 
     def step(self, actions):
-        rewards, dones, finished = self.core.step(np.asarray(actions, dtype=np.int64).reshape(self.num_envs))
+        rewards, dones, finished = self.core.step(actions)
         obs = self.core.learner_obs(self._buf).copy()
         infos = self._infos()
         if finished:
@@ -394,7 +393,7 @@ def _sb3_vecenv():
             return self.core.learner_obs(self._buf).copy()
 
         def step_async(self, actions):
-            self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+            self._actions = integers(actions, "actions", (self.num_envs,))
 
         def step_wait(self):
             rewards, dones, finished = self.core.step(self._actions)

@@ -85,4 +85,27 @@ class GameState(Protocol):
         ...
 
 
-__all__ = ["GameState"]
+def integers(value, what: str = "action", shape: tuple | None = None):
+    """`value` as integers, or a ValueError naming `what` and the problem: the one check of the
+    learner-facing entry points (actions, seeds), as strict as the rules cores. Python ints and numpy
+    integers only; bools, floats (3.7 must not play 3), strings and None are refused, never coerced.
+
+    `shape=None`: one integer, returned as an int. Otherwise an array (or list) of that shape with an
+    integer dtype (every item checked for a list, where numpy would quietly turn True into 1),
+    returned as int64."""
+    if shape is None:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{what} must be an int; got {value!r} ({type(value).__name__})")
+        return int(value)
+    if not isinstance(value, np.ndarray):
+        for item in np.ravel(np.asarray(value, dtype=object)):
+            integers(item, f"each entry of {what}")
+    arr = np.asarray(value)
+    if arr.shape != tuple(shape):
+        raise ValueError(f"{what} must have shape {tuple(shape)}; got {arr.shape}")
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{what} must be integers; got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
+
+
+__all__ = ["GameState", "integers"]

@@ -52,6 +52,7 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop_rl.agents.match import drive_bots
+from tabletop_rl.envs.game_state import integers
 from tabletop_rl.envs.registry import GameSpec, get_game
 
 REWARDS = ("win_loss", "score_diff")
@@ -241,7 +242,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else integers(seed, "seed"))
         rng = self.np_random
         spec = self.spec_game
         self.state = spec.new_state(num_players=self.num_players, seed=int(rng.integers(2**63)), **self.rule_options)
@@ -271,7 +272,7 @@ class SelfPlayEnv(gymnasium.Env):
     def step(self, action):
         if self._done:
             raise RuntimeError("step() called on a finished episode; call reset()")
-        a = int(action)
+        a = integers(action)
         if not (0 <= a < self.action_space.n and self.spec_game.action_mask(self.state, self.seat)[a]):
             self._done = True
             info = self._info()

@@ -77,6 +77,7 @@ from fae_rl.vector_core import (
     W_SCORES,
     W_TERMINAL,
 )
+from tabletop_rl.envs.game_state import integers
 
 _SEATS = 4  # seat-indexed blocks of the int64 rows are padded to MAX_PLAYERS
 
@@ -107,12 +108,7 @@ class FaeVector:
             raise ValueError("FaeVector: call reset(seeds) before using the games")
 
     def _int_array(self, values, name: str) -> np.ndarray:
-        arr = np.asarray(values)
-        if arr.shape != (self.num_envs,):
-            raise ValueError(f"{name} must have shape ({self.num_envs},); got {arr.shape}")
-        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"{name} must be integers; got dtype {arr.dtype}")
-        return np.ascontiguousarray(arr, dtype=np.int64)
+        return np.ascontiguousarray(integers(values, name, (self.num_envs,)))
 
     def _out(self, out, shape, dtype) -> np.ndarray:
         if out is None:

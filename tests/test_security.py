@@ -112,7 +112,7 @@ def test_a_pickled_header_is_refused(tmp_path):
 def _policy(n_in=4, n_out=3):
     rng = np.random.default_rng(0)
     return PolicyWeights([(rng.normal(size=(n_in, 5)), np.zeros(5)), (rng.normal(size=(5, n_out)), np.ones(n_out))],
-                         meta={"game": "test"})
+                         meta={"game": "fae"})
 
 
 def _write_npz(path, header, **arrays):
