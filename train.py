@@ -693,7 +693,10 @@ def evaluate_only(cfg: Config) -> list[dict]:
     from tabletop_rl.agents import agent_names
     from tabletop_rl.agents.ppo_agent import PolicyWeights
 
-    weights = PolicyWeights.load(cfg.evaluate)
+    try:  # a malformed file or meta (meta.game 5 or "nope") is a usage error naming the problem
+        weights = PolicyWeights.load(cfg.evaluate)
+    except ValueError as exc:
+        raise SystemExit(f"train.py --evaluate: {exc}") from None
     meta = weights.meta
     if meta.get("game"):
         # The policy says what it was trained on: evaluate it there, with its own options (history, features).

@@ -70,7 +70,8 @@ def read_policy_npz(path) -> tuple[dict, dict[str, np.ndarray]]:
         ndim = 2 if key[0] == "W" else 1
         if arr.ndim != ndim:
             raise file_error(path, f"'{key}' must be a {ndim}-D float array; got {arr.ndim}-D {arr.dtype}")
-        arr = arr.astype(np.float32)  # finiteness after the cast: 1e300 in float64 is inf in float32
+        with np.errstate(over="ignore"):
+            arr = arr.astype(np.float32)  # finiteness after the cast: 1e300 in float64 is inf in float32
         if not np.isfinite(arr).all():
             raise file_error(path, f"'{key}' holds NaN or infinite values (as float32)")
         arrays[key] = arr

@@ -45,6 +45,7 @@ from fae_rl.board import NUM_ACTIONS, NUM_COLOURS, NUM_SPACES, action_to_string
 from fae_rl.observation import observation_layout, observation_size, observe
 from fae_rl.render import render_text
 from fae_rl.state import MAX_PLAYERS, MIN_PLAYERS, FaeState
+from tabletop_rl.envs.game_state import integers
 
 GAME_NAME = "python_fae"
 NUM_REGIONS = NUM_SPACES // 5
@@ -142,7 +143,18 @@ class FaeOpenSpielState(pyspiel.State):
         k = len(REGION_DEALS) if len(self._regions) < NUM_REGIONS else len(COLOUR_DEALS[self._n])
         return [(a, 1.0 / k) for a in range(k)]
 
+    def apply_action(self, action) -> None:
+        """OpenSpiel's apply_action, refusing a non-int or negative id with a ValueError (OpenSpiel's
+        own check raises a SpielError for -1 before `_apply_action` sees it)."""
+        if integers(action) < 0:
+            raise ValueError(f"action must be an int >= 0; got {action!r}")
+        super().apply_action(int(action))
+
     def _apply_action(self, action: int) -> None:
+        if self.fae is None and not 0 <= action < len(self.chance_outcomes()):
+            # OpenSpiel does not check chance outcomes: 999 would be stored and fail later (IndexError)
+            raise ValueError(f"chance outcome {action} is out of range 0..{len(self.chance_outcomes()) - 1} "
+                             f"at this chance node")
         if self.fae is not None:
             self.fae.apply(int(action))
             self._public.append(int(action))
