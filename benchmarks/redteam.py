@@ -43,6 +43,7 @@ import numpy as np
 OUTCOMES = ("clear", "unclear", "silently accepted", "crash later", "code executed")
 CHILD_SECONDS = 60  # one policy-file case at most (a full-size bomb loads in a few seconds on old code)
 CHILD_EXTRA_BYTES = 3 << 29  # address space a case may add to the parent's
+REFUSAL_BYTES = 16 << 20  # a refused policy file allocates less than this (the budget is checked first)
 
 
 # ----------------------------------------------------------------------------- payload pieces
@@ -237,15 +238,25 @@ def in_child(fn, seconds: float = CHILD_SECONDS, extra_bytes: int = CHILD_EXTRA_
 
 
 def policy_outcome(path: Path) -> str:
-    """What `PolicyWeights.load` made of a malformed file (and, if it took it, of playing it)."""
+    """What `PolicyWeights.load` made of a malformed file (and, if it took it, of playing it). A
+    refusal after allocating more than REFUSAL_BYTES (traced by tracemalloc) is "unclear": the size
+    budget was not enforced before the allocation."""
+    import tracemalloc
+
     from tabletop_rl.agents.ppo_agent import PolicyFileError, PolicyWeights, PPOAgent
 
+    tracemalloc.start()
     try:
         weights = PolicyWeights.load(path)
     except PolicyFileError as exc:
+        peak = tracemalloc.get_traced_memory()[1]
+        if peak > REFUSAL_BYTES:
+            return f"unclear (allocated {peak >> 20} MiB before refusing)"
         return "clear" if str(path) in str(exc) else "unclear"
     except Exception:  # noqa: BLE001 - any other exception is the finding
         return "unclear"
+    finally:
+        tracemalloc.stop()
     try:
         obs = np.ones(weights.obs_size, np.float32)
         logits = weights.logits(obs)
@@ -396,7 +407,8 @@ def action_rows() -> list[dict]:
 
     rows = []
 
-    def row(target, case, fn, snapshot):
+    def row(target, case, fn, snapshot, setup):
+        setup()  # a fresh episode: an earlier accepted case may have ended the last one
         before = snapshot()
         outcome = refused(fn, Path("/nonexistent-marker"))
         if outcome == "clear" and not _same(snapshot(), before):
@@ -405,11 +417,12 @@ def action_rows() -> list[dict]:
 
     env = SelfPlayEnv("fae", opponent="random")
     env.reset(seed=0)
-    legal = int(np.flatnonzero(env.action_masks())[0]) if hasattr(env, "action_masks") else 0
+    legal = int(np.flatnonzero(env.action_masks())[0])
     for a in NOT_INTS + [float(legal)]:
-        row("SelfPlayEnv.step", repr(a), lambda a=a: env.step(a), env.get_snapshot)
+        row("SelfPlayEnv.step", repr(a), lambda a=a: env.step(a), env.get_snapshot, lambda: env.reset(seed=0))
     for seed in (True, 1.5, "1", np.float32(2)):
-        row("SelfPlayEnv.reset", f"seed={seed!r}", lambda s=seed: env.reset(seed=s), env.get_snapshot)
+        row("SelfPlayEnv.reset", f"seed={seed!r}", lambda s=seed: env.reset(seed=s), env.get_snapshot,
+            lambda: env.reset(seed=0))
     n = 4
     venv = FaeLearnerVectorEnv(num_envs=n, opponents={"random": 1.0}, seed=0)
     venv.reset(seed=0)
@@ -418,18 +431,20 @@ def action_rows() -> list[dict]:
     def core_state():
         return (core.vec._b.copy(), core.vec._w.copy(), core.rng.bit_generator.state)
 
+    def again():
+        venv.reset(seed=0)
+
     firsts = np.array([np.flatnonzero(m)[0] for m in core.masks()])
     bad_batches = {"float64 array": firsts.astype(np.float64), "float array + 0.7": firsts + 0.7,
                    "bool array": np.ones(n, bool), "list with True": [True] + firsts[1:].tolist(),
                    "list of floats": [float(a) for a in firsts], "strings": [str(a) for a in firsts],
                    "object array": firsts.astype(object).astype(str).astype(object)}
     for case, acts in bad_batches.items():
-        row("FaeLearnerVectorEnv.step", case, lambda a=acts: venv.step(a), core_state)
-        row("FaeLearnerCore.step", case, lambda a=acts: core.step(a), core_state)
-        vec = core.vec
-        row("FaeVector.step", case, lambda a=acts: vec.step(a), core_state)
+        row("FaeLearnerVectorEnv.step", case, lambda a=acts: venv.step(a), core_state, again)
+        row("FaeLearnerCore.step", case, lambda a=acts: core.step(a), core_state, again)
+        row("FaeVector.step", case, lambda a=acts: core.vec.step(a), core_state, again)
     for seed in (True, 1.5, "1"):
-        row("FaeLearnerVectorEnv.reset", f"seed={seed!r}", lambda s=seed: venv.reset(seed=s), core_state)
+        row("FaeLearnerVectorEnv.reset", f"seed={seed!r}", lambda s=seed: venv.reset(seed=s), core_state, again)
     try:
         from tabletop_rl.envs.fae_vector_env import _sb3_vecenv
 
@@ -437,7 +452,7 @@ def action_rows() -> list[dict]:
         sb3.reset()
         for case, acts in bad_batches.items():
             row("FaeLearnerVecEnv.step_async (SB3)", case, lambda a=acts: sb3.step_async(a),
-                lambda: (sb3.core.vec._b.copy(), sb3.core.vec._w.copy()))
+                lambda: (sb3.core.vec._b.copy(), sb3.core.vec._w.copy()), sb3.reset)
     except ImportError:
         print("SB3 is not installed: FaeLearnerVecEnv rows are not included")
     return rows
