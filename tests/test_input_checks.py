@@ -150,3 +150,76 @@ def test_fantastiqa_mcts_is_the_same_bot_whatever_the_import_order(first):
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["fantastiqa_rollout_policy", "fantastiqa_evaluate", "fantastiqa_prior", "24",
                                   "0.3"]
+
+
+LEARNER_NOT_INTS = [3.7, True, "3", np.float64(3.0), np.array(3.0), np.array([3]), None, np.bool_(True)]
+
+
+@pytest.mark.parametrize("action", LEARNER_NOT_INTS + ["legal as float"], ids=repr)
+def test_selfplay_env_takes_integer_actions_only(action):
+    """Issue 24: SelfPlayEnv coerced with int(action) (3.7 played 3, "3" too); now it refuses as the
+    cores do, and the episode is unchanged."""
+    from tabletop_rl.envs.selfplay import SelfPlayEnv
+
+    env = SelfPlayEnv("fae", opponent="random")
+    env.reset(seed=0)
+    if action == "legal as float":
+        action = float(np.flatnonzero(env.action_masks())[0])
+    before = env.get_snapshot()
+    with pytest.raises(ValueError, match="action must be an int"):
+        env.step(action)
+    assert env.get_snapshot() == before
+    env.step(int(np.flatnonzero(env.action_masks())[0]))  # an int still plays
+
+
+@pytest.mark.parametrize("seed", [True, 1.5, "1", np.float32(2)], ids=repr)
+def test_learner_envs_refuse_a_seed_that_is_not_an_int(seed):
+    from tabletop_rl.envs.fae_vector_env import FaeLearnerVectorEnv
+    from tabletop_rl.envs.selfplay import SelfPlayEnv
+
+    env = SelfPlayEnv("fae", opponent="random")
+    env.reset(seed=0)
+    before = env.get_snapshot()
+    with pytest.raises(ValueError, match="seed must be an int"):
+        env.reset(seed=seed)
+    assert env.get_snapshot() == before
+    venv = FaeLearnerVectorEnv(num_envs=2, opponents={"random": 1.0}, seed=0)
+    venv.reset(seed=0)
+    b = venv.core.vec._b.copy()
+    with pytest.raises(ValueError, match="seed must be an int"):
+        venv.reset(seed=seed)
+    assert np.array_equal(venv.core.vec._b, b)
+
+
+def _bad_batches(firsts: np.ndarray) -> dict:
+    return {"float64": firsts.astype(np.float64), "float + 0.7": firsts + 0.7, "bool": np.ones(firsts.size, bool),
+            "list with True": [True] + firsts[1:].tolist(), "list of floats": [float(a) for a in firsts],
+            "strings": [str(a) for a in firsts], "object array of str": firsts.astype(str).astype(object)}
+
+
+@pytest.mark.parametrize("entry", ["FaeLearnerVectorEnv.step", "FaeLearnerCore.step", "FaeVector.step",
+                                   "FaeLearnerVecEnv.step_async"])
+def test_fae_vector_adapters_take_integer_actions_only(entry):
+    """Both Fae vector adapters cast with dtype=int64 (float actions played truncated) and
+    FaeVector took [True, 5, ...] as [1, 5, ...]; every batch that is not integers is refused now,
+    naming the problem, and no game changes."""
+    from tabletop_rl.envs.fae_vector_env import FaeLearnerVectorEnv, _sb3_vecenv
+
+    if entry == "FaeLearnerVecEnv.step_async":
+        pytest.importorskip("stable_baselines3")
+        env = _sb3_vecenv()(4, opponents={"random": 1.0}, seed=0)
+        env.reset()
+        step = env.step_async
+    else:
+        env = FaeLearnerVectorEnv(num_envs=4, opponents={"random": 1.0}, seed=0)
+        env.reset(seed=0)
+        step = {"FaeLearnerVectorEnv.step": env.step, "FaeLearnerCore.step": env.core.step,
+                "FaeVector.step": env.core.vec.step}[entry]
+    core = env.core
+    firsts = np.array([np.flatnonzero(m)[0] for m in core.masks()])
+    for case, actions in _bad_batches(firsts).items():
+        b, w = core.vec._b.copy(), core.vec._w.copy()
+        with pytest.raises(ValueError, match="must be (integers|an int)"):
+            step(actions)
+        assert np.array_equal(core.vec._b, b) and np.array_equal(core.vec._w, w), case
+    step(firsts)  # integers still play

@@ -232,3 +232,23 @@ def test_non_movers_have_no_legal_action_and_an_all_zero_mask():
             mask = s.legal_actions_mask(p)
             assert (sum(mask) > 0) == (p == mover) and (s.legal_actions(p) == []) == (p != mover)
         s.apply_action(s.legal_actions()[-1])
+
+
+@pytest.mark.parametrize("node", ["region", "colour"])
+@pytest.mark.parametrize("action", [999, "k", -1, True, 3.5])
+def test_out_of_range_chance_outcomes_are_value_errors(node, action):
+    """Issue 24: a chance outcome past the node's outcomes was stored (999 at a region node, an
+    IndexError later) or hit OpenSpiel's own check (SpielError for -1); now every bad id raises a
+    ValueError and the state keeps its history."""
+    from fae_rl.openspiel import NUM_REGIONS
+
+    s = load().new_initial_state()
+    for _ in range(NUM_REGIONS if node == "colour" else 0):
+        s.apply_action(0)
+    assert s.is_chance_node()
+    if action == "k":
+        action = len(s.chance_outcomes())  # one past the last outcome
+    before = s.history()
+    with pytest.raises(ValueError):
+        s.apply_action(action)
+    assert s.history() == before and s.is_chance_node()

@@ -238,3 +238,48 @@ def test_rllib_checkpoint_is_refused_without_trust_pickle(tmp_path):
     with pytest.raises(PolicyFileError, match="not an .npz archive"):
         MLPPolicy.load(tmp_path / "policy.npz")
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("flag", ["trust_pickle=true", "trust_pickle=1", "trust_pickle='yes'", "TRUST_PICKLE=true",
+                                  " trust_pickle = True"])
+def test_a_bot_spec_never_carries_a_trust_flag(tmp_path, flag):
+    """Issue 24 section 2: only --trust-pickle (or trust_pickle=True in Python) unpickles; a spec
+    that names the flag is refused by parse_agent, the arena (config and CLI) and before any load."""
+    from tabletop_rl.agents.arena import ArenaConfig, _bot_kwargs, main, parse_agent
+
+    marker, path = tmp_path / "pwned", tmp_path / "model.zip"
+    sb3_zip_with_payload(path, marker)
+    spec = f"ppo:path={path},{flag}"
+    with pytest.raises(ValueError, match="may not set .*--trust-pickle"):
+        parse_agent(spec)
+    with pytest.raises(ValueError, match="may not set"):
+        ArenaConfig(game="fae", agents=[spec, "random"], games=2, workers=1).validate()
+    with pytest.raises(ValueError, match="may not set"):  # even with the flag given: the spec may not say it
+        _bot_kwargs({"path": str(path), "trust_pickle": True}, trust_pickle=True)
+    with pytest.raises(SystemExit):
+        main(["--game", "fae", "--agents", spec, "random", "--games", "2", "--workers", "1",
+              "--out", str(tmp_path / "out"), "--quiet"])
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("value", ["no", 1, "True", np.True_, [True]], ids=repr)
+def test_only_trust_pickle_true_itself_unpickles(tmp_path, value):
+    """`PolicyWeights.load(path, trust_pickle="no")` (or 1) tested truthiness and unpickled: every
+    loader now tests `is True`, and make_agent / ArenaConfig refuse a flag that is not a bool."""
+    from tabletop_rl.agents.arena import ArenaConfig
+    from tabletop_rl.agents.rllib_agent import RLlibAgent
+
+    marker, path = tmp_path / "pwned", tmp_path / "model.zip"
+    sb3_zip_with_payload(path, marker)
+    ckpt = tmp_path / "checkpoint"
+    (ckpt / "main").mkdir(parents=True)
+    (ckpt / "main" / "module_state.pkl").write_bytes(payload_bytes(marker))
+    for load in (lambda: PolicyWeights.load(path, trust_pickle=value), lambda: PPOAgent(path=path, trust_pickle=value),
+                 lambda: RLlibAgent(path=ckpt, trust_pickle=value)):
+        with pytest.raises(PolicyFileError, match="trust_pickle=True"):
+            load()
+    with pytest.raises(ValueError, match="trust_pickle must be True or False"):
+        make_agent("fae", "ppo", path=str(path), trust_pickle=value)
+    with pytest.raises(ValueError, match="trust_pickle must be True or False"):
+        ArenaConfig(game="fae", agents=[f"ppo:path={path}", "random"], games=2, workers=1, trust_pickle=value).validate()
+    assert not marker.exists()
