@@ -31,7 +31,8 @@ A bot is `name` or `name:key=value,key=value` (keyword arguments for `make_agent
 `mcts:iterations=200,c=0.5`); any bot registered with `tabletop_rl.agents.register_agent` works, and
 `--import mypackage.bots` imports a module that registers your own. A trained policy plays as
 `ppo:path=policy.npz` (safe to take from others); an SB3 `ppo:path=model.zip` is unpickled, which
-can run code, so it needs `--trust-pickle` (only for files you made).
+can run code, so it needs `--trust-pickle` (only for files you made). A spec itself can never say
+`trust_pickle=...`: `parse_agent` refuses it, so a results file or a request cannot switch it on.
 """
 from __future__ import annotations
 
