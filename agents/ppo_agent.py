@@ -254,6 +254,8 @@ class PPOAgent(Agent):
     def __init__(self, seed: int | None = None, path=None, weights: PolicyWeights | None = None,
                  deterministic: bool = True, game: str = "fae", trust_pickle: bool = False):
         super().__init__(seed)
+        if not isinstance(deterministic, bool):  # a flag is True or False, never a truthy "no"
+            raise ValueError(f"deterministic must be True or False; got {deterministic!r}")
         self.policy = weights if weights is not None else PolicyWeights.load(path or default_policy_path(game),
                                                                            trust_pickle=trust_pickle is True)
         self.deterministic = bool(deterministic)

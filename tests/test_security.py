@@ -283,3 +283,10 @@ def test_only_trust_pickle_true_itself_unpickles(tmp_path, value):
     with pytest.raises(ValueError, match="trust_pickle must be True or False"):
         ArenaConfig(game="fae", agents=[f"ppo:path={path}", "random"], games=2, workers=1, trust_pickle=value).validate()
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("value", ["no", "false", 0, None])
+def test_ppo_agent_flags_are_bools(value):
+    """A flag is True or False: deterministic="no" played deterministically (bool("no") is True)."""
+    with pytest.raises(ValueError, match="deterministic must be True or False"):
+        PPOAgent(deterministic=value)
