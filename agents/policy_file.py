@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 import zipfile
 import zlib
 from pathlib import Path
@@ -27,6 +28,7 @@ MAX_HEADER_BYTES = 1 << 20  # the JSON header
 MAX_POLICY_VALUES = 1 << 24  # weights and biases of all layers (64 MiB as float32); shipped: 0.53M at most
 MAX_FILE_BYTES = 1 << 28
 MAX_JSON_DEPTH = 16  # the header's nesting (a real one is 3 deep: header -> meta -> options)
+MAX_DIRECTORY_BYTES = 1 << 16  # the zip directory (a shipped policy's: under 1 kB)
 _NPY_HEADER_BYTES = 1 << 14  # a member's .npy header (numpy's own parser stops at 10,000 bytes)
 _METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 _READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError)
@@ -78,8 +80,28 @@ def read_policy_npz(path) -> tuple[dict, dict[str, np.ndarray]]:
     return header, arrays
 
 
+def _check_directory(path: Path) -> None:
+    """The zip directory's size, from its end record, before zipfile parses it: zipfile reads the
+    whole directory into ZipInfo objects (a 100 MB directory is millions of them, gigabytes)."""
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        size = f.tell()
+        f.seek(max(0, size - (1 << 16) - 22))
+        tail = f.read()
+    end = tail.rfind(b"PK\x05\x06")
+    if end < 0 or len(tail) < end + 22:
+        raise file_error(path, "no zip end-of-directory record")
+    entries, directory_bytes = struct.unpack_from("<HI", tail, end + 10)
+    if tail[max(0, end - 20):end - 16] == b"PK\x06\x07":
+        raise file_error(path, "a zip64 directory (a policy file has at most a few hundred entries)")
+    if entries > 2 * MAX_LAYERS + 1 or directory_bytes > MAX_DIRECTORY_BYTES:
+        raise file_error(path, f"its zip directory lists {entries} entries in {directory_bytes} bytes; a policy of "
+                               f"at most {MAX_LAYERS} layers has {2 * MAX_LAYERS + 1} in at most {MAX_DIRECTORY_BYTES}")
+
+
 def _read_members(path: Path) -> dict[str, np.ndarray]:
     """Every member, each checked from the zip directory and its .npy header before its data is read."""
+    _check_directory(path)
     with zipfile.ZipFile(path) as zf:
         infos = zf.infolist()
         if len(infos) > 2 * MAX_LAYERS + 1:

@@ -201,6 +201,13 @@ def npz_payloads(folder, quick: bool = False) -> list[tuple[str, Path]]:
         path = write_zip(folder / f"npz{len(cases)}.npz", good_members(), method=zipfile.ZIP_STORED)
         patch_zip(path, "W0.npy", local, central, fmt, value)
         cases.append((case, path))
+    many = 30_000 if quick else 300_000
+    with zipfile.ZipFile(folder / "many.npz", "w") as z:  # a directory zipfile would parse into many objects
+        for name, data in good_members().items():
+            z.writestr(name, data)
+        for i in range(many):
+            z.writestr(f"{i}.npy", b"")
+    cases.append((f"zip directory of {many:,} entries", folder / "many.npz"))
     truncated = write_zip(folder / "truncated.npz", good_members())
     truncated.write_bytes(truncated.read_bytes()[:-30])
     cases.append(("truncated zip", truncated))

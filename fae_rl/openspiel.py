@@ -151,10 +151,10 @@ class FaeOpenSpielState(pyspiel.State):
         super().apply_action(int(action))
 
     def _apply_action(self, action: int) -> None:
-        if self.fae is None and not 0 <= action < len(self.chance_outcomes()):
+        outcomes = len(self.chance_outcomes()) if self.fae is None else 0
+        if self.fae is None and not 0 <= action < outcomes:
             # OpenSpiel does not check chance outcomes: 999 would be stored and fail later (IndexError)
-            raise ValueError(f"chance outcome {action} is out of range 0..{len(self.chance_outcomes()) - 1} "
-                             f"at this chance node")
+            raise ValueError(f"chance outcome {action} is out of range 0..{outcomes - 1} at this chance node")
         if self.fae is not None:
             self.fae.apply(int(action))
             self._public.append(int(action))
