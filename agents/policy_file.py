@@ -31,7 +31,8 @@ MAX_JSON_DEPTH = 16  # the header's nesting (a real one is 3 deep: header -> met
 MAX_DIRECTORY_BYTES = 1 << 16  # the zip directory (a shipped policy's: under 1 kB)
 _NPY_HEADER_BYTES = 1 << 14  # a member's .npy header (numpy's own parser stops at 10,000 bytes)
 _METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
-_READ_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError)
+_READ_ERRORS = (ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError,
+                RuntimeError)
 _HEADER_KEYS = {"activation", "layers", "meta", "skip"}
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}  # the hidden layers' activations
 

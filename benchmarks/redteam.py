@@ -227,8 +227,9 @@ def in_child(fn, seconds: float = CHILD_SECONDS, extra_bytes: int = CHILD_EXTRA_
     if pid == 0:  # the child
         os.close(read)
         try:
-            vm = int(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmSize"))) * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (vm + extra_bytes, resource.RLIM_INFINITY))
+            if os.path.exists("/proc/self/status"):  # Linux: cap the address space above what the parent holds
+                vm = int(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmSize")))
+                resource.setrlimit(resource.RLIMIT_AS, (vm * 1024 + extra_bytes, resource.RLIM_INFINITY))
             outcome = fn()
         except BaseException as exc:  # noqa: BLE001 - the child reports whatever happened
             outcome = f"unclear ({type(exc).__name__})"
