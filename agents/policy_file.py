@@ -101,7 +101,8 @@ def _check_directory(path: Path) -> None:
 
 
 def _read_members(path: Path) -> dict[str, np.ndarray]:
-    """Every member, each checked from the zip directory and its .npy header before its data is read."""
+    """Every member: the zip directory and every member's .npy header are checked, and the budget
+    summed over all members, before any member's data is read."""
     _check_directory(path)
     with zipfile.ZipFile(path) as zf:
         infos = zf.infolist()
@@ -111,44 +112,50 @@ def _read_members(path: Path) -> dict[str, np.ndarray]:
         names = [info.filename for info in infos]
         if len(set(names)) != len(names):
             raise file_error(path, "an entry name appears twice")
-        values, out = 0, {}
-        for info in infos:
-            name = info.filename
-            if not name.endswith(".npy"):
-                raise file_error(path, f"entry {name!r} is not an .npy array")
-            if info.flag_bits & 0x1:
-                raise file_error(path, f"entry {name!r} is encrypted")
-            if info.compress_type not in _METHODS:
-                raise file_error(path, f"entry {name!r} uses zip compression method {info.compress_type}; "
-                                       f"a policy file uses {sorted(_METHODS)} ({', '.join(_METHODS.values())})")
-            key = name[:-4]
-            limit = _NPY_HEADER_BYTES + (MAX_HEADER_BYTES if key == "header" else 8 * MAX_POLICY_VALUES)
-            if info.file_size > limit or info.compress_size > path.stat().st_size:
-                raise file_error(path, f"entry {name!r} is {info.file_size} bytes uncompressed ({info.compress_size} "
-                                       f"compressed); at most {limit}")
+        layouts = [_member_layout(path, zf, info) for info in infos]
+        values = sum(math.prod(shape) for key, shape, *_ in layouts if key != "header")
+        if values > MAX_POLICY_VALUES:
+            raise file_error(path, f"its arrays hold {values} values, more than {MAX_POLICY_VALUES}; "
+                                   "no policy of this suite comes close")
+        out = {}
+        for info, (key, shape, fortran, dtype, start) in zip(infos, layouts):
             with zf.open(info) as f:  # reads stop at the directory's file_size (then the CRC is checked)
-                shape, fortran, dtype = _npy_header(path, name, f)
-                if key == "header":
-                    if dtype != np.uint8 or len(shape) != 1:
-                        raise file_error(path, "'header' must be a 1-D uint8 array of JSON (at most 1 MiB)")
-                elif dtype.kind != "f" or dtype.itemsize not in (2, 4, 8):
-                    raise file_error(path, f"'{key}' must be a {2 if key[:1] == 'W' else 1}-D float array; got "
-                                           f"{len(shape)}-D {dtype}")
-                count = math.prod(shape)
-                if key == "header" and count > MAX_HEADER_BYTES:
-                    raise file_error(path, "'header' must be a 1-D uint8 array of JSON (at most 1 MiB)")
-                if key != "header":
-                    values += count
-                    if values > MAX_POLICY_VALUES:
-                        raise file_error(path, f"its arrays hold more than {MAX_POLICY_VALUES} values (at "
-                                               f"'{key}', shape {shape}); no policy of this suite comes close")
-                nbytes = count * dtype.itemsize
-                if f.tell() + nbytes != info.file_size:
-                    raise file_error(path, f"entry {name!r}: its .npy header gives {nbytes} bytes of data, the "
-                                           f"entry holds {info.file_size - f.tell()}")
-                data = f.read(nbytes)
+                f.read(start)
+                data = f.read(info.file_size - start)
             out[key] = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
     return out
+
+
+def _member_layout(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple:
+    """(key, shape, fortran_order, dtype, data offset) of a member, from the directory and its .npy
+    header alone: the sizes are checked here, before anything sized by them is read."""
+    name = info.filename
+    if not name.endswith(".npy"):
+        raise file_error(path, f"entry {name!r} is not an .npy array")
+    if info.flag_bits & 0x1:
+        raise file_error(path, f"entry {name!r} is encrypted")
+    if info.compress_type not in _METHODS:
+        raise file_error(path, f"entry {name!r} uses zip compression method {info.compress_type}; "
+                               f"a policy file uses {sorted(_METHODS)} ({', '.join(_METHODS.values())})")
+    key = name[:-4]
+    limit = _NPY_HEADER_BYTES + (MAX_HEADER_BYTES if key == "header" else 8 * MAX_POLICY_VALUES)
+    if info.file_size > limit or info.compress_size > path.stat().st_size:
+        raise file_error(path, f"entry {name!r} is {info.file_size} bytes uncompressed ({info.compress_size} "
+                               f"compressed); at most {limit}")
+    with zf.open(info) as f:
+        shape, fortran, dtype = _npy_header(path, name, f)
+        start = f.tell()
+    count = math.prod(shape)
+    if key == "header":
+        if dtype != np.uint8 or len(shape) != 1 or count > MAX_HEADER_BYTES:
+            raise file_error(path, "'header' must be a 1-D uint8 array of JSON (at most 1 MiB)")
+    elif dtype.kind != "f" or dtype.itemsize not in (2, 4, 8):
+        raise file_error(path, f"'{key}' must be a {2 if key[:1] == 'W' else 1}-D float array; got "
+                               f"{len(shape)}-D {dtype}")
+    if start + count * dtype.itemsize != info.file_size:
+        raise file_error(path, f"entry {name!r}: its .npy header gives {count * dtype.itemsize} bytes of data, "
+                               f"the entry holds {info.file_size - start}")
+    return key, shape, fortran, dtype, start
 
 
 def _npy_header(path: Path, name: str, f) -> tuple[tuple, bool, np.dtype]:

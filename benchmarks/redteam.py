@@ -100,7 +100,9 @@ def patch_zip(path, member: str, local_offset: int, central_offset: int, fmt: st
 
 def stream_member(z: zipfile.ZipFile, name: str, head: bytes, nbytes: int) -> None:
     """A member of `head` then `nbytes` zero bytes, deflated while written (never held in memory)."""
-    with z.open(zipfile.ZipInfo(name), "w", force_zip64=True) as f:
+    info = zipfile.ZipInfo(name)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    with z.open(info, "w", force_zip64=True) as f:
         f.write(head)
         chunk = bytes(1 << 22)
         while nbytes > 0:
@@ -110,9 +112,15 @@ def stream_member(z: zipfile.ZipFile, name: str, head: bytes, nbytes: int) -> No
 
 def width_bomb(path, width: int) -> Path:
     """The issue's 0.98 MB file: hidden width `width` of float16 zeros (Fae's 2183 inputs)."""
+    return zeros_policy(path, [(2183, width), (width, 330)])
+
+
+def zeros_policy(path, shapes) -> Path:
+    """A policy of float16 zeros with layers of these (in, out) shapes, deflated while written."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr("header.npy", header_bytes({"activation": "tanh", "layers": 2, "meta": {"game": "fae"}}))
-        for name, shape in (("W0", (2183, width)), ("b0", (width,)), ("W1", (width, 330)), ("b1", (330,))):
+        z.writestr("header.npy", header_bytes({"activation": "tanh", "layers": len(shapes), "meta": {"game": "fae"}}))
+        members = [(f"{k}{i}", shape if k == "W" else shape[1:]) for i, shape in enumerate(shapes) for k in "Wb"]
+        for name, shape in members:
             buf = io.BytesIO()
             np.lib.format.write_array_header_1_0(buf, {"descr": "<f2", "fortran_order": False, "shape": shape})
             head = buf.getvalue()
@@ -213,6 +221,8 @@ def npz_payloads(folder, quick: bool = False) -> list[tuple[str, Path]]:
     cases.append(("truncated zip", truncated))
     width = 20_000 if quick else 200_000
     cases.append((f"hidden width {width:,} of float16 zeros", width_bomb(folder / "width.npz", width)))
+    cases.append(("layers within the member limit, over the budget together",
+                  zeros_policy(folder / "budget.npz", [(4000, 2600), (2600, 2600), (2600, 330)])))
     size = 64 << 20 if quick else 1 << 30
     cases.append((f"header member of {size >> 20} MiB", header_bomb(folder / "header.npz", size)))
     return cases
