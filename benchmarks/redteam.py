@@ -1,6 +1,6 @@
 """The red-team report of issue 24: every loader attack, and what each entry point made of it.
 
-    python benchmarks/redteam.py            # the full run (about a minute; the bombs are full size)
+    python benchmarks/redteam.py            # the full run (76 s on 2 busy cores; the bombs are full size)
     python benchmarks/redteam.py --quick    # smaller bombs (tests/test_redteam.py runs this part)
 
 Targets: policy `.npz` payloads (`PolicyWeights.load`), bot specs and Python arguments that try to
