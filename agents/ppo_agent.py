@@ -81,7 +81,7 @@ class PolicyWeights:
         skip = []
         for item in self.skip:
             start, coef = item
-            number = isinstance(coef, (int, float, np.number)) and not isinstance(coef, (bool, np.bool_))
+            number = isinstance(coef, (int, float, np.integer, np.floating)) and not isinstance(coef, (bool, np.bool_))
             if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start \
                     or start + self.num_actions > self.obs_size or not (number and np.isfinite(float(coef))):
                 raise ValueError(f"skip term {item!r}: needs an int start with start + {self.num_actions} <= "
