@@ -70,7 +70,10 @@ zeros for agents not to move.
 ### Rewards
 
 See `reward` above. `infos[agent]` at the end hold `colours` (agent -> colour id), `raw_scores`
-(ritual points per colour), `final_scores` (with the ritual-card bonus) and `winners`.
+(ritual points per colour), `final_scores` (with the ritual-card bonus) and `winners`: an int8
+array with one entry per seat, 1 for each winner (a shared win has several 1s; its shape never
+changes, so learners that stack infos in fixed arrays, as Tianshou does, store it). The winning
+agents' names: `[a for a, w in zip(env.possible_agents, info["winners"]) if w]`.
 
 ### Protections
 
@@ -180,7 +183,8 @@ class raw_env(TurnBasedAECEnv):
             "colours": {a: game.colours[i] for i, a in enumerate(self.possible_agents)},
             "raw_scores": game.scores().tolist(),
             "final_scores": game.final_colour_scores().tolist(),
-            "winners": [self.possible_agents[p] for p in game.winners()],
+            # per seat 0/1, fixed shape: learners that stack infos (Tianshou's buffer) need it
+            "winners": np.isin(np.arange(self.num_players), game.winners()).astype(np.int8),
         }
         for a in self.agents:
             self.terminations[a] = True
