@@ -129,6 +129,7 @@ which would cost more than the game itself. `raw_env()` does none of this and ra
 """
 from __future__ import annotations
 
+import inspect
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -145,7 +146,6 @@ STEPS_PER_TURN = 100  # step guard: truncate after (max_turns or turn_limit) x n
 
 
 def env(**kwargs) -> "raw_env":
-    """The Fantastiqa AEC env with PettingZoo's usual protections (native, see the docstring)."""
     return raw_env(_protected=True, **kwargs)
 
 
@@ -275,6 +275,12 @@ class raw_env(TurnBasedAECEnv):
 
     def _render_rgb(self) -> np.ndarray:
         return render_rgb(self.game)
+
+
+# help(env) shows the doc page and completion shows raw_env's arguments (env only adds the protections)
+env.__doc__ = raw_env.__doc__
+env.__signature__ = inspect.signature(raw_env).replace(
+    parameters=[p for p in inspect.signature(raw_env).parameters.values() if p.name != "_protected"])
 
 
 
