@@ -236,6 +236,8 @@ def test_page_fits_the_screen_with_the_choices_in_view(browser, server, game, si
             board = page.locator("#board").bounding_box()
             assert first["y"] >= 0 and first["y"] + first["height"] <= height, first
             assert board["y"] + board["height"] <= height + 1, board  # the whole board above the fold
+        page.click("#tab-watch")
+        assert page.evaluate(wide) <= 0, f"the Watch tab is wider than {width} px"
     finally:
         page.close()
 
