@@ -244,8 +244,10 @@ function showResult(box, v, seat) {
 
 function faeBoard(v, interactive, onClick) {
   const g = v.geometry;
-  const [W, H] = g.size;
-  const svg = el("svg", { viewBox: `-10 -25 ${W + 20} ${H + 35}`, id: "fae-svg", width: W + 20, height: H + 35 }, null, SVG);
+  // the spaces' extent, with room for the rings (r 35 + stroke) and the labels above them
+  const xs = g.centres.map((c) => c[0]), ys = g.centres.map((c) => c[1]);
+  const x0 = Math.min(...xs) - 45, y0 = Math.min(...ys) - 55, w = Math.max(...xs) + 45 - x0, h = Math.max(...ys) + 45 - y0;
+  const svg = el("svg", { viewBox: `${x0} ${y0} ${w} ${h}`, id: "fae-svg", width: w, height: h }, null, SVG);
   for (const [a, b, river] of g.edges) {
     const [x0, y0] = g.centres[a - 1], [x1, y1] = g.centres[b - 1];
     svg.appendChild(el("line", { x1: x0, y1: y0, x2: x1, y2: y1, stroke: river ? RIVER : "#5a4632",
