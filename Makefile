@@ -10,9 +10,15 @@ $(VPY):
 	$(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 
-# torch first, pinned to the CPU wheel, so no later resolver step can pull a CUDA build.
+# torch first, so no later resolver step picks another build. Which build is the caller's choice
+# (README, under the two commands): TORCH_INDEX empty means pip's own configured index; on PyPI,
+# Linux x86_64 wheels are the CUDA build. e.g. make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
+TORCH_INSTALL = -m pip install -q "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url "$(TORCH_INDEX)")
+
 $(STAMP): $(VPY) pyproject.toml
-	$(VPY) -m pip install -q "torch==2.13.0"
+	$(VPY) $(TORCH_INSTALL)
 	$(VPY) -m pip install -q -e ".[train,dev,web,openspiel,torchrl,tianshou]"
 	touch $(STAMP)
 
@@ -49,9 +55,9 @@ $(RPY):
 	$(PY) -m venv $(VENV_RLLIB)
 	$(RPY) -m pip install -q --upgrade pip
 
-# torch first, pinned to the CPU wheel, so no later resolver step can pull a CUDA build.
+# torch first, the same choice as .venv (TORCH_SPEC, TORCH_INDEX above).
 $(RSTAMP): $(RPY) pyproject.toml
-	$(RPY) -m pip install -q "torch==2.13.0"
+	$(RPY) $(TORCH_INSTALL)
 	$(RPY) -m pip install -q -e ".[rllib,dev]"
 	touch $(RSTAMP)
 

@@ -577,12 +577,16 @@ def eval_policy(weights, cfg: Config, opponent: str, games: int, seed: int, work
 
 # ---------------------------------------------------------------------------- main
 def train(cfg: Config) -> dict:
+    from tabletop_rl.extras import require_extra
+
     if cfg.backend == "rllib":
+        require_extra("rllib", ("ray", "torch"), "--backend rllib")  # before the run folder is made
         from tabletop_rl.envs.rllib_backend import train_rllib  # imports ray/torch lazily; needs the rllib extra
 
         return train_rllib(cfg)
     if cfg.backend != "sb3":
         raise SystemExit(f"--backend must be 'sb3' or 'rllib'; got {cfg.backend!r}")
+    require_extra("train", ("torch", "stable_baselines3", "sb3_contrib"), "training with --backend sb3")
     warnings.filterwarnings("ignore", category=UserWarning)
     from stable_baselines3.common.logger import configure
 
@@ -717,12 +721,17 @@ def evaluate_only(cfg: Config) -> list[dict]:
 def main(argv=None) -> int:
     from tabletop_rl.agents.base import limit_blas_threads
 
+    from tabletop_rl.extras import MissingExtraError
+
     cfg = parse_args(argv)
     limit_blas_threads()  # snapshot opponents and evaluations play numpy policies
-    if cfg.evaluate:
-        evaluate_only(cfg)
-    else:
-        train(cfg)
+    try:
+        if cfg.evaluate:
+            evaluate_only(cfg)
+        else:
+            train(cfg)
+    except MissingExtraError as exc:
+        raise SystemExit(f"error: {exc}") from None
     return 0
 
 

@@ -345,19 +345,21 @@ def timing_summary(rows: list[dict], labels: list[str]) -> list[dict]:
 
 # ------------------------------------------------------------------------------- outputs
 def format_table(config: ArenaConfig, summary: dict, timing: list[dict]) -> str:
+    # the bot column fits the longest label: labels that differ only in a budget's digits stay apart
+    w = max([len("bot")] + [len(b["bot"]) for b in summary["bots"]])
     lines = [
         f"{summary['games']} games of {config.game}, {config.players} players, {summary['deals']} "
         f"{'duplicate deals (each played in all ' + str(config.players) + ' seat rotations)' if config.deals == 'duplicate' else 'independent deals, seats rotated'}; seed {config.seed}",
         "win share: a shared win counts 1/k. Wilson 95% treats games as independent; games on one deal",
         "are correlated, so also see the deal-clustered 95% interval.",
-        f"{'bot':28s} {'games':>5s} {'win share':>9s} {'Wilson 95%':>15s} {'deal-clust 95%':>15s} "
+        f"{'bot':{w}s} {'games':>5s} {'win share':>9s} {'Wilson 95%':>15s} {'deal-clust 95%':>15s} "
         f"{'mean ret':>8s} {'mean score':>10s} {'OpenSkill mu+-sigma':>20s} {'median move':>11s}",
     ]
     for b, t in zip(summary["bots"], timing):
         ms = "-" if b["mean_score"] is None else f"{b['mean_score']:.2f}"
         mt = "-" if t["median_move_s"] is None else f"{t['median_move_s'] * 1000:.2f} ms"
         lines.append(
-            f"{b['bot'][:28]:28s} {b['games']:5d} {b['win_share']:9.3f} "
+            f"{b['bot']:{w}s} {b['games']:5d} {b['win_share']:9.3f} "
             f"{'[%.3f, %.3f]' % tuple(b['wilson95']):>15s} {'[%.3f, %.3f]' % tuple(b['deal_clustered95']):>15s} "
             f"{b['mean_return']:8.3f} {ms:>10s} {'%.2f +- %.2f' % (b['openskill_mu'], b['openskill_sigma']):>20s} {mt:>11s}")
     lines.append("seat win share: " + "  ".join(f"seat {s['seat']} {s['win_share']:.3f}" for s in summary["seats"]))

@@ -10,24 +10,27 @@ secrets. A state without such a view is refused.
 Answers:
 - `?` lists the legal actions (moves of the form `move A->B` are grouped by source space; `? 4`
   lists the moves from space 4), each with an index; a game with more than `AUTO_LIST` legal
-  actions lists them only on `?`;
+  actions lists them only on `?`, and then briefly, to fit a 24-line terminal: the moves that start a
+  ritual (Fae) in full, first, then only the source spaces of the others (`? 4` lists them);
 - the action text as listed (`move 4->32`, `END_TURN`, ...), any form the game's `string_to_action`
   parses (Fae: `4 32`, `4->32`, `resolve 17`, `r 17`), an index of the last listing, or `#id`;
 - `n 4` shows space 4 and its neighbours (games whose state has `space_text`, e.g. Fae);
-- `q` quits. Bad input is answered and asked again.
+- `h` shows these answers again (they are printed on the human's first turn only; the board every
+  turn); `q` quits. Bad input is answered and asked again.
 Every action text a bot's move is echoed with is accepted by the prompt.
 """
 from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from typing import Callable, TextIO
 
 import numpy as np
 
 from tabletop_rl.agents.base import Agent
 
-__all__ = ["HumanAgent", "QuitGame", "action_text", "AUTO_LIST"]
+__all__ = ["HumanAgent", "QuitGame", "action_text", "ritual_moves", "AUTO_LIST"]
 
 AUTO_LIST = 40  # list the legal actions every turn only when there are at most this many
 _MOVE = re.compile(r"(\w+) (\d+)->(\d+)")
@@ -42,13 +45,30 @@ def action_text(state, action: int) -> str:
     return to_string(int(action)) if to_string is not None else f"action {int(action)}"
 
 
-def listing_order(state, legal: list[int]) -> tuple[list[int], list[str]]:
-    """The legal actions in the order `?` lists them (moves grouped by source space), with their texts."""
+def ritual_moves(state, legal: list[int]) -> set[int]:
+    """The legal actions after which a ritual resolves or waits to be resolved (Fae, F-R1): the moves
+    a player most wants to see. Empty for games without rituals (no `cards_used`/`pending`). Reads
+    only the public board: whether a move isolates a stack depends on where druids stand."""
+    if not (hasattr(state, "cards_used") and hasattr(state, "pending")):
+        return set()
+    found = set()
+    for a in legal:
+        after = state.clone()
+        after.apply(a)
+        if after.cards_used > state.cards_used or after.pending:
+            found.add(a)
+    return found
+
+
+def listing_order(state, legal: list[int], rituals: set[int] | None = None) -> tuple[list[int], list[str]]:
+    """The legal actions in the order `?` lists them (moves that start a ritual first, then the other
+    moves; each grouped by source space), with their texts."""
     texts = {a: action_text(state, a) for a in legal}
+    rituals = ritual_moves(state, legal) if rituals is None else rituals
 
     def key(a):
         m = _MOVE.fullmatch(texts[a])
-        return (0, int(m[2]), int(m[3]), a) if m else (1, 0, 0, a)
+        return (a not in rituals, 0, int(m[2]), int(m[3]), a) if m else (a not in rituals, 1, 0, 0, a)
     order = sorted(legal, key=key)
     return order, [texts[a] for a in order]
 
@@ -66,6 +86,7 @@ class HumanAgent(Agent):
         self.input_fn = input_fn or input
         self.output = output
         self.view = view
+        self._helped = False  # the answers are printed on the first turn only
 
     def _print(self, *args) -> None:
         print(*args, file=self.output or sys.stdout)
@@ -83,27 +104,34 @@ class HumanAgent(Agent):
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if not legal:
             raise ValueError("HumanAgent.act: the action mask has no legal action")
-        order, texts = listing_order(state, legal)
+        rituals = ritual_moves(state, legal)
+        order, texts = listing_order(state, legal, rituals)
         self._print()
         self._print(self.view_text(state, seat))
         if len(legal) <= AUTO_LIST:
-            self._show(state, order, texts)
+            self._show(order, texts, rituals)
         else:
-            self._print(f"{len(legal)} legal actions: type ? to list them")
-        self._print(_help(state))
+            starts = f", {len(rituals)} start a ritual" if rituals else ""
+            self._print(f"{len(legal)} legal actions{starts}: type ? to list them (h: all answers)")
+        if not self._helped:  # the answers once; then only the board each turn
+            self._print(_help(state))
+            self._helped = True
         while True:
             answer = self.input_fn(f"player_{seat}, your move: ").strip()
             low = answer.lower()
             words = low.split()
             if low in ("q", "quit", "exit"):
                 raise QuitGame()
-            if low in ("?", "help", ""):
-                self._show(state, order, texts)
+            if low in ("?", ""):
+                self._show(order, texts, rituals)
+                continue
+            if low in ("h", "help"):
+                self._print(_help(state))
                 continue
             if len(words) == 2 and words[0] == "?" and words[1].isdigit():
                 picked = [(a, t) for a, t in zip(order, texts) if (m := _MOVE.fullmatch(t)) and m[2] == words[1]]
                 if picked:
-                    self._show(state, order, texts, only=words[1])
+                    self._show(order, texts, rituals, only=words[1])
                 else:
                     self._print(f"no legal move leaves space {words[1]}")
                 continue
@@ -118,21 +146,30 @@ class HumanAgent(Agent):
                 return action
             self._print(f"{problem}; type ? for the legal actions")
 
-    def _show(self, state, order, texts, only: str | None = None) -> None:
+    def _show(self, order, texts, rituals: set[int], only: str | None = None) -> None:
+        """The listing: everything (or the moves from space `only`); beyond AUTO_LIST actions the
+        moves that start no ritual are summed up by source space, so `?` fits a 24-line terminal."""
+        brief = only is None and len(order) > AUTO_LIST
         if only is None:
             self._print(f"{len(order)} legal actions (answer with the text, its [index] or #id):")
         width = len(str(len(order) - 1))
         groups: dict[str, list[str]] = {}
+        others: dict[str, int] = {}  # brief: source space -> how many moves from it start no ritual
         for k, (a, t) in enumerate(zip(order, texts)):
             m = _MOVE.fullmatch(t)
-            if m:
-                if only is None or m[2] == only:
-                    groups.setdefault(f"{m[1]} {m[2]}->", []).append(f"[{k}] {m[3]}")
-            elif only is None:
-                self._print(f"  [{k:>{width}}] #{a:<4d} {t}")
+            if not m:
+                if only is None:
+                    self._print(f"  [{k:>{width}}] #{a:<4d} {t}")
+            elif brief and a not in rituals:
+                others[m[2]] = others.get(m[2], 0) + 1
+            elif only is None or m[2] == only:
+                head = ("ritual: " if a in rituals else "") + f"{m[1]} {m[2]}->"
+                groups.setdefault(head, []).append(f"[{k}] {m[3]}")
         for head, dests in groups.items():
             self._print(f"  {head} " + "  ".join(dests))
-
+        if others:
+            self._print(f"  {sum(others.values())} other moves (no ritual), from spaces (`? 4` lists those from 4):")
+            self._print(textwrap.fill(" ".join(others), width=78, initial_indent="    ", subsequent_indent="    "))
 
 def _help(state) -> str:
     parts = ["an action's text, its [index] in the ? listing or #id"]
@@ -142,7 +179,7 @@ def _help(state) -> str:
         parts += ["`?` lists the legal actions (`? 4`: the moves from space 4)", "`n 4` shows space 4 and its neighbours"]
     else:
         parts.append("`?` lists the legal actions")
-    return "answers: " + "\n         ".join(parts + ["`q` quits"])
+    return "answers: " + "\n         ".join(parts + ["`h` shows these answers again, `q` quits"])
 
 
 def parse_answer(state, legal: list[int], order: list[int], texts: list[str], answer: str):

@@ -270,7 +270,7 @@ class RLlibGameEnv(MultiAgentEnv):
         if not infos:
             raise ValueError(f"win_bonus needs {self.game_spec.name}'s AEC env to name the 'winners' in its final "
                              f"infos; it does not")
-        winners = set(infos[0]["winners"])  # AEC agent names
+        winners = {a for a, won in zip(self.aec.possible_agents, infos[0]["winners"]) if won}  # per seat 0/1
         k, n = len(winners), self.num_players
         for agent, aid in self._names.items():
             if aid in rew_d:

@@ -293,8 +293,9 @@ class SelfPlayEnv(gymnasium.Env):
             reward += ret if self.reward_type == "win_loss" else self.win_bonus * ret
         info = self._info()
         if self._done:
-            info["winners"] = list(self.state.winners())
-            info["won"] = self.seat in info["winners"]
+            # as the AEC envs: int8 per seat, 1 for each winner (fixed shape, whoever wins)
+            info["winners"] = np.isin(np.arange(self.num_players), self.state.winners()).astype(np.int8)
+            info["won"] = bool(info["winners"][self.seat])
         if truncated:
             self._done = True  # the episode is over (no terminal reward: the game did not end)
             reward += self.cut_reward

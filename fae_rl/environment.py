@@ -70,7 +70,10 @@ zeros for agents not to move.
 ### Rewards
 
 See `reward` above. `infos[agent]` at the end hold `colours` (agent -> colour id), `raw_scores`
-(ritual points per colour), `final_scores` (with the ritual-card bonus) and `winners`.
+(ritual points per colour), `final_scores` (with the ritual-card bonus) and `winners`: an int8
+array with one entry per seat, 1 for each winner (a shared win has several 1s; its shape never
+changes, so learners that stack infos in fixed arrays, as Tianshou does, store it). The winning
+agents' names: `[a for a, w in zip(env.possible_agents, info["winners"]) if w]`.
 
 ### Protections
 
@@ -87,6 +90,7 @@ which would cost more than the game itself. `raw_env()` does none of this and ra
 """
 from __future__ import annotations
 
+import inspect
 import numpy as np
 from gymnasium import spaces
 from tabletop_rl.envs.aec_base import RENDER_MODES, TurnBasedAECEnv
@@ -103,7 +107,6 @@ ENV_ID = "fae_v0"
 
 
 def env(**kwargs) -> "raw_env":
-    """The Fae AEC env with PettingZoo's usual protections (native, see the docstring)."""
     return raw_env(_protected=True, **kwargs)
 
 
@@ -180,7 +183,8 @@ class raw_env(TurnBasedAECEnv):
             "colours": {a: game.colours[i] for i, a in enumerate(self.possible_agents)},
             "raw_scores": game.scores().tolist(),
             "final_scores": game.final_colour_scores().tolist(),
-            "winners": [self.possible_agents[p] for p in game.winners()],
+            # per seat 0/1, fixed shape: learners that stack infos (Tianshou's buffer) need it
+            "winners": np.isin(np.arange(self.num_players), game.winners()).astype(np.int8),
         }
         for a in self.agents:
             self.terminations[a] = True
@@ -205,3 +209,9 @@ class raw_env(TurnBasedAECEnv):
 
     def _render_rgb(self) -> np.ndarray:
         return render_rgb(self.game)
+
+
+# help(env) shows the doc page and completion shows raw_env's arguments (env only adds the protections)
+env.__doc__ = raw_env.__doc__
+env.__signature__ = inspect.signature(raw_env).replace(
+    parameters=[p for p in inspect.signature(raw_env).parameters.values() if p.name != "_protected"])

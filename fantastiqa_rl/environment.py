@@ -110,7 +110,8 @@ documents the table in full, and `FantastiqaState.num_actions_for(card_set)` giv
 
 See `reward` above. At the end `infos[agent]` hold `raw_scores` (quest points with bonus tokens,
 per seat), `final_scores` (minus the points of uncompleted personal quests, Q-E3), `winners`
-(agents), `end_reason` ("goal", "creature deck empty", "turn_limit" or "truncated"), `turns` and
+(an int8 array, one entry per seat, 1 for each winner, all 0 when truncated; its shape never
+changes, so learners that stack infos in fixed arrays, as Tianshou does, store it), `end_reason` ("goal", "creature deck empty", "turn_limit" or "truncated"), `turns` and
 `steps`.
 
 ### Protections
@@ -128,6 +129,7 @@ which would cost more than the game itself. `raw_env()` does none of this and ra
 """
 from __future__ import annotations
 
+import inspect
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -144,7 +146,6 @@ STEPS_PER_TURN = 100  # step guard: truncate after (max_turns or turn_limit) x n
 
 
 def env(**kwargs) -> "raw_env":
-    """The Fantastiqa AEC env with PettingZoo's usual protections (native, see the docstring)."""
     return raw_env(_protected=True, **kwargs)
 
 
@@ -240,7 +241,8 @@ class raw_env(TurnBasedAECEnv):
         info = {
             "raw_scores": [int(x) for x in game.scores],
             "final_scores": [int(x) for x in game.final_scores()],
-            "winners": [self.possible_agents[p] for p in game.winners()],
+            # per seat 0/1, fixed shape: learners that stack infos (Tianshou's buffer) need it
+            "winners": np.isin(np.arange(self.num_players), game.winners()).astype(np.int8),
             "end_reason": "truncated" if truncated else game.end_reason,
             "turns": int(game.turns),
             "steps": int(self._steps),
@@ -273,6 +275,12 @@ class raw_env(TurnBasedAECEnv):
 
     def _render_rgb(self) -> np.ndarray:
         return render_rgb(self.game)
+
+
+# help(env) shows the doc page and completion shows raw_env's arguments (env only adds the protections)
+env.__doc__ = raw_env.__doc__
+env.__signature__ = inspect.signature(raw_env).replace(
+    parameters=[p for p in inspect.signature(raw_env).parameters.values() if p.name != "_protected"])
 
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -117,12 +118,66 @@ def test_fae_prompt_lists_moves_only_on_request_grouped_by_source(fae_spec):
     text = out.getvalue()
     before, after = text.split("legal actions (answer", 1)
     assert "type ? to list them" in before and "move 4-> [" not in before  # no 270-line listing
-    assert "move 1-> [" in after and "move 4-> [" in after  # grouped by source space
+    assert "270 other moves (no ritual), from spaces" in after  # `?`: the sources, in brief
     from_4 = [line for line in after.splitlines() if "move 4-> [" in line]
-    assert len(from_4) == 2 and all(line.split()[2:] == ["[11]", "1", "[12]", "3", "[13]", "5", "[14]", "32"]
-                                    for line in from_4)  # once in the listing, once for `? 4`
+    assert len(from_4) == 1 and from_4[0].split()[2:] == ["[11]", "1", "[12]", "3", "[13]", "5", "[14]", "32"]  # `? 4`
     assert "space 4 Mushrooms" in after and "~32 Mountains" in after  # neighbours, with river crossings
     assert "space must be an int in 1..60" in after and "not adjacent" in after
+
+
+def _mid_game(seed=3, moves=20) -> FaeState:
+    state, rng = FaeState.new(2, seed=seed), np.random.default_rng(seed)
+    for _ in range(moves):
+        state.apply(int(rng.choice(np.flatnonzero(state.legal_mask()))))
+    return state
+
+
+def _answer(spec, state, answers: list[str]) -> str:
+    """What HumanAgent prints at `state` for `answers` (then q)."""
+    answers, out = iter(answers + ["q"]), io.StringIO()
+    human = HumanAgent(input_fn=lambda prompt: next(answers), output=out, view=spec.view_text)
+    with pytest.raises(QuitGame):
+        human.act(None, spec.action_mask(state, state.current_player), state=state, seat=state.current_player)
+    return out.getvalue()
+
+
+def test_fae_question_mark_fits_a_terminal_with_ritual_moves_first(fae_spec):
+    state = _mid_game()
+    legal = np.flatnonzero(state.legal_mask()).tolist()
+    listing = _answer(fae_spec, state, ["?"]).split("legal actions (answer", 1)[1].splitlines()[1:]
+    assert len(listing) + 2 <= 12  # with its header and the prompt: half a 24-line terminal (it was 70 lines)
+    rituals = [line for line in listing if line.startswith("  ritual: move ")]
+    starts = []
+    for a in legal:
+        after = state.clone()
+        after.apply(a)
+        if after.cards_used > state.cards_used or after.pending:  # a stack is isolated (F-R1)
+            starts.append(a)
+    assert 0 < len(starts) < len(legal) and "other moves (no ritual)" in listing[len(rituals)]
+    shown = [int(k) for line in rituals for k in re.findall(r"\[(\d+)\]", line)]
+    assert shown == list(range(len(starts)))  # ritual moves first, indices 0..k-1
+    order, _ = listing_order(state, legal)
+    assert sorted(order[k] for k in shown) == starts
+    # `? SOURCE` for each source space it names lists every other move, with its index
+    sources = " ".join(listing[len(rituals) + 1:]).split()
+    text = _answer(fae_spec, state, [f"? {s}" for s in sources])
+    listed = {int(k) for k in re.findall(r"\[(\d+)\] \d+", text.split("your secret colour", 1)[1])}
+    assert listed - set(shown) == set(range(len(starts), len(legal)))
+
+
+def test_answers_are_printed_on_the_first_turn_only(fae_spec):
+    state = FaeState.new(2, seed=0)
+    answers = iter(["4 32", "h", "5 6"])
+    out = io.StringIO()
+    human = HumanAgent(input_fn=lambda prompt: out.write(prompt) and next(answers), output=out, view=fae_spec.view_text)
+    assert human.act(None, fae_spec.action_mask(state, 0), state=state, seat=0) == move_action(4, 32)
+    first = out.getvalue()
+    state.apply(move_action(4, 32))
+    state.apply(int(np.flatnonzero(state.legal_mask())[0]))
+    human.act(None, fae_spec.action_mask(state, 0), state=state, seat=0)
+    second = out.getvalue()[len(first):]
+    assert first.count("answers:") == 1 and LEGEND in first and LEGEND in second  # the board every turn
+    assert second.split("your move")[0].count("answers:") == 0 and second.count("answers:") == 1  # only on `h`
 
 
 def test_fae_cli_driven_through_stdin(repo_root):
@@ -135,3 +190,4 @@ def test_fae_cli_driven_through_stdin(repo_root):
     assert LEGEND in out and "your secret colour" in out
     assert "you play move 4->32" in out and "player_1 (random) plays move " in out and "quit." in out
     assert out.count("legal actions (answer") == 1  # listed once, on ?
+    assert out.count("your secret colour") == 2 and out.count("answers:") == 1  # board each turn, answers once

@@ -26,7 +26,8 @@ RANKS = {"base": 0, "data": 1, "rules": 2, "encoders": 3, "env": 4, "bots": 5, "
 
 LAYERS = {
     # the contract and shared utilities: no suite imports at all
-    "base": ["tabletop_rl", "tabletop_rl.envs.game_state", "tabletop_rl.stats", "tabletop_rl.options"],
+    "base": ["tabletop_rl", "tabletop_rl.envs.game_state", "tabletop_rl.stats", "tabletop_rl.options",
+             "tabletop_rl.extras"],
     # constants, tables, card files
     "data": ["fae_rl.board", "fantastiqa_rl.board", "fantastiqa_rl.actions", "fantastiqa_rl.cards",
              "fantastiqa_rl.data.make_standin"],

@@ -2,14 +2,19 @@
 
 Plays a whole Fae game and a whole Fantastiqa game against random bots by clicking, steps through
 a recorded game forwards and backwards, and checks screenshots are not blank and show the board.
+Issue 27: the page fits phone (390 px), laptop (1366x768) and desktop sizes with the choices in
+view, its highlights use no colour of the game, Fae has a legend and numbered stacks, Fantastiqa
+one score with its breakdown and readable choices, and both say "You won" or "You lost".
 Playwright cannot download its own browsers here, so it is pointed at the `chromium` package
 (.ci/run installs it); without chromium these tests skip locally and fail under CI.
 """
 from __future__ import annotations
 
+import colorsys
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import threading
@@ -132,10 +137,16 @@ def test_play_a_whole_fae_game_by_clicking(page):
         turns += 1
         if turns == 3:
             check_screenshot(page, "fae_play", "#board")
+        if turns == 15:  # stacks of several colours by now: each colour shows its count
+            shown = page.evaluate("""[...document.querySelectorAll('#fae-svg .space')].map((g) =>
+                [...g.querySelectorAll('text.count')].map((t) => Number(t.textContent)))""")
+            druids = page.evaluate("GAME.view.druids")
+            assert shown == [[n for n in d if n] for d in druids] and max(map(len, shown)) > 1
         assert turns < 400
     assert page.locator("#result").is_visible()
     text = page.inner_text("#result")
     assert "Winners" in text and "Final scores" in text
+    assert re.match(r"You (won|lost)", text)
     check_screenshot(page, "fae_end", "#board")
 
 
@@ -145,6 +156,8 @@ def test_play_a_whole_fantastiqa_game_by_clicking(page):
     while wait_turn(page) == "your-turn":
         assert page.locator("#error").is_hidden(), page.inner_text("#error")
         if clicks < 6:  # the setup decisions and the first turn's start by clicking the choices
+            labels = page.locator("#choices button.choice").all_inner_texts()
+            assert labels and not [t for t in labels if re.search(r"\b[A-Z]+_[A-Z_]+\b", t)], labels  # no engine names
             click(page, page.locator("#choices button.choice").first)
         else:  # then the greedy bot finishes each of my turns (random play would take ~1000 turns)
             if clicks == 6:
@@ -157,6 +170,12 @@ def test_play_a_whole_fantastiqa_game_by_clicking(page):
             check_screenshot(page, "fantastiqa_play", "#board-img")
         assert clicks < 600
     assert "Winners" in page.inner_text("#result")
+    assert re.match(r"You (won|lost)", page.inner_text("#result"))
+    finals = re.search(r"Final scores: (.*?)(;|$)", page.inner_text("#result")).group(1)
+    rows = page.locator("table.scores tr").all_inner_texts()[1:]
+    for p, row in enumerate(rows):  # one score per seat, the final one, with its breakdown where they differ
+        score = re.search(rf"player_{p} (-?\d+)", finals).group(1)
+        assert row.split("\t")[2].split("\n")[0].strip() == score, row
     page.wait_for_function("document.getElementById('board-img').complete")
     check_screenshot(page, "fantastiqa_end", "#board-img")
 
@@ -186,4 +205,82 @@ def test_watch_a_recorded_game(page, tmp_path, fae_spec):
     check_screenshot(page, "watch", "#w-board")
     page.click("#w-last")
     page.wait_for_function(f"document.body.dataset.watchStep === '{n}'")
-    assert "Winners" in page.inner_text("#w-result")
+    assert "Winners" in page.inner_text("#w-result") and " won" in page.inner_text("#w-result")
+
+
+# ---------------------------------------------------------------- layout and legibility (issue 27)
+VIEWPORTS = {"phone": (390, 844), "laptop": (1366, 768), "desktop": (1920, 1080)}
+
+
+@pytest.mark.parametrize("size", list(VIEWPORTS))
+@pytest.mark.parametrize("game", ["fae", "fantastiqa"])
+def test_page_fits_the_screen_with_the_choices_in_view(browser, server, game, size):
+    width, height = VIEWPORTS[size]
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(20_000)
+    try:
+        page.goto(server)
+        page.wait_for_function("document.body.dataset.state === 'setup' && document.querySelector('#setup-game option')")
+        wide = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        assert page.evaluate(wide) <= 0, f"setup page wider than {width} px"
+        start(page, game, ["random"], seed=7)
+        assert wait_turn(page) == "your-turn"
+        if game == "fae":
+            click(page, page.locator(".space.legal-src").first)  # a chosen stack: the widest hint
+        else:
+            page.wait_for_function("document.getElementById('board-img').complete")
+        assert page.evaluate(wide) <= 0, f"{game} page is {page.evaluate(wide)} px wider than {width} px"
+        check_screenshot(page, f"{game}_{size}", "#board")
+        if size != "phone":  # side by side: the board and the first choice without scrolling
+            first = page.locator("#choices > *").first.bounding_box()
+            board = page.locator("#board").bounding_box()
+            assert first["y"] >= 0 and first["y"] + first["height"] <= height, first
+            assert board["y"] + board["height"] <= height + 1, board  # the whole board above the fold
+        page.click("#tab-watch")
+        assert page.evaluate(wide) <= 0, f"the Watch tab is wider than {width} px"
+    finally:
+        page.close()
+
+
+def _rgb(css: str) -> tuple[int, ...]:
+    if css.startswith("#"):
+        digits = css[1:] if len(css) == 7 else "".join(d * 2 for d in css[1:4])  # #rrggbb or #rgb
+        return tuple(int(digits[k:k + 2], 16) for k in (0, 2, 4))
+    return tuple(int(x) for x in re.findall(r"\d+", css)[:3])
+
+
+def _distinct(colour, game_colours) -> bool:
+    """A highlight stands apart from every game colour: in hue when both are saturated, else in lightness."""
+    h, l, s = colorsys.rgb_to_hls(*(c / 255 for c in colour))
+    for g in game_colours:
+        gh, gl, gs = colorsys.rgb_to_hls(*(c / 255 for c in g))
+        if s > 0.25 and gs > 0.25:
+            if min(abs(h - gh), 1 - abs(h - gh)) * 360 < 30:
+                return False
+        elif abs(l - gl) < 0.25:
+            return False
+    return True
+
+
+def test_fae_highlights_legend_and_numbered_stacks(page):
+    start(page, "fae", ["random"], seed=7)
+    assert wait_turn(page) == "your-turn"
+    geometry = page.evaluate("GAME.view.geometry")
+    game_colours = {_rgb(c) for c in geometry["terrain_rgb"] + geometry["colour_rgb"]}
+    game_colours |= {_rgb(page.get_attribute("#fae-svg line", "stroke"))}  # paths and rivers
+    game_colours |= {_rgb(x) for x in page.evaluate(
+        "[...document.querySelectorAll('#fae-svg line')].map((l) => l.getAttribute('stroke'))")}
+    click(page, page.locator(".space.legal-src").first)
+    # the strokes the highlight classes draw (a stroke the circle has without them is the game's own)
+    strokes = page.evaluate("""[...document.querySelectorAll('#fae-svg .legal-src, #fae-svg .legal-dst, #fae-svg .selected')]
+        .flatMap((g) => [...g.querySelectorAll('circle')].map((c) => [getComputedStyle(c).stroke, c.getAttribute('stroke')]))""")
+    marks = [css for css, own in strokes if css != "none" and (own is None or _rgb(css) != _rgb(own))]
+    assert marks
+    for mark in set(marks):
+        assert _distinct(_rgb(mark), game_colours), f"highlight {mark} looks like a game colour"
+    legend = page.inner_text("#legend")
+    assert all(t in legend for t in geometry["terrain_names"]) and "river" in legend
+    druids = page.evaluate("GAME.view.druids")
+    for space in (1, 17, 44):  # every colour of a stack shows its count
+        shown = page.evaluate(f"[...document.querySelectorAll('#space-{space} text.count')].map((t) => t.textContent)")
+        assert shown == [str(n) for n in druids[space - 1] if n], (space, shown)

@@ -13,10 +13,11 @@ order and the chance generators hidden); the text is `render_text(state, seat)` 
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 
-__all__ = ["state_view", "move_text", "board_png"]
+__all__ = ["state_view", "move_text", "board_png", "choice_label"]
 
 
 def _seat_ok(state, seat) -> None:
@@ -29,6 +30,29 @@ def _choices(state, seat) -> list[dict]:
     if seat is None or state.is_terminal() or state.current_player != seat:
         return []
     return [{"id": int(a), "text": state.action_to_string(int(a))} for a in state.legal_actions()]
+
+
+# What a person reads on a button for Fantastiqa's engine names (the engine text stays in "text":
+# it is what the terminal and the records use). Other leading names are sentence-cased.
+_FANTASTIQA_LABELS = {
+    "KEEP_REST_AND_DRAW": "Keep the rest and draw", "END_TURN": "End my turn", "DONE": "Done",
+    "FREE_ACTION": "Take a free action...", "CANCEL": "Cancel (go back)", "CONFIRM": "Confirm (pay the chosen cards)",
+    "ADVENTURE": "Go on an adventure (turn action)", "VISIT_STATUE": "Visit a statue (turn action)",
+    "STATUE_DRAW": "Statue: draw cards to buy", "STATUE_RELEASE": "Statue: release creatures",
+    "STATUE_TELEPORT": "Statue: teleport", "STOP_ADVENTURE": "Stop the adventure",
+    "CARPET": "Fly on a carpet token", "RESHUFFLE": "Use a reshuffle token", "HAND": "Use",
+}
+_ENGINE_NAME = re.compile(r"[A-Z][A-Z_]+")
+
+
+def choice_label(text: str) -> str:
+    """`KEEP_REST_AND_DRAW` -> "Keep the rest and draw", `DISCARD Pail` -> "Discard Pail": the
+    engine's leading name in words (a name the table lacks is sentence-cased); the rest unchanged."""
+    head, _, rest = text.partition(" ")
+    if not _ENGINE_NAME.fullmatch(head):
+        return text
+    words = _FANTASTIQA_LABELS.get(head) or head.replace("_", " ").capitalize()
+    return f"{words} {rest}" if rest else words
 
 
 # ---------------------------------------------------------------- Fae
@@ -119,7 +143,11 @@ def fantastiqa_view(state, seat: int | None) -> dict:
         # render_text shows the hand of the seat it is given; -1 shows none (the public view).
         "text": render_text(state, -1 if seat is None else seat),
         "information": info,
-        "choices": _choices(state, seat),
+        "choices": [dict(c, label=choice_label(c["text"])) for c in _choices(state, seat)],
+        # one score per seat and why (public: personal quests are face up): the quest points on the
+        # track minus the points of personal quests not completed (Q-E3), as if the game ended now
+        "score_breakdown": [{"track": int(t), "open_personal_quests": int(t) - int(f), "score": int(f)}
+                            for t, f in zip(state.scores, state.final_scores())],
     }
     if seat is not None:
         view["hand"] = sorted(state.card_name(i) for i in state.hand[seat])

@@ -121,11 +121,22 @@ function scoresTable(v, labels) {
     tr.appendChild(el("td", {}, `player_${p}` + (v.current === p ? " \u25C0" : "")));
     tr.appendChild(el("td", {}, labels ? labels[p] : ""));
     let score = "";
-    if (v.game === "fantastiqa") score = String(v.scores[p]);
-    else if (v.colours) score = `${v.colours[p]}: ${v.final_scores[p]}`;
-    else if (v.seat === p) score = `${v.your_colour}: ${v.scores[v.geometry.colour_names.indexOf(v.your_colour)]}`;
-    else score = "?";
-    tr.appendChild(el("td", {}, score));
+    const td = el("td");
+    if (v.game === "fantastiqa") {
+      // one score: what decides the game (Q-E3), and where it comes from
+      const b = v.score_breakdown[p];
+      td.appendChild(el("b", {}, String(b.score)));
+      if (b.open_personal_quests) {
+        td.appendChild(el("div", { class: "breakdown" },
+          `${b.track} quest points − ${b.open_personal_quests} for personal quests not completed`));
+      }
+    } else {
+      if (v.colours) score = `${v.colours[p]}: ${v.final_scores[p]}`;
+      else if (v.seat === p) score = `${v.your_colour}: ${v.scores[v.geometry.colour_names.indexOf(v.your_colour)]}`;
+      else score = "?";
+      td.textContent = score;
+    }
+    tr.appendChild(td);
     if (v.game === "fae") tr.appendChild(el("td", {}, String(v.ritual_cards[p])));
     t.appendChild(tr);
   }
@@ -144,35 +155,102 @@ function faePanel(v) {
   d.appendChild(track);
   d.appendChild(el("div", {}, `Ritual cards drawn ${v.cards_used}/12; next: ${v.next_card}`));
   if (v.pending.length) d.appendChild(el("div", {}, `Pending rituals on ${v.pending.join(", ")}: click one to resolve it`));
+  d.appendChild(faeLegend(g));
   return d;
+}
+
+function keyIcon(draw) {
+  const svg = el("svg", { class: "key", viewBox: "-40 -40 80 80" }, null, SVG);
+  draw(svg);
+  return svg;
+}
+
+function faeLegend(g) {
+  // what the board's marks mean, as the terminal's legend line does
+  const d = el("div", { class: "legend", id: "legend" });
+  d.appendChild(el("b", {}, "Legend: "));
+  const item = (icon, text) => {
+    const s = el("span", { class: "item" });
+    s.appendChild(icon);
+    s.appendChild(document.createTextNode(" " + text));
+    d.appendChild(s);
+  };
+  g.terrain_names.forEach((t, i) => item(el("span", { class: "swatch round", style: `background:${g.terrain_rgb[i]}` }), t));
+  item(keyIcon((svg) => svg.appendChild(el("line", { x1: -36, y1: 0, x2: 36, y2: 0, stroke: RIVER, "stroke-width": 8,
+    "stroke-dasharray": "12 8" }, null, SVG))), "river crossing");
+  item(keyIcon((svg) => { chip(svg, 0, 0, g.colour_rgb[0], 3, 3); }), "3 red druids");
+  const ringKey = (cls) => keyIcon((svg) => {
+    const grp = el("g", { class: `key-mark ${cls}` }, null, SVG);
+    grp.appendChild(el("circle", { class: "ring", cx: 0, cy: 0, r: 31 }, null, SVG));
+    grp.appendChild(el("circle", { class: "band", cx: 0, cy: 0, r: 31 }, null, SVG));
+    grp.appendChild(el("circle", { cx: 0, cy: 0, r: 22, fill: g.terrain_rgb[0], stroke: "#3c3c3c" }, null, SVG));
+    svg.appendChild(grp);
+  });
+  item(ringKey("legal-src"), "you can move this stack (or resolve its ritual)");
+  item(ringKey("selected"), "chosen stack");
+  item(ringKey("legal-dst"), "it can move here");
+  item(el("span", {}, "!"), "pending ritual");
+  item(el("span", {}, "*"), "resolved");
+  return d;
+}
+
+const RIVER = "#286ec8";
+// chip offsets inside a space (radius 30) for 1..5 colours present
+const CHIPS = [[], [[0, 4]], [[-11, 4], [11, 4]], [[-11, -4], [11, -4], [0, 15]],
+  [[-11, -5], [11, -5], [-11, 15], [11, 15]], [[-20, -3], [0, -3], [20, -3], [-10, 16], [10, 16]]];
+
+function chip(parent, x, y, rgb, n, scale = 1) {
+  // one colour of a stack: a disc in the druid colour with its count, dark or light text for contrast
+  const [r, gg, b] = [1, 3, 5].map((k) => parseInt(rgb.slice(k, k + 2), 16));
+  const light = 0.299 * r + 0.587 * gg + 0.114 * b > 150;
+  parent.appendChild(el("circle", { cx: x, cy: y, r: 10 * scale, fill: rgb, stroke: "#000", "stroke-width": 1 }, null, SVG));
+  parent.appendChild(el("text", { x, y: y + 4.5 * scale, "text-anchor": "middle", "font-size": 13 * scale, "font-weight": "bold",
+    fill: light ? "#000" : "#fff", class: "count" }, String(n), SVG));
 }
 
 function fantastiqaPanel(v) {
   const d = el("div");
-  d.appendChild(el("div", { id: "phase" }, `Decision: ${v.phase}; goal ${v.goal} points`));
+  if (!v.over) d.appendChild(el("div", { id: "phase" }, `Decision: ${v.phase.replace(/_/g, " ").toLowerCase()}; goal ${v.goal} points`));
   if (v.hand) d.appendChild(el("div", { id: "hand" }, `Your hand: ${v.hand.join(", ") || "-"}`));
   if (v.quests) d.appendChild(el("div", {}, `Your quests: ${v.quests.join(", ") || "-"}`));
   if (v.drawn) d.appendChild(el("div", {}, `Drawn (only you see them): ${v.drawn.join(", ")}`));
   d.appendChild(el("div", {}, `Open quests: ${v.open_quests.map((q) => q || "-").join("; ")}`));
-  d.appendChild(el("pre", { id: "text" }, v.text));
+  const full = el("details");
+  full.appendChild(el("summary", {}, "The whole table as text"));
+  full.appendChild(el("pre", { id: "text" }, v.text));
+  d.appendChild(full);
   return d;
 }
 
-function resultText(v) {
+function verdict(v, seat) {
+  // "You won" / "You lost" for a seat; who won for the public view
+  const names = v.winners.map((p) => `player_${p}`).join(", ");
+  if (seat === null || seat === undefined) return `${names} won`;
+  if (!v.winners.includes(seat)) return "You lost";
+  return v.winners.length > 1 ? `You won (shared with ${v.winners.filter((p) => p !== seat).map((p) => `player_${p}`).join(", ")})` : "You won";
+}
+
+function showResult(box, v, seat) {
+  box.hidden = !v.over;
+  box.innerHTML = "";
+  if (!v.over) return;
   const w = v.winners.map((p) => `player_${p}`).join(", ");
   const s = v.final_scores.map((x, p) => `player_${p} ${x}` + (v.colours ? ` (${v.colours[p]})` : "")).join(", ");
   let extra = "";
   if (v.hands) extra = "; hands: " + v.hands.map((h, p) => `player_${p}: ${h.join(", ") || "-"}`).join("; ");
-  return `Game over. Winners: ${w}. Final scores: ${s}${extra}`;
+  box.appendChild(el("span", { class: "verdict" }, verdict(v, seat)));
+  box.appendChild(el("span", {}, `Game over. Winners: ${w}. Final scores: ${s}${extra}`));
 }
 
 function faeBoard(v, interactive, onClick) {
   const g = v.geometry;
-  const [W, H] = g.size;
-  const svg = el("svg", { viewBox: `-10 -25 ${W + 20} ${H + 35}`, id: "fae-svg" }, null, SVG);
+  // the spaces' extent, with room for the rings (r 35 + stroke) and the labels above them
+  const xs = g.centres.map((c) => c[0]), ys = g.centres.map((c) => c[1]);
+  const x0 = Math.min(...xs) - 45, y0 = Math.min(...ys) - 55, w = Math.max(...xs) + 45 - x0, h = Math.max(...ys) + 45 - y0;
+  const svg = el("svg", { viewBox: `${x0} ${y0} ${w} ${h}`, id: "fae-svg", width: w, height: h }, null, SVG);
   for (const [a, b, river] of g.edges) {
     const [x0, y0] = g.centres[a - 1], [x1, y1] = g.centres[b - 1];
-    svg.appendChild(el("line", { x1: x0, y1: y0, x2: x1, y2: y1, stroke: river ? "#286ec8" : "#5a4632",
+    svg.appendChild(el("line", { x1: x0, y1: y0, x2: x1, y2: y1, stroke: river ? RIVER : "#5a4632",
       "stroke-width": 3, "stroke-dasharray": river ? "10 10" : "none" }, null, SVG));
   }
   const srcs = new Map(), resolves = new Map();
@@ -192,14 +270,17 @@ function faeBoard(v, interactive, onClick) {
     if (selected === s) cls.push("selected");
     const grp = el("g", { class: cls.join(" "), id: `space-${s}`, "data-space": String(s) }, null, SVG);
     const pending = v.pending.includes(s), resolved = v.resolved[i];
+    grp.appendChild(el("circle", { class: "ring", cx: x, cy: y, r: 35 }, null, SVG));
+    grp.appendChild(el("circle", { class: "band", cx: x, cy: y, r: 35 }, null, SVG));
     grp.appendChild(el("circle", { class: "disc", cx: x, cy: y, r: 30, fill: g.terrain_rgb[g.terrain[i]],
-      stroke: pending ? "#c80000" : resolved ? "#000" : "#3c3c3c", "stroke-width": pending || resolved ? 5 : 1 }, null, SVG));
-    grp.appendChild(el("text", { x: x - 28, y: y - 32, "font-size": 13 }, String(s), SVG));
+      stroke: "#3c3c3c", "stroke-width": pending ? 4 : 1, "stroke-dasharray": pending ? "4 4" : "none" }, null, SVG));
+    grp.appendChild(el("text", { x: x - 34, y: y - 33, "font-size": 15, "font-weight": "bold", class: "label" },
+      String(s) + (pending ? " !" : resolved ? " *" : ""), SVG));
     const present = [];
     v.druids[i].forEach((n, c) => { if (n) present.push([c, n]); });
     present.forEach(([c, n], k) => {
-      const bx = x - 5 * present.length + 10 * k, h = 4 + 3 * n;
-      grp.appendChild(el("rect", { x: bx, y: y + 10 - h, width: 8, height: h, fill: g.colour_rgb[c], stroke: "#000" }, null, SVG));
+      const [dx, dy] = CHIPS[present.length][k];
+      chip(grp, x + dx, y + dy - 4, g.colour_rgb[c], n);
     });
     if (interactive) grp.addEventListener("click", () => onClick(s, srcs, dsts, resolves));
     svg.appendChild(grp);
@@ -241,21 +322,21 @@ function renderPlay() {
   panel.appendChild(v.game === "fae" ? faePanel(v) : fantastiqaPanel(v));
   const choices = $("choices");
   choices.innerHTML = "";
+  $("choices-title").hidden = !mine;
   if (mine && v.game === "fantastiqa") {
     for (const c of v.choices) {
-      const b = el("button", { "data-action": String(c.id), class: "choice" }, c.text);
+      const b = el("button", { "data-action": String(c.id), class: "choice", title: c.text }, c.label);
       b.addEventListener("click", () => act(c.id));
       choices.appendChild(b);
     }
   } else if (mine) {
-    choices.appendChild(el("div", {}, selected === null
-      ? "Click one of your highlighted (green) stacks, then a blue neighbour; orange spaces resolve a ritual."
-      : `Stack ${selected} chosen: click a blue neighbour (or the stack again to drop it).`));
+    choices.appendChild(el("div", { class: "hint" }, selected === null
+      ? (v.pending.length ? "Click a ringed space to resolve its ritual."
+                          : "Click a stack with a white ring, then a space with a dashed ring (see the legend).")
+      : `Stack ${selected} chosen: click a space with a dashed ring (or the stack again to drop it).`));
   }
   renderLog($("log"), g.log, g.moves);
-  const res = $("result");
-  res.hidden = !v.over;
-  if (v.over) res.textContent = resultText(v);
+  showResult($("result"), v, g.seat);
   if (!v.over && !mine && !busy && $("retry").hidden) setTimeout(advance, speed);
 }
 
@@ -341,8 +422,7 @@ async function showStep(step) {
     panel.appendChild(scoresTable(v, r.agents));
     panel.appendChild(v.game === "fae" ? faePanel(v) : fantastiqaPanel(v));
     renderLog($("w-log"), r.log, r.moves);
-    $("w-result").hidden = !v.over;
-    if (v.over) $("w-result").textContent = resultText(v);
+    showResult($("w-result"), v, null);  // watching: who won, not "you"
   } catch (e) { showError(e.message); }
 }
 
