@@ -347,7 +347,10 @@ def bot_step(s: PlaySession) -> None:
         if s.pending is not None and s.pending[1] == len(s.actions):
             future = s.pending[0]
         else:
-            future = s.workers[seat].submit(bot_action, bot, s.spec, s.state.clone(), seat)
+            # a trained policy observes with the options it was trained on (as in `match.play_game`)
+            opts = {k: v for k, v in (getattr(bot, "observation_options", None) or {}).items()
+                    if k in s.spec.observation_options}
+            future = s.workers[seat].submit(bot_action, bot, s.spec, s.state.clone(), seat, opts)
         try:
             action = future.result(timeout=s.bot_budget)
         except concurrent.futures.TimeoutError:
