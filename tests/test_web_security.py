@@ -80,15 +80,12 @@ def test_refusals_do_not_tell_which_server_paths_exist(client, tmp_path):
 
 @pytest.mark.parametrize("spec, words", [
     ("mcts:iterations=999999", "iterations must be an integer in 1..2000"),
-    ("mcts:iterations=-3", "iterations must be"),
-    ("mcts:iterations=1e9", "iterations must be"),
     ("mcts:iterations=5,rollout_depth=3", "not one a request may set"),
     ("mcts:time_limit=1000", "not one a request may set"),
     ("mcts:iterations=5,iterations=6", "given twice"),
     ("random:seed=5", "not one a request may set"),
     ("ppo:trust_pickle=true", "not one a request may set"),
     ("ppo:policy=/etc/passwd", "no server policy"),
-    ("rllib", "unknown bot"),
     ("x" * 500, "at most 120 characters"),
 ])
 def test_bots_are_chosen_by_name_with_bounded_parameters_only(client, spec, words):
@@ -144,7 +141,12 @@ def test_every_request_must_name_an_allowed_host(client):
         assert client.get("/api/config", headers={"host": host}).status_code == 200, host
 
 
-def test_the_command_wants_named_hosts_when_listening_everywhere(capsys):
+def test_the_command_wants_named_hosts_when_listening_everywhere(capsys, monkeypatch):
+    uvicorn = pytest.importorskip("uvicorn")
+
+    def no_server(*args, **kwargs):
+        raise AssertionError("the server started")
+    monkeypatch.setattr(uvicorn, "run", no_server)
     with pytest.raises(SystemExit):
         server.main(["--host", "0.0.0.0"])
     assert "--allowed-host" in capsys.readouterr().err
@@ -194,11 +196,13 @@ def test_one_client_cannot_evict_the_games_of_others():
 def test_bot_workers_accept_a_bounded_number_of_moves():
     release = threading.Event()
     workers = BotWorkers(workers=1, queue=1, name="t")
-    futures = [workers.submit(release.wait), workers.submit(release.wait)]
-    with pytest.raises(RequestError) as err:
-        workers.submit(release.wait)
-    assert err.value.status == 503 and "busy" in err.value.message
-    release.set()
+    futures = [workers.submit(release.wait, 30), workers.submit(release.wait, 30)]
+    try:
+        with pytest.raises(RequestError) as err:
+            workers.submit(release.wait, 30)
+        assert err.value.status == 503 and "busy" in err.value.message
+    finally:
+        release.set()
     assert all(f.result(timeout=10) for f in futures)
     assert workers.submit(lambda: 7).result(timeout=10) == 7  # the slots came back
 
@@ -208,15 +212,17 @@ def test_a_busy_search_pool_does_not_delay_quick_bots(tmp_path):
     release = threading.Event()
     search = BotWorkers(workers=1, queue=0, name="s")
     app = create_app(workers={"search": search, "quick": BotWorkers(workers=1, queue=2, name="q")})
-    with TestClient(app, base_url=BASE) as c:
-        blocked = search.submit(release.wait)
-        g = _game(c, bots=["mcts:iterations=5"], seat=1)
-        r = c.post(f"/api/games/{g['id']}/advance", json={})
-        assert r.status_code == 503 and "busy" in r.json()["error"]
-        g = _game(c, bots=["random"], seat=1)
-        assert c.post(f"/api/games/{g['id']}/advance", json={}).status_code == 200
+    blocked = search.submit(release.wait, 30)
+    try:
+        with TestClient(app, base_url=BASE) as c:
+            g = _game(c, bots=["mcts:iterations=5"], seat=1)
+            r = c.post(f"/api/games/{g['id']}/advance", json={})
+            assert r.status_code == 503 and "busy" in r.json()["error"]
+            g = _game(c, bots=["random"], seat=1)
+            assert c.post(f"/api/games/{g['id']}/advance", json={}).status_code == 200
+    finally:
         release.set()
-        blocked.result(timeout=10)
+    blocked.result(timeout=10)
 
 
 # ---------------------------------------------------------------- records
@@ -224,7 +230,7 @@ JSONL = {"content-type": "application/x-ndjson"}
 
 
 def test_the_looping_record_is_refused_at_upload(client):
-    rec = looping_record(server.MAX_RECORD_ACTIONS // 2 + 1)
+    rec = looping_record(25_000)  # 50,000 actions: a valid record, over the cap
     r = client.post("/api/records", content=json.dumps(rec).encode(), headers=JSONL)
     assert r.status_code == 400 and f"at most {server.MAX_RECORD_ACTIONS}" in r.json()["error"], r.text
     assert len(client.app.state.store) == 0
