@@ -262,3 +262,15 @@ def test_uploads_need_a_json_type_and_the_same_origin(client):
     for headers in ({"content-type": "text/plain"}, {}, {**JSONL, "origin": EVIL_ORIGIN}):
         assert client.post("/api/records", content=text, headers=headers).status_code in (403, 415)
     assert client.post("/api/records", content=text, headers=JSONL).status_code == 201
+
+
+def test_the_red_team_rows_are_all_clear():
+    """benchmarks/redteam_web.py (imported by benchmarks/redteam.py) reruns every case above and more."""
+    from benchmarks.redteam_web import OUTCOMES, rows, summary
+
+    table = rows()
+    assert table and all(set(r) == {"target", "case", "outcome"} and r["outcome"] in OUTCOMES for r in table)
+    assert {r["target"] for r in table} == {"web app", "records"}
+    bad = [r for r in table if r["outcome"] != "clear"]
+    assert not bad, bad
+    assert sum(s["tried"] for s in summary(table)) == len(table)
