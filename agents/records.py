@@ -4,6 +4,8 @@
     for record in read_records("runs/arena/demo/records.jsonl"):
         states = replay(record)             # every state, from the deal to the end
         print(states[-1])
+        for state in replay(record, stream=True):   # the same states, one at a time, none kept
+            pass
 
 A record holds what rebuilds the game exactly (env id and version, package version, number of
 players, rule options, seed, actions) and what it produced (returns, winners, seat scores, a
@@ -25,7 +27,9 @@ seat that made the illegal action and 0 for the others; 0 for every seat of a tr
 Files from others are data, never code: `read_records` parses JSON only, and `replay` checks
 every field (types included) against the rules; every failure is a `ReplayError` naming the
 file, the line and the field. Labels (agents, meta, package_version, rewards) are type-checked
-but cannot be verified.
+but cannot be verified. A record's length is bounded too: `replay` refuses one with more than
+`max_steps` actions (default MAX_REPLAY_STEPS) before replaying anything, since a short file can
+hold a long legal game (a turn that loops VISIT_STATUE / CANCEL 100,000 times is valid).
 """
 from __future__ import annotations
 
