@@ -58,8 +58,8 @@ from importlib import resources
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.match import bot_action
 from tabletop_rl.agents.web import guard
-from tabletop_rl.agents.web.bots import (MAX_MCTS_ITERATIONS, SEARCH_BOTS, WEB_BOTS, BotWorkers, build_bot,
-                                         load_policies, offered, parse_bot)
+from tabletop_rl.agents.web.bots import (SEARCH_BOTS, WEB_BOTS, BotWorkers, build_bot, load_policies, offered,
+                                         parse_bot)
 from tabletop_rl.agents.web.guard import RequestError
 from tabletop_rl.agents.web.views import board_png, move_text, state_view
 from tabletop_rl.envs.registry import get_game
