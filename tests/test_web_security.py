@@ -175,9 +175,11 @@ def test_big_bodies_are_refused_by_length_and_mid_stream(client):
     assert len(client.app.state.store) == 0
 
 
-def test_deep_json_is_a_400(client):
+def test_deep_json_and_huge_numbers_are_a_400(client):
     r = client.post("/api/games", content=deep_json(100_000), headers=JSON)
     assert r.status_code == 400 and "nested too deeply" in r.json()["error"], r.text
+    r = client.post("/api/games", content=b'{"game": "fae", "seed": ' + b"9" * 5000 + b"}", headers=JSON)
+    assert r.status_code == 400 and "digits" in r.json()["error"], r.text
     g = _game(client)
     r = client.post(f"/api/games/{g['id']}/act", content=b'{"action": ' + deep_json(100_000) + b"}", headers=JSON)
     assert r.status_code == 400

@@ -91,8 +91,8 @@ def parse_object(raw: bytes) -> dict:
     """A JSON object from a request body; anything else (bad JSON, too deep, not an object) is a 400."""
     try:
         body = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RequestError(400, f"the request body is not JSON: {exc}") from None
+    except ValueError as exc:  # bad JSON or UTF-8, or an integer of more than 4,300 digits
+        raise RequestError(400, f"the request body is not JSON: {str(exc)[:200]}") from None
     except RecursionError:
         raise RequestError(400, "the request body is nested too deeply") from None
     if not isinstance(body, dict):
