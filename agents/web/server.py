@@ -251,10 +251,18 @@ def _int(body: dict, key: str, lo: int, hi: int, default=None) -> int:
     return v
 
 
+_WORKERS: dict = {}
+_WORKERS_LOCK = threading.Lock()
+
+
 def default_workers() -> dict:
-    """Worker pools for bot moves: searches and quick bots apart (see `bots`)."""
-    return {"search": BotWorkers(workers=2, queue=4, name="web-search"),
-            "quick": BotWorkers(workers=2, queue=16, name="web-bot")}
+    """The process's worker pools for bot moves, made once (so every app and session shares one
+    bound): searches and quick bots apart (see `bots`)."""
+    with _WORKERS_LOCK:
+        if not _WORKERS:
+            _WORKERS.update(search=BotWorkers(workers=2, queue=4, name="web-search"),
+                            quick=BotWorkers(workers=2, queue=16, name="web-bot"))
+        return _WORKERS
 
 
 def new_game(body: dict, policies: dict | None = None, workers: dict | None = None) -> PlaySession:
