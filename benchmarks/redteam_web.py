@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.web_helpers, run from anywhere
@@ -105,6 +106,18 @@ def _bot_rows() -> list[dict]:
             out.append(_row("web app", label, _answer(r, len(c.app.state.store) == 0)))
         r = c.post("/api/games", json={"game": "fae", "bots": ["random"], "bot_budget": 1e6})
         out.append(_row("web app", "bot_budget 1,000,000 s", _answer(r, len(c.app.state.store) == 0)))
+        # the largest search allowed (about 0.1-0.2 s for Fae's first move here) on a 0.02 s budget:
+        # it stops at its deadline (0.016 s); a late answer is taken by the next advance
+        g = c.post("/api/games", json={"game": "fae", "bots": ["mcts:iterations=2000"], "seat": 1,
+                                       "bot_budget": 0.02}).json()
+        for _ in range(50):
+            r = c.post(f"/api/games/{g['id']}/advance", json={})
+            if r.status_code != 503:
+                break
+            time.sleep(0.02)
+        bot = c.app.state.store.get(g["id"], "play").bots[0]
+        out.append(_row("web app", f"MCTS iterations 2,000 on a 0.02 s budget: stopped after {bot.last_iterations}",
+                        "clear" if r.status_code == 200 and bot.last_iterations < bot.iterations else "unclear"))
     # four long searches must not starve a random bot of another game (separate, bounded pools)
     release = threading.Event()
     search = BotWorkers(workers=1, queue=0, name="rt-search")
