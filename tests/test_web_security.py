@@ -277,3 +277,13 @@ def test_the_red_team_rows_are_all_clear():
     bad = [r for r in table if r["outcome"] != "clear" and not r["case"].startswith("MCTS iterations 2,000 on")]
     assert not bad, bad
     assert sum(s["tried"] for s in summary(table)) == len(table)
+
+
+def test_allowed_hosts_follow_the_listening_address():
+    from tabletop_rl.agents.web.guard import allowed_hosts_for, host_name
+
+    assert [host_name(h) for h in ("127.0.0.1:8000", "[::1]:8000", "LocalHost", "::1", "evil.example:80")] == \
+        ["127.0.0.1", "::1", "localhost", "::1", "evil.example"]
+    assert allowed_hosts_for("127.0.0.1") == ("127.0.0.1", "localhost", "::1")
+    assert allowed_hosts_for("192.168.1.5") == ("192.168.1.5", "127.0.0.1", "localhost", "::1")
+    assert allowed_hosts_for("0.0.0.0") == () and allowed_hosts_for("::", ["box.lan:9000"]) == ("box.lan",)
