@@ -181,7 +181,8 @@ FANTASTIQA_MCTS_DEFAULTS = dict(iterations=24, c=0.7, horizon=2, max_rollout_ste
 class FantastiqaMCTSAgent(MCTSAgent):
     """Determinized search with Fantastiqa knowledge (module docstring).
 
-    Args (besides MCTSAgent's `iterations`, `time_limit`, and for the tree `c`, `widen`, `root_widen`):
+    Args (besides MCTSAgent's `iterations`, `time_limit`, `max_seconds` (a deadline, checked
+    between samples of the paired search), and for the tree `c`, `widen`, `root_widen`):
         iterations: rollouts per searched decision (paired: split evenly over the candidates,
             at least one sample); `time_limit` seconds instead (not reproducible).
         paired: True (default) flat search with common random numbers; False the SO-ISMCTS tree.
@@ -196,10 +197,11 @@ class FantastiqaMCTSAgent(MCTSAgent):
     def __init__(self, seed: int | None = None, iterations: int = 24, horizon: int = 2,
                  max_rollout_steps: int = 400, search_phases=SEARCH_PHASES, c: float = 0.7,
                  widen: float = 0.3, root_widen: float | None = 1.0, margin: float = 0.03,
-                 time_limit: float | None = None, paired: bool = True, max_candidates: int = 4):
+                 time_limit: float | None = None, paired: bool = True, max_candidates: int = 4,
+                 max_seconds: float | None = None):
         super().__init__(seed=seed, iterations=iterations, time_limit=time_limit, c=c, rollout_depth=None,
                          rollout_policy=fantastiqa_rollout_policy, evaluate=fantastiqa_evaluate,
-                         prior=fantastiqa_prior, widen=widen, root_widen=root_widen)
+                         prior=fantastiqa_prior, widen=widen, root_widen=root_widen, max_seconds=max_seconds)
         for name, v in (("horizon", horizon), ("max_rollout_steps", max_rollout_steps)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be an int >= 1; got {v!r}")
@@ -246,10 +248,11 @@ class FantastiqaMCTSAgent(MCTSAgent):
         cands = [g] + [a for a in rng.permutation(state.legal_actions()).tolist() if a != g]
         cands = cands[:self.max_candidates]
         samples = max(1, self.iterations // len(cands))
-        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        deadline = self._deadline()
         gains = {a: [] for a in cands[1:]}
         rollouts = i = 0
-        while (i < samples) if deadline is None else (i == 0 or time.perf_counter() < deadline):
+        while ((self.time_limit is not None or i < samples)
+               and (deadline is None or i == 0 or time.perf_counter() < deadline)):
             i += 1
             d = state.sample_consistent(seat, rng)
             legal = d.legal_set()

@@ -26,7 +26,10 @@ One search per move, from the seat to move (the *observer*):
 Budgets. `iterations` (default 400 generic, see `FAE_DEFAULTS` for Fae) fixes the work per move:
 the same seed and the same position give the same move (reproducible). `time_limit` (seconds)
 instead stops when the time is up; it is NOT reproducible (the number of iterations depends on
-the machine's load), so the arena and the tests use iterations.
+the machine's load), so the arena and the tests use iterations. `max_seconds` is a cap on top of
+`iterations`: the search stops at `iterations` or after `max_seconds`, whichever comes first (at
+least one iteration; the web app sets it to the bot's time budget, so a search cannot hold a
+worker past it). The default None keeps the iterations budget, and its reproducibility, alone.
 
 Generic defaults (`make_agent(game, "mcts")` for a game without its own knowledge): uniform random
 rollouts to the end of the game, evaluation = the game's returns, no prior (plain UCT over the
@@ -94,6 +97,8 @@ class MCTSAgent(Agent):
     Args:
         iterations: search iterations per move (reproducible budget). Must be >= 1.
         time_limit: seconds per move instead of `iterations` (not reproducible); None = off.
+        max_seconds: a deadline on top of `iterations` (or `time_limit`): the search stops when
+            this many seconds have passed, after at least one iteration; None = no deadline.
         c: UCB1 exploration constant (values are in [-1, 1]).
         rollout_depth: plies of rollout before evaluating; None = to the end of the game.
         rollout_policy: `policy(state, rng) -> action`; default uniform random.
@@ -113,12 +118,16 @@ class MCTSAgent(Agent):
     def __init__(self, seed: int | None = None, iterations: int = 400, time_limit: float | None = None,
                  c: float = 0.7, rollout_depth: int | None = None,
                  rollout_policy: Callable | None = None, evaluate: Callable | None = None,
-                 prior: Callable | None = None, widen: float = 2.0, root_widen: float | None = None):
+                 prior: Callable | None = None, widen: float = 2.0, root_widen: float | None = None,
+                 max_seconds: float | None = None):
         super().__init__(seed)
         if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
             raise ValueError(f"iterations must be an int >= 1; got {iterations!r}")
         if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
             raise ValueError(f"time_limit must be a positive number of seconds or None; got {time_limit!r}")
+        if max_seconds is not None and (isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float))
+                                        or not 0 < max_seconds < math.inf):
+            raise ValueError(f"max_seconds must be a positive number of seconds or None; got {max_seconds!r}")
         if not (isinstance(c, (int, float)) and c >= 0):
             raise ValueError(f"c must be a number >= 0; got {c!r}")
         if rollout_depth is not None and (not isinstance(rollout_depth, (int, np.integer)) or rollout_depth < 0):
@@ -129,6 +138,7 @@ class MCTSAgent(Agent):
             raise ValueError(f"root_widen must be a number > 0 or None; got {root_widen!r}")
         self.iterations = int(iterations)
         self.time_limit = time_limit
+        self.max_seconds = None if max_seconds is None else float(max_seconds)
         self.c = float(c)
         self.rollout_depth = rollout_depth
         self.rollout_policy = rollout_policy or random_rollout_policy
@@ -157,18 +167,23 @@ class MCTSAgent(Agent):
         rng = self.rng
         n_players = state.num_players
         root = _Node(n_players)
-        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        deadline = self._deadline()
         it = 0
         while True:
-            if deadline is None:
-                if it >= self.iterations:
-                    break
-            elif it > 0 and time.perf_counter() >= deadline:
+            if self.time_limit is None and it >= self.iterations:
+                break
+            if it > 0 and deadline is not None and time.perf_counter() >= deadline:
                 break
             it += 1
             self._iterate(root, state.sample_consistent(seat, rng), n_players)
         self.last_iterations = it
         return int(self._choose(root, seat))
+
+    def _deadline(self) -> float | None:
+        """The `time.perf_counter()` reading at which this search stops (`time_limit` or
+        `max_seconds`, the sooner), or None when only `iterations` bounds it."""
+        limits = [t for t in (self.time_limit, self.max_seconds) if t is not None]
+        return time.perf_counter() + min(limits) if limits else None
 
     def _choose(self, root: _Node, seat: int) -> int:
         """The move played: the root child with the most visits (ties: best mean value, then lowest id)."""

@@ -4,6 +4,8 @@
     for record in read_records("runs/arena/demo/records.jsonl"):
         states = replay(record)             # every state, from the deal to the end
         print(states[-1])
+        for state in replay(record, stream=True):   # the same states, one at a time, none kept
+            pass
 
 A record holds what rebuilds the game exactly (env id and version, package version, number of
 players, rule options, seed, actions) and what it produced (returns, winners, seat scores, a
@@ -25,7 +27,9 @@ seat that made the illegal action and 0 for the others; 0 for every seat of a tr
 Files from others are data, never code: `read_records` parses JSON only, and `replay` checks
 every field (types included) against the rules; every failure is a `ReplayError` naming the
 file, the line and the field. Labels (agents, meta, package_version, rewards) are type-checked
-but cannot be verified.
+but cannot be verified. A record's length is bounded too: `replay` refuses one with more than
+`max_steps` actions (default MAX_REPLAY_STEPS) before replaying anything, since a short file can
+hold a long legal game (a turn that loops VISIT_STATUE / CANCEL 100,000 times is valid).
 """
 from __future__ import annotations
 
@@ -45,7 +49,7 @@ REQUIRED_KEYS = ("format", "format_version", "game", "env_id", "env_version", "n
 
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "ReplayError", "make_record", "state_digest", "seat_scores", "write_records",
-    "append_record", "read_records", "replay", "validate_record", "transitions", "package_version", "Record",
+    "append_record", "read_records", "replay", "MAX_REPLAY_STEPS", "validate_record", "transitions", "package_version", "Record",
 ]
 
 
@@ -332,7 +336,14 @@ def _outcome_returns(state, ended: str, n: int) -> list[float]:
     return [0.0] * n
 
 
-def replay(record: dict, check: bool = True) -> list:
+#: Actions `replay` replays at most unless told otherwise (`max_steps=None`: no budget, for
+#: records you made). Real games are far shorter (Fae about 40 actions, Fantastiqa under 2,000);
+#: keeping every state of 50,000 Fantastiqa steps costs about 0.4 GB, so the budget bounds the
+#: memory of `replay` and the time of both modes.
+MAX_REPLAY_STEPS = 50_000
+
+
+def replay(record: dict, check: bool = True, *, max_steps: int | None = MAX_REPLAY_STEPS, stream: bool = False):
     """Every state of the recorded game: `states[0]` is the deal, `states[i+1]` follows action i.
 
     Every field is checked first (types included); with `check` (default) so is the outcome,
@@ -340,22 +351,51 @@ def replay(record: dict, check: bool = True) -> list:
     winners and scores; terminal records must end the game, illegal_action records must name an
     action the rules reject there, truncated ones must not be over. Every failure raises
     `ReplayError` naming the file and line (for records from `read_records`) and the field.
+
+    `max_steps` is a step budget: a record with more actions is refused (ReplayError) before
+    anything is replayed. `stream=True` keeps no state: it returns an iterator over the same
+    states, each the one live state (the next step changes it: `clone()` one to keep it), and
+    the outcome checks run when the iterator is exhausted (its last `next` raises ReplayError).
     """
+    for name, flag in (("check", check), ("stream", stream)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"replay: {name} must be True or False; got {flag!r}")
+    if max_steps is not None and (not _is_int(max_steps) or max_steps < 0):
+        raise ValueError(f"replay: max_steps must be an int >= 0 or None; got {max_steps!r}")
+    states = _replay_stream(record, check, max_steps)
+    if stream is True:
+        return states
+    return [s.clone() for s in states]
+
+
+def _replay_stream(record: dict, check: bool, max_steps: int | None) -> Iterator:
     spec = validate_record(record)
+    if max_steps is not None and len(record["actions"]) > max_steps:
+        raise _fail(record, "actions", f"{len(record['actions'])} actions exceed the replay budget of "
+                                       f"{max_steps} steps (max_steps)")
+    return _replayed_states(record, spec, check)
+
+
+def _replayed_states(record: dict, spec, check: bool) -> Iterator:
     n = record["num_players"]
     try:
         state = spec.new_state(num_players=n, seed=record["seed"], **record["options"])
     except ValueError as exc:
         raise _fail(record, "options", f"rejected by the rules: {exc}") from None
-    states = [state.clone()]
+    yield state
     for i, a in enumerate(record["actions"]):
         try:
             state.apply(a)
         except ValueError as exc:
             raise _fail(record, f"actions[{i}]", f"action {a} cannot be replayed: {exc}") from None
-        states.append(state.clone())
-    if not check:
-        return states
+        yield state
+    if check is True:
+        _check_outcome(record, state)
+
+
+def _check_outcome(record: dict, state) -> None:
+    """The final state against the record's outcome fields (see `replay`)."""
+    n = record["num_players"]
     ended = record.get("ended", "terminal")
     if ended == "terminal" and not state.is_terminal():
         raise _fail(record, "actions", f"after {len(record['actions'])} actions the game is not over "
@@ -380,14 +420,14 @@ def replay(record: dict, check: bool = True) -> list:
     scores = seat_scores(state)
     if record.get("scores") != scores:
         raise _fail(record, "scores", f"{scores} differ from the recorded {record.get('scores')}")
-    return states
 
 
 def transitions(record: dict, **observation_options) -> Iterator[dict]:
     """Offline-RL view of a record: for each action, the acting seat's observation, mask and action."""
     spec = validate_record(record)
-    states = replay(record)
-    for state, action in zip(states, record["actions"]):
+    for _ in replay(record, stream=True):  # the whole record checks out before any transition
+        pass
+    for state, action in zip(replay(record, False, stream=True), record["actions"]):
         seat = state.current_player
         yield {"seat": seat, "observation": spec.observe(state, seat, **observation_options),
                "action_mask": spec.action_mask(state, seat), "action": int(action)}

@@ -60,7 +60,8 @@ LAYERS = {
                  "tabletop_rl.train", "train"],
     # what people run: the arena, terminal play, the web app
     "apps": ["tabletop_rl.agents.arena", "tabletop_rl.agents.play", "tabletop_rl.agents.web",
-             "tabletop_rl.agents.web.__main__", "tabletop_rl.agents.web.server", "tabletop_rl.agents.web.views"],
+             "tabletop_rl.agents.web.__main__", "tabletop_rl.agents.web.server", "tabletop_rl.agents.web.views",
+             "tabletop_rl.agents.web.guard", "tabletop_rl.agents.web.bots"],
 }
 LAYER_OF = {m: layer for layer, mods in LAYERS.items() for m in mods}
 

@@ -187,3 +187,40 @@ def test_play_human_full_game_against_bots(tmp_path):
     assert "quit" in quit_out.getvalue()
     with pytest.raises(ValueError, match="--human seat"):
         play_human("fae", 3, ["random"], input_fn=lambda p: "0")
+
+
+# ---------------------------------------------------------------- issue 24: bounded replays
+def test_replay_has_a_step_budget_checked_before_replaying():
+    from tests.web_helpers import looping_record
+
+    rec = looping_record(300)
+    n = len(rec["actions"])
+    with pytest.raises(ReplayError, match=f"{n} actions exceed the replay budget of 100 steps"):
+        replay(rec, max_steps=100)
+    with pytest.raises(ReplayError, match="replay budget"):
+        replay(rec, stream=True, max_steps=100)  # refused at the call, before any state is made
+    assert len(replay(rec, max_steps=n)) == n + 1 and len(replay(rec, max_steps=None)) == n + 1
+    for bad in (-1, 1.5, True, "10"):
+        with pytest.raises(ValueError, match="max_steps"):
+            replay(rec, max_steps=bad)
+    with pytest.raises(ValueError, match="stream must be True or False"):
+        replay(rec, stream="yes")
+
+
+def test_streaming_replay_keeps_no_state_and_checks_the_outcome_at_the_end():
+    res, states = _game(3, seed=5)
+    rec = res.to_record(SPEC)
+    full = replay(rec)
+    seen, ids = [], set()
+    for state in replay(rec, stream=True):
+        ids.add(id(state))
+        seen.append(state.to_dict())
+    assert len(ids) == 1  # one live state, never a list of them
+    assert seen == [s.to_dict() for s in full]
+    stream = replay(dict(rec, final_state_sha256="0" * 64), stream=True)
+    with pytest.raises(ReplayError, match="final state"):
+        for _ in stream:
+            pass
+    assert len(list(transitions(rec))) == len(rec["actions"])
+    with pytest.raises(ReplayError, match="final state"):  # transitions still checks the whole record first
+        next(transitions(dict(rec, final_state_sha256="0" * 64)))

@@ -23,10 +23,14 @@ from tabletop_rl.agents.web.views import state_view  # noqa: E402
 from tabletop_rl.envs.registry import get_game  # noqa: E402
 
 
+JSON = {"content-type": "application/json"}
+JSONL = {"content-type": "application/x-ndjson"}
+
+
 @pytest.fixture
 def client():
     app = create_app(max_games=8, max_age=3600)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:  # a Host the default app answers to
         c.store = app.state.store
         yield c
 
@@ -50,7 +54,7 @@ def play_out(client, g, max_calls=5000):
         if v["current"] == g["seat"]:
             r = client.post(f"/api/games/{g['id']}/act", json={"action": v["choices"][0]["id"]})
         else:
-            r = client.post(f"/api/games/{g['id']}/advance")
+            r = client.post(f"/api/games/{g['id']}/advance", json={})
         assert r.status_code == 200, r.text
         g = r.json()
     raise AssertionError("game did not end")
@@ -92,7 +96,7 @@ def test_fantastiqa_with_finish_turn_and_mcts_budget(client):
     r = client.post(f"/api/games/{g['id']}/finish_turn", json={"bot": "greedy"})
     assert r.status_code == 200, r.text
     assert r.json()["view"]["current"] == 0
-    r = client.post(f"/api/games/{g['id']}/advance")
+    r = client.post(f"/api/games/{g['id']}/advance", json={})
     assert r.status_code == 200, r.text
     assert r.json()["moves"] == g["moves"] + len(r.json()["log"]) - len(g["log"])
 
@@ -125,9 +129,9 @@ def test_malformed_and_illegal_moves_leave_the_game_unchanged(client):
     for body, words in [(b"{not json", "not JSON"), (b"[1]", "JSON object"), (b'{"action": "5"}', "integer"),
                         (b'{"action": true}', "integer"), (json.dumps({"action": illegal}).encode(), "not legal"),
                         (b'{"action": 99999}', "not legal"), (b'{"action": -1}', "not legal")]:
-        r = client.post(f"/api/games/{key}/act", content=body)
+        r = client.post(f"/api/games/{key}/act", content=body, headers=JSON)
         assert r.status_code == 400 and words in r.json()["error"], (body, r.text)
-    r = client.post(f"/api/games/{key}/advance")  # the bots wait for the human
+    r = client.post(f"/api/games/{key}/advance", json={})  # the bots wait for the human
     assert r.status_code == 409 and "your turn" in r.json()["error"]
     assert session(client, key).state.to_dict() == before
     client.post(f"/api/games/{key}/act", json={"action": g["view"]["choices"][0]["id"]})
@@ -139,14 +143,21 @@ def test_malformed_and_illegal_moves_leave_the_game_unchanged(client):
 
 
 def test_ids_are_unguessable_and_the_store_is_bounded(client):
-    ids = [new(client)["id"] for _ in range(10)]
-    assert len(set(ids)) == 10 and all(len(k) >= 20 for k in ids)
-    assert len(client.store) == 8  # max_games: the least recently used were dropped
-    assert client.get(f"/api/games/{ids[0]}").status_code == 404
-    assert client.get(f"/api/games/{ids[-1]}").status_code == 200
+    """At most max_games sessions; a full store refuses new ones (503) rather than drop games in use,
+    and replaces only a session unused for min_idle seconds."""
+    ids = [new(client)["id"] for _ in range(8)]
+    assert len(set(ids)) == 8 and all(len(k) >= 20 for k in ids)
+    r = client.post("/api/games", json={"game": "fae", "bots": ["random"]})
+    assert r.status_code == 503 and "try again later" in r.json()["error"]
+    assert len(client.store) == 8 and all(client.get(f"/api/games/{k}").status_code == 200 for k in ids)
+    client.store.min_idle = 0.0  # every session counts as idle: the least recently used one goes
+    client.get(f"/api/games/{ids[0]}")
+    extra = new(client)["id"]
+    assert len(client.store) == 8 and client.get(f"/api/games/{ids[1]}").status_code == 404
+    assert client.get(f"/api/games/{ids[0]}").status_code == 200
     client.store.max_age = 0.0
     time.sleep(0.01)
-    assert client.get(f"/api/games/{ids[-1]}").status_code == 404  # too old
+    assert client.get(f"/api/games/{extra}").status_code == 404  # too old
 
 
 class Crashing(Agent):
@@ -171,20 +182,20 @@ def test_a_failing_or_slow_bot_is_reported_and_the_game_unchanged(client):
     s = session(client, key)
     before = s.state.to_dict()
     s.bots[0] = Crashing()
-    r = client.post(f"/api/games/{key}/advance")
+    r = client.post(f"/api/games/{key}/advance", json={})
     assert r.status_code == 502 and "boom" in r.json()["error"]
     s.bots[0] = Illegal()
-    r = client.post(f"/api/games/{key}/advance")
+    r = client.post(f"/api/games/{key}/advance", json={})
     assert r.status_code == 502 and "illegal" in r.json()["error"]
     s.bots[0] = Slow()
     s.bot_budget = 0.3
     t0 = time.monotonic()
-    r = client.post(f"/api/games/{key}/advance")
+    r = client.post(f"/api/games/{key}/advance", json={})
     assert r.status_code == 503 and "budget" in r.json()["error"]
     assert time.monotonic() - t0 < 1.4  # the page got its answer before the bot finished
     assert s.state.to_dict() == before
     time.sleep(1.6)
-    r = client.post(f"/api/games/{key}/advance")  # trying again takes the late answer
+    r = client.post(f"/api/games/{key}/advance", json={})  # trying again takes the late answer
     assert r.status_code == 200 and r.json()["moves"] == 1
 
 
@@ -287,7 +298,7 @@ def _records_text(game="fae", games=2):
 
 
 def test_watch_steps_through_a_record_as_any_seat(client):
-    r = client.post("/api/records", content=_records_text().encode())
+    r = client.post("/api/records", headers=JSONL, content=_records_text().encode())
     assert r.status_code == 201, r.text
     key, games = r.json()["id"], r.json()["games"]
     assert len(games) == 2 and games[0]["game"] == "fae"
@@ -322,14 +333,14 @@ def test_watch_steps_through_a_record_as_any_seat(client):
     ('{"game": "fae", "options": {}, "actions": [], "seed": "s", "num_players": 2}\n', "seed must be"),
 ])
 def test_bad_records_get_400(client, text, words):
-    r = client.post("/api/records", content=text.encode())
+    r = client.post("/api/records", headers=JSONL, content=text.encode())
     assert r.status_code == 400 and words in r.json()["error"], r.text
 
 
 def test_a_record_that_does_not_replay_is_refused_when_opened(client):
     rec = json.loads(_records_text(games=1))
     rec["actions"][3] = 329  # resolve a space with no pending ritual
-    key = client.post("/api/records", content=json.dumps(rec).encode()).json()["id"]
+    key = client.post("/api/records", headers=JSONL, content=json.dumps(rec).encode()).json()["id"]
     r = client.get(f"/api/records/{key}/games/0?step=0")
     assert r.status_code == 400 and "cannot be replayed" in r.json()["error"]
 

@@ -1,7 +1,8 @@
 """The web app: play against the bots and watch recorded games in a browser (Starlette + uvicorn).
 
     python -m tabletop_rl.agents.web --open            # http://127.0.0.1:8000
-    python -m tabletop_rl.agents.web --host 0.0.0.0 --port 9000
+    python -m tabletop_rl.agents.web --host 0.0.0.0 --allowed-host 192.168.1.20 --port 9000
+    python -m tabletop_rl.agents.web --policy mine=runs/R/policy.npz   # bot ppo:policy=mine
 
 JSON API (the page in `static/` uses it; every error is a 4xx/5xx with {"error": message} and
 leaves the game as it was):
@@ -23,12 +24,30 @@ Games live in memory under an unguessable id (`secrets.token_urlsafe`); the stor
 acts on a copy of the state in a worker thread with a time budget: a bot that raises, returns an
 illegal action or runs past its budget is reported to the page (the game is unchanged; the page
 can try again, and a late answer is used then).
+
+Threat note. The server is meant for this machine (default 127.0.0.1); any web page the user
+opens can send it requests, so a request is data and may choose only:
+- a game of GAMES, players and seat in the game's range, rule options from OPTIONS (never a
+  file: Fantastiqa's card_set is not offered), a seed in 0..2**31-1, a bot_budget in
+  (0, MAX_BOT_BUDGET] seconds;
+- bots by registered name from `bots.WEB_BOTS`, with only their bounded numeric parameters
+  (`mcts:iterations` <= `bots.MAX_MCTS_ITERATIONS`) or a server policy by name
+  (`ppo:policy=NAME`, loaded from `--policy NAME=PATH` at start); never a path, `trust_pickle`
+  or any other keyword of `make_agent`;
+- its move (a legal action id) and, for records, JSON lines that `records.replay` checks.
+Every request must name an allowed Host; every POST must be `application/json` (records:
+JSON lines) and same-origin when it sends an Origin (`guard`). Bounds: bodies MAX_JSON_BYTES
+(records MAX_RECORDS_BYTES: at most MAX_RECORD_ACTIONS actions a game, MAX_UPLOAD_ACTIONS and
+MAX_UPLOAD_GAMES an upload), refused by Content-Length or mid-stream (413); JSON too deep: 400;
+at most `max_games` sessions, none dropped while used in the last `min_idle` seconds (a new one
+is refused, 503, instead); a watched game keeps at most MAX_CHECKPOINTS states (replayed from
+the nearest one); a game at most MAX_PLAY_ACTIONS moves; at most one bot move in flight per
+session, searches stopped by a deadline inside the budget, and bounded worker queues (503).
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
 import os
 import secrets
 import tempfile
@@ -37,8 +56,11 @@ import time
 from importlib import resources
 
 from tabletop_rl.agents import agent_names, make_agent
-from tabletop_rl.agents.arena import parse_agent
 from tabletop_rl.agents.match import bot_action
+from tabletop_rl.agents.web import guard
+from tabletop_rl.agents.web.bots import (SEARCH_BOTS, WEB_BOTS, BotWorkers, build_bot, load_policies, offered,
+                                         parse_bot)
+from tabletop_rl.agents.web.guard import RequestError
 from tabletop_rl.agents.web.views import board_png, move_text, state_view
 from tabletop_rl.envs.registry import get_game
 
@@ -52,21 +74,20 @@ OPTIONS = {
                    "card_use": ["symbol_or_power", "both"], "draw_rule": ["up_to_5", "draw_5"],
                    "abbey": [False, True], "teams": [False, True], "mark_return": ["forbid", "allow"]},
 }
-MAX_RECORDS_BYTES = 20 * 1024 * 1024
-MAX_RECORD_ACTIONS = 200_000
+MAX_JSON_BYTES = 1 << 20  # a move or a new game is a few hundred bytes
+MAX_RECORDS_BYTES = 8 << 20
+MAX_RECORD_ACTIONS = 20_000  # real games: Fae about 40 actions, Fantastiqa under 2,000
+MAX_UPLOAD_ACTIONS = 500_000
+MAX_UPLOAD_GAMES = 5_000
+MAX_PLAY_ACTIONS = MAX_RECORD_ACTIONS
+MAX_CHECKPOINTS = 64  # states kept of the watched game; a view replays from the nearest one
+MIN_CHECKPOINT_EVERY = 50
 MAX_LOG = 300  # moves sent with a view (the latest)
 FINISH_TURN_STEPS = 5_000
 DEFAULT_BOT_BUDGET = 30.0
-_BOT_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="web-bot")
-
-
-class RequestError(Exception):
-    """A request the server refuses: `status` (4xx, or 5xx for a failing bot) and a message."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
+MAX_BOT_BUDGET = 120.0
+JSON_TYPES = ("application/json",)
+RECORDS_TYPES = ("application/json", "application/x-ndjson", "application/jsonl")
 
 
 # ---------------------------------------------------------------- sessions
@@ -76,27 +97,27 @@ class PlaySession:
     kind = "play"
 
     def __init__(self, game: str, players: int, seat: int, bot_specs: list[str], options: dict, seed: int,
-                 bot_budget: float):
+                 bot_budget: float, policies: dict | None = None, workers: dict | None = None):
         self.game, self.spec, self.seat = game, get_game(game), seat
         self.players, self.options, self.seed, self.bot_budget = players, options, seed, bot_budget
         self.state = self.spec.new_state(num_players=players, seed=seed, **options)
-        self.labels = []
-        self.bots = []
+        policies = policies or {}
+        workers = workers or default_workers()
+        self.labels, self.bots, self.workers = [], [], []
         others = iter(bot_specs)
         for s in range(players):
             if s == seat:
                 self.labels.append("you")
                 self.bots.append(None)
+                self.workers.append(None)
                 continue
             text = next(others)
-            name, kwargs = parse_agent(text)
-            try:
-                bot = make_agent(game, name, seed=seed + 1000 * (s + 1), **kwargs)
-            except (TypeError, ValueError, OSError) as exc:
-                raise RequestError(400, f"bot {text!r} for seat {s}: {exc}") from None
+            name, params = parse_bot(text, game, policies)
+            bot = build_bot(game, name, params, seed + 1000 * (s + 1), bot_budget, policies)
             bot.reset(seed + 7919 * (s + 1))
             self.labels.append(text)
             self.bots.append(bot)
+            self.workers.append(workers["search" if name in SEARCH_BOTS else "quick"])
         self.helpers: dict = {}  # name -> the bot that plays the rest of your turn when asked
         self.log: list[dict] = []
         self.actions: list[int] = []
@@ -104,6 +125,8 @@ class PlaySession:
         self.pending = None  # (future, number of actions when it was asked) of a bot past its budget
 
     def apply(self, action: int) -> None:
+        if len(self.actions) >= MAX_PLAY_ACTIONS:
+            raise RequestError(409, f"the game passed {MAX_PLAY_ACTIONS} moves, the most a web game may have")
         before = self.state.clone()
         self.state.apply(action)
         self.actions.append(int(action))
@@ -123,33 +146,66 @@ class PlaySession:
 
 
 class WatchSession:
-    """Uploaded records; the states of one game are kept (replayed on demand)."""
+    """Uploaded records. The watched game is replayed once to check it, keeping at most
+    MAX_CHECKPOINTS of its states; a view replays from the nearest one (only one game at a time)."""
 
     kind = "watch"
 
     def __init__(self, records: list[dict]):
         self.records = records
         self.lock = threading.Lock()
-        self._cached: tuple[int, list] | None = None
+        self._open: tuple | None = None  # (game index, checkpoints, every, final state is terminal)
 
-    def states(self, g: int) -> list:
+    def _checkpoints(self, g: int) -> tuple:
         from tabletop_rl.agents.records import ReplayError, replay
 
         if not 0 <= g < len(self.records):
             raise RequestError(404, f"game {g} is not in these records (0..{len(self.records) - 1})")
-        if self._cached is None or self._cached[0] != g:
+        if self._open is None or self._open[0] != g:
+            record = self.records[g]
+            every = max(MIN_CHECKPOINT_EVERY, -(-len(record["actions"]) // MAX_CHECKPOINTS))
+            kept = []
             try:
-                self._cached = (g, replay(self.records[g]))
+                for i, state in enumerate(replay(record, stream=True, max_steps=MAX_RECORD_ACTIONS)):
+                    if i % every == 0:
+                        kept.append(state.clone())
             except (ReplayError, ValueError, TypeError, KeyError) as exc:
                 raise RequestError(400, f"record {g} cannot be replayed: {exc}") from None
-        return self._cached[1]
+            self._open = (g, kept, every, state.is_terminal())
+        return self._open
+
+    def steps(self, g: int) -> int:
+        self._checkpoints(g)
+        return len(self.records[g]["actions"])
+
+    def over_at(self, g: int, step: int) -> bool:
+        """Whether the game is over at `step` (only ever at its last step)."""
+        return step == self.steps(g) and self._checkpoints(g)[3]
+
+    def state_at(self, g: int, step: int, first: int | None = None, each=None):
+        """The state after `step` actions (a copy), replayed from the checkpoint at or before
+        `first` (default `step`); `each(state, action)` sees the states first..step-1 with their action."""
+        _, kept, every, _ = self._checkpoints(g)
+        first = step if first is None else first
+        i = first // every * every
+        state = kept[i // every].clone()
+        actions = self.records[g]["actions"]
+        for i in range(i, step):
+            if each is not None and i >= first:
+                each(state, actions[i])
+            state.apply(actions[i])
+        return state
 
 
 class Store:
-    """Sessions by unguessable id, at most `max_games`, each dropped `max_age` s after its last use."""
+    """Sessions by unguessable id, at most `max_games`, each dropped `max_age` s after its last use.
 
-    def __init__(self, max_games: int = 64, max_age: float = 6 * 3600.0):
-        self.max_games, self.max_age = int(max_games), float(max_age)
+    When full, a new session replaces the least recently used one only if that one has been
+    unused for `min_idle` s; else the new one is refused (503): no client can drop the games
+    others are playing."""
+
+    def __init__(self, max_games: int = 64, max_age: float = 6 * 3600.0, min_idle: float = 600.0):
+        self.max_games, self.max_age, self.min_idle = int(max_games), float(max_age), float(min_idle)
         self._items: dict[str, list] = {}  # id -> [session, last use]
         self._lock = threading.Lock()
 
@@ -161,8 +217,12 @@ class Store:
         now = time.monotonic()
         with self._lock:
             self._expire(now)
-            while len(self._items) >= self.max_games:  # drop the least recently used
-                del self._items[min(self._items, key=lambda k: self._items[k][1])]
+            if len(self._items) >= self.max_games:
+                oldest = min(self._items, key=lambda k: self._items[k][1])
+                if now - self._items[oldest][1] < self.min_idle:
+                    raise RequestError(503, f"the server holds {self.max_games} games and records, all used in "
+                                            f"the last {self.min_idle:.0f} s; try again later")
+                del self._items[oldest]
             key = secrets.token_urlsafe(18)
             self._items[key] = [session, now]
         return key
@@ -173,8 +233,9 @@ class Store:
             self._expire(now)
             item = self._items.get(key)
             if item is None or item[0].kind != kind:
-                raise RequestError(404, f"no {kind} session {key!r} (unknown, or dropped after "
-                                        f"{self.max_age:.0f} s unused or when more than {self.max_games} were open)")
+                raise RequestError(404, f"no {kind} session {key[:40]!r} (unknown, or dropped after "
+                                        f"{self.max_age:.0f} s unused, or {self.min_idle:.0f} s unused when "
+                                        f"{self.max_games} were open)")
             item[1] = now
             return item[0]
 
@@ -186,21 +247,25 @@ class Store:
 def _int(body: dict, key: str, lo: int, hi: int, default=None) -> int:
     v = body.get(key, default)
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise RequestError(400, f"{key} must be an integer in {lo}..{hi}; got {v!r}")
+        raise RequestError(400, f"{key} must be an integer in {lo}..{hi}; got {str(v)[:40]}")
     return v
 
 
-def _object(raw: bytes) -> dict:
-    try:
-        body = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RequestError(400, f"the request body is not JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise RequestError(400, f"the request body must be a JSON object; got {type(body).__name__}")
-    return body
+_WORKERS: dict = {}
+_WORKERS_LOCK = threading.Lock()
 
 
-def new_game(body: dict) -> PlaySession:
+def default_workers() -> dict:
+    """The process's worker pools for bot moves, made once (so every app and session shares one
+    bound): searches and quick bots apart (see `bots`)."""
+    with _WORKERS_LOCK:
+        if not _WORKERS:
+            _WORKERS.update(search=BotWorkers(workers=2, queue=4, name="web-search"),
+                            quick=BotWorkers(workers=2, queue=16, name="web-bot"))
+        return _WORKERS
+
+
+def new_game(body: dict, policies: dict | None = None, workers: dict | None = None) -> PlaySession:
     game = body.get("game")
     if game not in GAMES:
         raise RequestError(400, f"game must be one of {list(GAMES)}; got {game!r}")
@@ -209,27 +274,27 @@ def new_game(body: dict) -> PlaySession:
     seat = _int(body, "seat", 0, players - 1, default=0)
     bots = body.get("bots", ["random"] * (players - 1))
     if not isinstance(bots, list) or len(bots) != players - 1 or not all(isinstance(b, str) and b for b in bots):
-        raise RequestError(400, f"bots must list {players - 1} bot names (the other seats in order); got {bots!r}")
-    known = agent_names(game)
+        raise RequestError(400, f"bots must list {players - 1} bot names (the other seats in order); "
+                                f"got {str(bots)[:200]}")
     for b in bots:
-        if b.partition(":")[0].strip() not in known:
-            raise RequestError(400, f"unknown bot {b!r} for {game}; known: {known}")
+        parse_bot(b, game, policies or {})
     options = body.get("options", {})
     if not isinstance(options, dict):
-        raise RequestError(400, f"options must be an object; got {options!r}")
+        raise RequestError(400, f"options must be an object; got {str(options)[:200]}")
     for k, v in options.items():
         allowed = OPTIONS[game].get(k)
         if allowed is None:
-            raise RequestError(400, f"unknown option {k!r} for {game}; options: {sorted(OPTIONS[game])}")
-        if v not in allowed or type(v) is not type(allowed[0]):
-            raise RequestError(400, f"option {k} must be one of {allowed}; got {v!r}")
+            raise RequestError(400, f"unknown option {k[:40]!r} for {game}; options: {sorted(OPTIONS[game])}")
+        if type(v) is not type(allowed[0]) or v not in allowed:
+            raise RequestError(400, f"option {k} must be one of {allowed}; got {str(v)[:40]}")
     seed = body.get("seed")
     seed = secrets.randbits(31) if seed is None else _int(body, "seed", 0, 2 ** 31 - 1)
     budget = body.get("bot_budget", DEFAULT_BOT_BUDGET)
-    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= 600:
-        raise RequestError(400, f"bot_budget must be a number of seconds in (0, 600]; got {budget!r}")
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget <= MAX_BOT_BUDGET:
+        raise RequestError(400, f"bot_budget must be a number of seconds in (0, {MAX_BOT_BUDGET:g}]; "
+                                f"got {str(budget)[:40]}")
     try:
-        return PlaySession(game, players, seat, bots, dict(options), seed, float(budget))
+        return PlaySession(game, players, seat, bots, dict(options), seed, float(budget), policies, workers)
     except ValueError as exc:  # the rules refuse the options (e.g. teams with 2 players)
         raise RequestError(400, str(exc)) from None
 
@@ -254,7 +319,7 @@ def human_act(s: PlaySession, body: dict) -> None:
         _check_over_and_turn(s, mine=True)
         a = body.get("action")
         if isinstance(a, bool) or not isinstance(a, int):
-            raise RequestError(400, f"action must be an integer action id; got {a!r}")
+            raise RequestError(400, f"action must be an integer action id; got {str(a)[:40]}")
         if not _legal(s, s.seat, a):
             raise RequestError(400, f"action {a} is not legal now; the legal ones are listed in choices")
         s.apply(a)
@@ -268,7 +333,8 @@ def finish_turn(s: PlaySession, body: dict) -> None:
     """A quick bot (body {"bot": "random"|"greedy"}, default random) plays the rest of the person's turn."""
     name = body.get("bot", "random")
     if name not in HELPERS or name not in agent_names(s.game):
-        raise RequestError(400, f"bot must be one of {[h for h in HELPERS if h in agent_names(s.game)]}; got {name!r}")
+        raise RequestError(400, f"bot must be one of {[h for h in HELPERS if h in agent_names(s.game)]}; "
+                                f"got {str(name)[:40]}")
     with s.lock:
         _check_over_and_turn(s, mine=True)
         helper = s.helpers.get(name)
@@ -289,7 +355,10 @@ def bot_step(s: PlaySession) -> None:
         if s.pending is not None and s.pending[1] == len(s.actions):
             future = s.pending[0]
         else:
-            future = _BOT_POOL.submit(bot_action, bot, s.spec, s.state.clone(), seat)
+            # a trained policy observes with the options it was trained on (as in `match.play_game`)
+            opts = {k: v for k, v in (getattr(bot, "observation_options", None) or {}).items()
+                    if k in s.spec.observation_options}
+            future = s.workers[seat].submit(bot_action, bot, s.spec, s.state.clone(), seat, opts)
         try:
             action = future.result(timeout=s.bot_budget)
         except concurrent.futures.TimeoutError:
@@ -308,7 +377,7 @@ def advance(s: PlaySession, body: dict) -> None:
     """One bot move; with {"all": true} every bot move up to the person's turn or the end."""
     every = body.get("all", False)
     if not isinstance(every, bool):
-        raise RequestError(400, f"all must be true or false; got {every!r}")
+        raise RequestError(400, f"all must be true or false; got {str(every)[:40]}")
     bot_step(s)
     while every and not s.state.is_terminal() and s.state.current_player != s.seat:
         bot_step(s)
@@ -316,7 +385,8 @@ def advance(s: PlaySession, body: dict) -> None:
 
 # ---------------------------------------------------------------- records
 def load_records(raw: bytes) -> WatchSession:
-    from tabletop_rl.agents.records import read_records
+    """Parse and bound an upload (each game is checked by replaying it when it is first watched)."""
+    from tabletop_rl.agents.records import Record, read_records
 
     if len(raw) > MAX_RECORDS_BYTES:
         raise RequestError(413, f"records file is larger than {MAX_RECORDS_BYTES} bytes")
@@ -325,34 +395,45 @@ def load_records(raw: bytes) -> WatchSession:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
         try:
-            records = list(read_records(path))
+            records = []
+            for r in read_records(path):
+                if len(records) >= MAX_UPLOAD_GAMES:
+                    raise RequestError(400, f"the records file holds more than {MAX_UPLOAD_GAMES} games")
+                # kept: the fields replay checks (labels the page does not show are dropped)
+                kept = Record({k: v for k, v in r.items() if k not in ("meta", "rewards")})
+                kept.source = r.source.replace(path, "records")
+                records.append(kept)
         except (ValueError, UnicodeDecodeError) as exc:
             raise RequestError(400, str(exc).replace(path, "records")) from None
     finally:
         os.unlink(path)
     if not records:
         raise RequestError(400, "the records file holds no game")
+    total = 0
     for i, r in enumerate(records):
         where = f"record {i}"
         if r.get("game") not in GAMES:
-            raise RequestError(400, f"{where}: game must be one of {list(GAMES)}; got {r.get('game')!r}")
+            raise RequestError(400, f"{where}: game must be one of {list(GAMES)}; got {str(r.get('game'))[:40]}")
         opts = r.get("options")
         if isinstance(opts, dict) and opts.get("card_set", 0) is None:  # the default card set, said explicitly
             opts = {k: v for k, v in opts.items() if k != "card_set"}
             r["options"] = opts
         if not isinstance(opts, dict) or any(k not in OPTIONS[r["game"]] for k in opts):
             raise RequestError(400, f"{where}: options must be an object of {sorted(OPTIONS[r['game']])}; "
-                                    f"got {opts!r}")
+                                    f"got {str(opts)[:200]}")
         acts = r.get("actions")
         if not isinstance(acts, list) or len(acts) > MAX_RECORD_ACTIONS or not all(
                 isinstance(a, int) and not isinstance(a, bool) for a in acts):
             raise RequestError(400, f"{where}: actions must be a list of at most {MAX_RECORD_ACTIONS} integers")
+        total += len(acts)
+        if total > MAX_UPLOAD_ACTIONS:
+            raise RequestError(400, f"the records hold more than {MAX_UPLOAD_ACTIONS} actions in all")
         seed = r.get("seed")
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise RequestError(400, f"{where}: seed must be an integer; got {seed!r}")
+            raise RequestError(400, f"{where}: seed must be an integer; got {str(seed)[:40]}")
         n = r.get("num_players")
         if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 4:
-            raise RequestError(400, f"{where}: num_players must be 2..4; got {n!r}")
+            raise RequestError(400, f"{where}: num_players must be 2..4; got {str(n)[:40]}")
     return WatchSession(records)
 
 
@@ -369,45 +450,76 @@ def records_summary(w: WatchSession) -> list[dict]:
 
 def watch_view(w: WatchSession, g: int, step, seat) -> dict:
     with w.lock:
-        states = w.states(g)
-        game = w.records[g]["game"]
-        n = len(states) - 1
-        if step is None:
-            step = 0
+        n = w.steps(g)
+        game, record = w.records[g]["game"], w.records[g]
+        step = 0 if step is None else step
         if not 0 <= step <= n:
             raise RequestError(400, f"step must be in 0..{n}; got {step}")
-        if seat is not None and not 0 <= seat < states[0].num_players:
-            raise RequestError(400, f"seat must be in 0..{states[0].num_players - 1} or public; got {seat}")
-        over = states[step].is_terminal()
-        actions = w.records[g]["actions"]
-        moves = [move_text(game, states[i], actions[i], seat, over=over) for i in range(step)]
+        players = record["num_players"]
+        if seat is not None and not 0 <= seat < players:
+            raise RequestError(400, f"seat must be in 0..{players - 1} or public; got {seat}")
+        over = w.over_at(g, step)
+        moves: list[str] = []
+        state = w.state_at(g, step, first=max(0, step - MAX_LOG),
+                           each=lambda st, a: moves.append(move_text(game, st, a, seat, over=over)))
         return {"kind": "watch", "game": game, "index": g, "step": step, "steps": n, "seat": seat,
-                "agents": _labels(w.records[g]) or None, "log": moves[-MAX_LOG:], "moves": step,
-                "view": state_view(game, states[step], seat)}
+                "agents": _labels(record) or None, "log": moves, "moves": step,
+                "view": state_view(game, state, seat)}
 
 
 # ---------------------------------------------------------------- the app
-def config() -> dict:
+def config(policies: dict | None = None) -> dict:
     out = {}
     for game in GAMES:
         spec = get_game(game)
         out[game] = {"min_players": spec.min_players, "max_players": spec.max_players,
-                     "bots": agent_names(game), "options": OPTIONS[game]}
-    return {"games": out, "bot_budget": DEFAULT_BOT_BUDGET}
+                     "bots": offered(game, policies or {}), "options": OPTIONS[game]}
+    params = {name: {k: list(b) for k, b in p.items()} for name, p in WEB_BOTS.items() if p}
+    return {"games": out, "bot_budget": DEFAULT_BOT_BUDGET, "max_bot_budget": MAX_BOT_BUDGET, "bot_params": params}
 
 
-def create_app(max_games: int = 64, max_age: float = 6 * 3600.0):
-    """The Starlette app; `app.state.store` holds the sessions."""
+def create_app(max_games: int = 64, max_age: float = 6 * 3600.0, *, allowed_hosts=guard.LOOPBACK_HOSTS,
+               policies: dict | None = None, min_idle: float = 600.0, workers: dict | None = None):
+    """The Starlette app; `app.state.store` holds the sessions.
+
+    `allowed_hosts`: the names a request's Host may carry (`guard.allowed_hosts_for`);
+    `policies`: the server's own policies, {game: {name: PolicyWeights}} (`bots.load_policies`);
+    `workers`: the bot worker pools (default `default_workers()`)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
+    from starlette.datastructures import Headers
     from starlette.exceptions import HTTPException
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import FileResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    store = Store(max_games=max_games, max_age=max_age)
+    store = Store(max_games=max_games, max_age=max_age, min_idle=min_idle)
+    allowed = tuple(guard.host_name(h) for h in allowed_hosts)
+    policies = policies or {}
+    workers = workers or default_workers()
     static_dir = str(resources.files("tabletop_rl.agents.web") / "static")
+
+    class HostCheck:
+        """Every request must name an allowed host (DNS rebinding: a foreign name that resolves here)."""
+
+        def __init__(self, app):
+            self.app = app
+
+        async def __call__(self, scope, receive, send):
+            if scope["type"] in ("http", "websocket"):
+                try:
+                    guard.check_host(Headers(scope=scope), allowed)
+                except RequestError as exc:
+                    await JSONResponse({"error": exc.message}, status_code=exc.status)(scope, receive, send)
+                    return
+            await self.app(scope, receive, send)
+
+    async def post_body(request: Request, limit: int = MAX_JSON_BYTES, types=JSON_TYPES) -> bytes:
+        """A POST's body once it has passed the origin, content-type and size checks (`guard`)."""
+        guard.check_post(request.headers, request.url.scheme, types)
+        return await guard.read_body(request, limit)
 
     async def on_request_error(request, exc: RequestError):
         return JSONResponse({"error": exc.message}, status_code=exc.status)
@@ -419,7 +531,7 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0):
         return FileResponse(os.path.join(static_dir, "index.html"))
 
     async def api_config(request: Request):
-        return JSONResponse(await run_in_threadpool(config))
+        return JSONResponse(await run_in_threadpool(config, policies))
 
     def _play_view(key: str, s: PlaySession) -> dict:
         with s.lock:
@@ -428,8 +540,8 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0):
         return out
 
     async def create_game(request: Request):
-        body = _object(await request.body())
-        s = await run_in_threadpool(new_game, body)
+        body = guard.parse_object(await post_body(request))
+        s = await run_in_threadpool(new_game, body, policies, workers)
         key = store.add(s)
         return JSONResponse(await run_in_threadpool(_play_view, key, s), status_code=201)
 
@@ -440,9 +552,9 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0):
 
     def _mutate(fn):
         async def endpoint(request: Request):
+            body = guard.parse_object(await post_body(request))
             key = request.path_params["key"]
             s = store.get(key, "play")
-            body = _object(await request.body())
             await run_in_threadpool(fn, s, body)
             return JSONResponse(await run_in_threadpool(_play_view, key, s))
         return endpoint
@@ -456,7 +568,7 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0):
         return Response(await run_in_threadpool(draw), media_type="image/png")
 
     async def upload_records(request: Request):
-        raw = await request.body()
+        raw = await post_body(request, MAX_RECORDS_BYTES, RECORDS_TYPES)
         w = await run_in_threadpool(load_records, raw)
         key = store.add(w)
         return JSONResponse({"id": key, "games": records_summary(w)}, status_code=201)
@@ -491,10 +603,10 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0):
 
         def draw():
             with w.lock:
-                states = w.states(g)
-                if not 0 <= step < len(states):
-                    raise RequestError(400, f"step must be in 0..{len(states) - 1}; got {step}")
-                return board_png(w.records[g]["game"], states[step])
+                n = w.steps(g)
+                if not 0 <= step <= n:
+                    raise RequestError(400, f"step must be in 0..{n}; got {step}")
+                return board_png(w.records[g]["game"], w.state_at(g, step))
         return Response(await run_in_threadpool(draw), media_type="image/png")
 
     routes = [
@@ -511,7 +623,8 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0):
         Route("/api/records/{key}/games/{g}/board.png", watch_png),
         Mount("/static", app=StaticFiles(directory=static_dir), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={RequestError: on_request_error, HTTPException: on_http_error})
+    app = Starlette(routes=routes, middleware=[Middleware(HostCheck)],
+                    exception_handlers={RequestError: on_request_error, HTTPException: on_http_error})
     app.state.store = store
     return app
 
@@ -526,13 +639,29 @@ def main(argv=None) -> int:
     parser.add_argument("--open", action="store_true", help="open the page in a web browser")
     parser.add_argument("--max-games", type=int, default=64, help="games and records kept in memory")
     parser.add_argument("--max-age", type=float, default=6 * 3600.0, help="seconds a game is kept after its last use")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a host name or address clients use to reach the server (repeatable; needed with "
+                             "--host 0.0.0.0; the loopback names are allowed otherwise)")
+    parser.add_argument("--policy", action="append", default=[], metavar="NAME=PATH",
+                        help="a policy .npz the page offers as bot ppo:policy=NAME (repeatable; never a pickle)")
     args = parser.parse_args(argv)
     if args.max_games < 1 or args.max_age <= 0:
         parser.error("--max-games must be >= 1 and --max-age > 0")
+    hosts = guard.allowed_hosts_for(args.host, args.allowed_host)
+    if not hosts:
+        parser.error(f"--host {args.host!r} listens on every address: name the ones clients use with --allowed-host")
+    named = dict(p.partition("=")[::2] for p in args.policy)
+    if len(named) != len(args.policy) or not all(k.replace("_", "").replace("-", "").isalnum() and v
+                                                   for k, v in named.items()):
+        parser.error("--policy takes NAME=PATH (NAME: letters, digits, - and _), each NAME once")
+    try:
+        policies = load_policies(named)
+    except ValueError as exc:
+        parser.error(str(exc))
     import uvicorn
 
     limit_blas_threads()
-    app = create_app(max_games=args.max_games, max_age=args.max_age)
+    app = create_app(max_games=args.max_games, max_age=args.max_age, allowed_hosts=hosts, policies=policies)
     url = f"http://{args.host}:{args.port}/"
     if args.open:
         import webbrowser

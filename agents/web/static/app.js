@@ -25,7 +25,7 @@ function showError(msg) {
 async function api(method, url, body) {
   const opts = { method, headers: {} };
   if (body !== undefined) {
-    if (typeof body === "string") { opts.body = body; opts.headers["Content-Type"] = "text/plain"; }
+    if (typeof body === "string") { opts.body = body; opts.headers["Content-Type"] = "application/x-ndjson"; }
     else { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
   }
   const r = await fetch(url, opts);
