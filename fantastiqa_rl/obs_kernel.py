@@ -15,6 +15,8 @@ The Abbey / team block (`abbey_view.abbey_features`) is written by the caller.
 """
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 from numba import njit
 
@@ -37,49 +39,40 @@ _PLAYER_BLOCKS = ("flags", "position", "counters", "token", "discard", "committe
  O_OPEN_QUEST0_KIND, O_OPEN_QUEST1_KIND, O_SUPPLY, O_PAY, O_TARGET_SPACE, O_TARGET_QUEST, O_TARGET_CARD,
  O_ADVENTURE, O_VISITED, O_BOOSTED, O_POWERED, O_IN_PLAY, O_TARGET_REASON, O_DRAWN_CARDS, O_DRAWN_QUESTS) = range(len(_OFF_NAMES))
 
-# Packed header: fixed fields, then per seat (absolute) _PSIZE fields, then length-prefixed lists.
+# Packed layout of one game: fixed fields; then per-seat fields, field-major (field f of seat p at
+# H_PLAYERS + f * n + p); then the lengths of the card / quest lists (list j's length at
+# lists_at + j, see _LIST_*), their contents in that order, and last each seat's committed map
+# (number of quests, then per quest: quest, number of cards, the cards).
 H_SEAT, H_PHASE, H_CUR, H_USED, H_KEY, H_PLUS, H_COUNT, H_TURNS, H_N, H_TARGET, H_VISITED, H_REASON = range(12)
 H_OPEN, H_BONUS, H_SUPPLY, H_REGION, H_STATUE, H_NAMEPOS = 12, 14, 16, 25, 31, 37
 H_BOARD, H_GEMS = 43, 43 + NUM_SPACES
 H_PLAYERS = H_GEMS + NUM_SPACES
-_PSIZE = 11   # position, gems, carpets, reshuffles, score, bonus, hand, deck, discard, completed, token
+F_POS, F_GEMS, F_CARPETS, F_RESHUFFLES, F_SCORE, F_BONUS, F_HAND, F_DECK, F_DISCARD, F_COMPLETED, F_TOKEN = range(11)
+_NF = 11
+# lists: the observer's hand and deck, per seat discard, quests, completed (n each), then the turn's
+L_HAND, L_DECK, L_SEATS = 0, 1, 2
+L_PAY, L_RELEASE, L_ADVENTURE, L_BOOSTED, L_POWERED, L_IN_PLAY, L_REVEALED, L_TOKEN_LEFT = range(8)  # after 2 + 3n
 
 
 def pack(s, seat: int, out: list) -> None:
-    """Append the ints `encode` reads for `seat`'s observation of state `s` to `out`."""
-    n = s.n
-    out += (seat, s.phase, s.cur, int(s.action_used), int(s.key), s.plus_statue, s.count, s.turns, n,
-            s.target, s.visited, s.reason)
-    out += s.open_quests
-    out += s.open_bonus
-    out += (s.supply_gems, s.supply_carpets, s.supply_reshuffles, s.supply_bonus_tokens, len(s.dragons),
-            len(s.creature_deck), len(s.artifact_deck), len(s.beast_deck), len(s.quest_deck))
-    out += s.region_at
-    out += s.statue_at
-    out += s.name_pos
-    out += s.board
-    out += s.board_gems
+    """Append the ints `encode` reads for `seat`'s observation of state `s` to `out` (only public
+    state and `seat`'s own hand and deck)."""
     hand, deck, discard, completed = s.hand, s.deck, s.discard, s.completed
-    for p in range(n):
-        out += (s.position[p], s.gems[p], s.carpets[p], s.reshuffles[p], s.scores[p], s.bonus_tokens[p],
-                len(hand[p]), len(deck[p]), len(discard[p]), len(completed[p]), s.quest_token[p])
-    for cards in (hand[seat], deck[seat]):          # the observer's own hand and deck (composition)
-        out.append(len(cards))
-        out += cards
-    quests, committed = s.quests, s.committed
-    for p in range(n):
-        for cards in (discard[p], quests[p], completed[p]):
-            out.append(len(cards))
-            out += cards
-        m = committed[p]
+    out += (seat, s.phase, s.cur, int(s.action_used), int(s.key), s.plus_statue, s.count, s.turns, s.n,
+            s.target, s.visited, s.reason, *s.open_quests, *s.open_bonus,
+            s.supply_gems, s.supply_carpets, s.supply_reshuffles, s.supply_bonus_tokens, len(s.dragons),
+            len(s.creature_deck), len(s.artifact_deck), len(s.beast_deck), len(s.quest_deck),
+            *s.region_at, *s.statue_at, *s.name_pos, *s.board, *s.board_gems,
+            *s.position, *s.gems, *s.carpets, *s.reshuffles, *s.scores, *s.bonus_tokens,
+            *map(len, hand), *map(len, deck), *map(len, discard), *map(len, completed), *s.quest_token)
+    lists = (hand[seat], deck[seat], *discard, *s.quests, *completed, s.pay, s.release_from_discard, s.adventure,
+             s.boosted, s.powered, s.in_play, s.revealed, s.token_left)
+    out += map(len, lists)
+    out += chain.from_iterable(lists)
+    for m in s.committed:
         out.append(len(m))
         for q, cards in m.items():
-            out += (q, len(cards))
-            out += cards
-    for cards in (s.pay, s.release_from_discard, s.adventure, s.boosted, s.powered, s.in_play, s.revealed,
-                  s.token_left):
-        out.append(len(cards))
-        out += cards
+            out += (q, len(cards), *cards)
 
 
 class Tables:
@@ -123,15 +116,6 @@ def _find_committed(d, at, q):
 
 
 @njit(cache=True)
-def _skip_committed(d, at):
-    m = d[at]
-    j = at + 1
-    for _ in range(m):
-        j += 2 + d[j + 1]
-    return j
-
-
-@njit(cache=True)
 def _quest_features(row, base, qk, name_pos_of, units, hk, qneed, qpoints, d, c0, cn):
     for j in range(NUM_SYMBOLS):
         if qneed[qk, j] != 0.0:
@@ -151,6 +135,23 @@ def _encode_row(row, d, at, off, poff, hk, qk, units, space_feat, qneed, qpoints
     row[:] = 0.0
     seat, phase, cur, n = d[at + H_SEAT], d[at + H_PHASE], d[at + H_CUR], d[at + H_N]
     terminal = phase == A.TERMINAL
+    pl = at + H_PLAYERS
+    # where each list starts (start[j], length d[lens + j]); the committed maps follow the last
+    lens = pl + _NF * n
+    n_lists = L_SEATS + 3 * n + 8
+    start = np.empty(n_lists + 1, dtype=np.int64)
+    start[0] = lens + n_lists
+    for x in range(n_lists):
+        start[x + 1] = start[x] + d[lens + x]
+    comm = np.empty(n, dtype=np.int64)
+    j = start[n_lists]
+    for p in range(n):
+        comm[p] = j
+        m = d[j]
+        j += 1
+        for _ in range(m):
+            j += 2 + d[j + 1]
+    turn = L_SEATS + 3 * n    # index of the first of the turn's lists (L_PAY)
     row[off[O_PHASE] + phase] += 1.0
     b = off[O_TURN_FLAGS]
     row[b] = np.float32(d[at + H_USED])
@@ -159,44 +160,24 @@ def _encode_row(row, d, at, off, poff, hk, qk, units, space_feat, qneed, qpoints
     cnt = d[at + H_COUNT]
     row[b + 3] = np.float32(cnt / 3.0) if cnt > 0 else np.float32(0.0)
     row[off[O_TURNS]] = np.float32(min(d[at + H_TURNS] / n, TURN_CLIP) / TURN_CLIP)
-    pl = at + H_PLAYERS
-    j = pl + _PSIZE * n
     # the observer's hand (counts and symbol units) and deck composition
-    hand0, nh = j + 1, d[j]
     bh, bs = off[O_OWN_HAND], off[O_OWN_HAND_SYMBOLS]
-    for t in range(nh):
-        k = hk[d[hand0 + t]]
+    for t in range(d[lens + L_HAND]):
+        k = hk[d[start[L_HAND] + t]]
         row[bh + k] += 1.0
         for x in range(NUM_SYMBOLS):
             row[bs + x] += units[k, x]
-    j = hand0 + nh
     bd = off[O_OWN_DECK]
-    for t in range(d[j]):
-        row[bd + hk[d[j + 1 + t]]] += 1.0
-    j += 1 + d[j]
-    # per seat: discard, quests, completed, committed map (positions, to read them in any order)
-    p_disc = np.empty(n, dtype=np.int64)
-    p_quest = np.empty(n, dtype=np.int64)
-    p_comp = np.empty(n, dtype=np.int64)
-    p_comm = np.empty(n, dtype=np.int64)
-    for p in range(n):
-        p_disc[p] = j
-        j += 1 + d[j]
-        p_quest[p] = j
-        j += 1 + d[j]
-        p_comp[p] = j
-        j += 1 + d[j]
-        p_comm[p] = j
-        j = _skip_committed(d, j)
-    lists = j   # pay, release_from_discard, adventure, boosted, powered, in_play, revealed, token_left
+    for t in range(d[lens + L_DECK]):
+        row[bd + hk[d[start[L_DECK] + t]]] += 1.0
     name_pos = at + H_NAMEPOS
     # own personal quests
-    mq = p_quest[seat]
-    for t in range(min(d[mq], MAX_PERSONAL_QUESTS)):
-        q = d[mq + 1 + t]
+    lq = L_SEATS + n + seat
+    for t in range(min(d[lens + lq], MAX_PERSONAL_QUESTS)):
+        q = d[start[lq] + t]
         base = off[O_OWN_QUEST0 + t]
         row[base] += 1.0
-        c0, cn = _find_committed(d, p_comm[seat], q)
+        c0, cn = _find_committed(d, comm[seat], q)
         kq = qk[q]
         _quest_features(row, base + 1, kq, d[name_pos + qregion[kq]], units, hk, qneed, qpoints, d, c0, cn)
     # every seat's public state, seat-relative
@@ -206,46 +187,44 @@ def _encode_row(row, d, at, off, poff, hk, qk, units, space_feat, qneed, qpoints
         row[o[0]] += 1.0
         if p == cur and not terminal:
             row[o[0] + 1] += 1.0
-        f = pl + _PSIZE * p
-        if d[f] >= 0:
-            row[o[1] + d[f]] += 1.0
+        if d[pl + F_POS * n + p] >= 0:
+            row[o[1] + d[pl + F_POS * n + p]] += 1.0
         c = o[2]
-        row[c] = np.float32(d[f + 1] / GEM_SCALE)
-        row[c + 1] = np.float32(d[f + 2] / TOKEN_SCALE)
-        row[c + 2] = np.float32(d[f + 3] / TOKEN_SCALE)
-        row[c + 3] = np.float32(d[f + 4] / SCORE_SCALE)
-        row[c + 4] = np.float32(d[f + 5] / TOKEN_SCALE)
-        row[c + 5] = np.float32(d[f + 6] / SIZE_SCALE)
-        row[c + 6] = np.float32(d[f + 7] / SIZE_SCALE)
-        row[c + 7] = np.float32(d[f + 8] / SIZE_SCALE)
-        row[c + 8] = np.float32(d[f + 9] / SIZE_SCALE)
-        tok = d[f + 10]
+        row[c] = np.float32(d[pl + F_GEMS * n + p] / GEM_SCALE)
+        row[c + 1] = np.float32(d[pl + F_CARPETS * n + p] / TOKEN_SCALE)
+        row[c + 2] = np.float32(d[pl + F_RESHUFFLES * n + p] / TOKEN_SCALE)
+        row[c + 3] = np.float32(d[pl + F_SCORE * n + p] / SCORE_SCALE)
+        row[c + 4] = np.float32(d[pl + F_BONUS * n + p] / TOKEN_SCALE)
+        row[c + 5] = np.float32(d[pl + F_HAND * n + p] / SIZE_SCALE)
+        row[c + 6] = np.float32(d[pl + F_DECK * n + p] / SIZE_SCALE)
+        row[c + 7] = np.float32(d[pl + F_DISCARD * n + p] / SIZE_SCALE)
+        row[c + 8] = np.float32(d[pl + F_COMPLETED * n + p] / SIZE_SCALE)
+        tok = d[pl + F_TOKEN * n + p]
         if tok >= 0:
             for x in range(2):
                 if d[at + H_OPEN + x] == tok:
                     row[o[3] + x] += 1.0
-        s0 = p_disc[p]
-        for t in range(d[s0]):
-            row[o[4] + hk[d[s0 + 1 + t]]] += 1.0
-        s0 = p_comm[p]
-        jj = s0 + 1
-        for _ in range(d[s0]):
+        ld = L_SEATS + p
+        for t in range(d[lens + ld]):
+            row[o[4] + hk[d[start[ld] + t]]] += 1.0
+        jj = comm[p] + 1
+        for _ in range(d[comm[p]]):
             cn = d[jj + 1]
             for t in range(cn):
                 row[o[5] + hk[d[jj + 2 + t]]] += 1.0
             jj += 2 + cn
-        s0 = p_quest[p]
-        for t in range(d[s0]):
-            row[o[6] + qk[d[s0 + 1 + t]]] += 1.0
-        s0 = p_comp[p]
-        for t in range(d[s0]):
-            row[o[7] + qk[d[s0 + 1 + t]]] += 1.0
+        ld = L_SEATS + n + p
+        for t in range(d[lens + ld]):
+            row[o[6] + qk[d[start[ld] + t]]] += 1.0
+        ld = L_SEATS + 2 * n + p
+        for t in range(d[lens + ld]):
+            row[o[7] + qk[d[start[ld] + t]]] += 1.0
     # board
     b, c = off[O_REGION_AT], off[O_STATUE_AT]
     for r in range(NUM_POSITIONS):
         row[b + NUM_POSITIONS * r + d[at + H_REGION + r]] += 1.0
         row[c + 3 * r + d[at + H_STATUE + r]] += 1.0
-    my_pos = d[pl + _PSIZE * seat]
+    my_pos = d[pl + F_POS * n + seat]
     sf, sk = off[O_SPACE_FEATURES], off[O_SPACE_KIND]
     for c in range(NUM_SPACES):
         i = d[at + H_BOARD + c]
@@ -262,10 +241,8 @@ def _encode_row(row, d, at, off, poff, hk, qk, units, space_feat, qneed, qpoints
             row[base + 1] += 1.0
         if my_pos >= 0 and adj[my_pos, c]:
             row[base + 2] += 1.0
-    my_tok = d[pl + _PSIZE * seat + 10]
-    tl = lists
-    for _ in range(7):
-        tl += 1 + d[tl]
+    my_tok = d[pl + F_TOKEN * n + seat]
+    tl = turn + L_TOKEN_LEFT
     for x in range(2):
         q = d[at + H_OPEN + x]
         if q < 0:
@@ -277,13 +254,13 @@ def _encode_row(row, d, at, off, poff, hk, qk, units, space_feat, qneed, qpoints
         if my_tok == q:
             row[base + 2] += 1.0
         if seat == cur:
-            for t in range(d[tl]):
-                if d[tl + 1 + t] == q:
+            for t in range(d[lens + tl]):
+                if d[start[tl] + t] == q:
                     row[base + 3] += 1.0
                     break
         c0, cn = 0, 0
         if my_tok == q:
-            c0, cn = _find_committed(d, p_comm[seat], q)
+            c0, cn = _find_committed(d, comm[seat], q)
         kq = qk[q]
         _quest_features(row, base + 4, kq, d[name_pos + qregion[kq]], units, hk, qneed, qpoints, d, c0, cn)
         row[off[O_OPEN_QUEST0_KIND + x] + kq] += 1.0
@@ -298,12 +275,11 @@ def _encode_row(row, d, at, off, poff, hk, qk, units, space_feat, qneed, qpoints
         row[b + 5 + x] = np.float32(d[sp + 5 + x] / SIZE_SCALE)
     # the decision in progress
     if not terminal:
-        jj = lists
-        for blk in (O_PAY, O_PAY, O_ADVENTURE, O_BOOSTED, O_POWERED, O_IN_PLAY):
+        for lj, blk in ((L_PAY, O_PAY), (L_RELEASE, O_PAY), (L_ADVENTURE, O_ADVENTURE), (L_BOOSTED, O_BOOSTED),
+                        (L_POWERED, O_POWERED), (L_IN_PLAY, O_IN_PLAY)):
             bb = off[blk]
-            for t in range(d[jj]):
-                row[bb + hk[d[jj + 1 + t]]] += 1.0
-            jj += 1 + d[jj]
+            for t in range(d[lens + turn + lj]):
+                row[bb + hk[d[start[turn + lj] + t]]] += 1.0
         t = d[at + H_TARGET]
         if t >= 0:
             if phase == A.ADV_PAY or phase == A.WARDROBE:
@@ -320,15 +296,16 @@ def _encode_row(row, d, at, off, poff, hk, qk, units, space_feat, qneed, qpoints
                     row[bb + r] += 1.0
         if phase == A.TARGET_SEAT:
             row[off[O_TARGET_REASON] + d[at + H_REASON]] += 1.0
-        if seat == cur and d[jj] > 0:   # drawn cards (revealed): only the drawer sees them
+        lr = turn + L_REVEALED
+        if seat == cur and d[lens + lr] > 0:   # drawn cards: only the drawer sees them
             if phase == A.CHEST:
                 bb = off[O_DRAWN_QUESTS]
-                for t in range(d[jj]):
-                    row[bb + qk[d[jj + 1 + t]]] += 1.0
+                for t in range(d[lens + lr]):
+                    row[bb + qk[d[start[lr] + t]]] += 1.0
             else:
                 bb = off[O_DRAWN_CARDS]
-                for t in range(d[jj]):
-                    row[bb + hk[d[jj + 1 + t]]] += 1.0
+                for t in range(d[lens + lr]):
+                    row[bb + hk[d[start[lr] + t]]] += 1.0
     for x in range(scaled_at.size):   # symbol units, scaled as observe's `obs *= unit_scale`
         row[scaled_at[x]] *= scaled_by[x]
 

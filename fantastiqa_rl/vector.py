@@ -12,7 +12,8 @@
     v.state(i)              # a FantastiqaState equal (to_dict) to game i (a copy)
     v.set_state(i, state)   # load game i from a FantastiqaState (for search and bots)
     v.reset_done(seeds)     # deal again only the finished games; returns their indices
-    v.greedy_actions()      # int64 (N,): make_agent("fantastiqa", "greedy")'s move per game (-1 where over)
+    v.greedy_actions()      # int64 (N,): the greedy bot's move per game (-1 where over), with
+                            # FantastiqaVector(..., greedy=FantastiqaGreedyAgent) (see below)
 
 `legal_mask(out=None)` and `observe(seats=None, out=None)` write into preallocated buffers: without
 `out`, into the vector's own (N, A) bool and (N, D) float32 arrays, which the next call overwrites
@@ -24,8 +25,13 @@ through the scalar core, so the batch is exact by construction and every rules c
 What the batch makes fast is everything around the rules: the mask is written into one buffer from
 each state's cached legal actions, and the observation comes from a numba kernel
 (`fantastiqa_rl.obs_kernel`) over a flat int array packed from the states, bit-equal to
-`fantastiqa_rl.observe` (the Abbey / team block is the scalar `abbey_features`). The greedy bot is
-the scalar bot itself, one instance per (game, seat), so its decisions are `make_agent`'s.
+`fantastiqa_rl.observe` (the Abbey / team block is the scalar `abbey_features`).
+
+The greedy opponent: `greedy_actions` drives the scalar bot itself, one instance per (game, seat),
+so its decisions are `make_agent("fantastiqa", "greedy")`'s. The rules package may not import bots
+(tests/test_import_graph.py), so the bot comes in as an argument: `FantastiqaVector(...,
+greedy=FantastiqaGreedyAgent)` (`tabletop_rl.agents.fantastiqa_greedy`; any zero-argument factory
+of an `Agent` with `uses_state`); without one, `greedy_actions` raises ValueError saying so.
 
 Errors: an illegal action raises ValueError naming the game index, the action and why (the scalar
 core's words, with the rule id), and no game changes (every action is checked before any is
@@ -39,13 +45,14 @@ are not met for mask+step (the scalar rules are the floor) and are reported besi
 """
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from fantastiqa_rl import obs_kernel as _kernel
 from fantastiqa_rl.abbey_view import abbey_features
 from fantastiqa_rl.observation import _encoder
 from fantastiqa_rl.state import FantastiqaState
-from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 
 
 def _check_num_envs(num_envs) -> int:
@@ -58,8 +65,11 @@ class FantastiqaVector:
     """N Fantastiqa games of one table size and rule set, stepped together (see the module docstring)."""
 
     def __init__(self, num_envs: int, num_players: int = 2, goal: str = "short", card_set: str | None = None,
-                 **rule_options):
+                 greedy=None, **rule_options):
         self.num_envs = _check_num_envs(num_envs)
+        if greedy is not None and not callable(greedy):
+            raise ValueError(f"greedy must be a bot class or factory (e.g. FantastiqaGreedyAgent); got {greedy!r}")
+        self._greedy = greedy
         # FantastiqaState.new checks every argument (a bad value raises ValueError naming it); the
         # probe game also gives the card tables the encoder needs.
         probe = FantastiqaState.new(num_players, seed=0, goal=goal, card_set=card_set, **rule_options)
@@ -178,16 +188,18 @@ class FantastiqaVector:
                 raise ValueError(f"seats must be in -1..{self.num_players - 1}; got {seats.tolist()}")
         out = self._out(out, self._obs)
         rows = np.flatnonzero(seats >= 0)
-        out[seats < 0] = 0.0
+        if rows.size < self.num_envs:
+            out[seats < 0] = 0.0
         if rows.size:
             packed: list = []
-            starts = np.empty(rows.size, dtype=np.int64)
-            games, pack = self._games, _kernel.pack
+            starts = []
+            games, pack, mark = self._games, _kernel.pack, starts.append
             seat_list = seats[rows].tolist()
-            for j, (i, seat) in enumerate(zip(rows.tolist(), seat_list)):
-                starts[j] = len(packed)
+            for i, seat in zip(rows.tolist(), seat_list):
+                mark(len(packed))
                 pack(games[i], seat, packed)
-            _kernel.encode(np.asarray(packed, dtype=np.int64), starts, rows, out, *self._tables)
+            _kernel.encode(np.frombuffer(array("q", packed), dtype=np.int64), np.asarray(starts, dtype=np.int64),
+                           rows, out, *self._tables)
             if self._abbey_block is not None:
                 block = self._abbey_block
                 for i, seat in zip(rows.tolist(), seat_list):
@@ -247,9 +259,12 @@ class FantastiqaVector:
 
     # ------------------------------------------------------------------ greedy opponent
     def greedy_actions(self, games=None) -> np.ndarray:
-        """int64 (N,): per unfinished game, the move `make_agent("fantastiqa", "greedy")` makes there
-        (one bot per seat, as in a match); -1 where the game is over or not in `games` (bool (N,))."""
+        """int64 (N,): per unfinished game, the move the `greedy` bot makes there (one bot per seat,
+        as in a match); -1 where the game is over or not in `games` (bool (N,))."""
         self._check_dealt()
+        if self._greedy is None:
+            raise ValueError("greedy_actions needs the bot: FantastiqaVector(..., greedy=FantastiqaGreedyAgent) "
+                             "(from tabletop_rl.agents.fantastiqa_greedy)")
         want = self._cur >= 0
         if games is not None:
             games = np.asarray(games)
@@ -258,7 +273,7 @@ class FantastiqaVector:
                                  f"{getattr(games, 'dtype', '')} {games.shape}")
             want &= games
         if self._agents is None:
-            self._agents = [[FantastiqaGreedyAgent() for _ in range(self.num_players)] for _ in range(self.num_envs)]
+            self._agents = [[self._greedy() for _ in range(self.num_players)] for _ in range(self.num_envs)]
         out = np.full(self.num_envs, -1, dtype=np.int64)
         agents, states = self._agents, self._games
         for i in np.flatnonzero(want).tolist():
