@@ -23,9 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -36,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 from bench_steps import time_env  # noqa: E402
+from bench_vector import compile_seconds, random_legal  # noqa: E402
 
 _FIRST_CALLS = """
 import time, numpy as np
@@ -46,24 +45,6 @@ v.reset(np.arange(4))
 v.observe(); v.legal_mask()
 print(time.perf_counter() - t)
 """
-
-
-def compile_seconds(cold: bool) -> float:
-    """Seconds to import fantastiqa_rl.vector and run its kernel once, in a fresh process (cold: empty cache)."""
-    env = dict(os.environ)
-    with tempfile.TemporaryDirectory() as cache:
-        if cold:
-            env["NUMBA_CACHE_DIR"] = cache
-        out = subprocess.run([sys.executable, "-c", _FIRST_CALLS], env=env, check=True, capture_output=True, text=True)
-    return float(out.stdout.strip().splitlines()[-1])
-
-
-def random_legal(mask: np.ndarray, rng: np.random.Generator, out: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action per row (rows without one get action 0, ignored by step)."""
-    counts = mask.sum(axis=1)
-    k = (rng.random(mask.shape[0]) * counts).astype(np.int64)
-    np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1, out=out)
-    return out
 
 
 def time_vector(num_envs: int, iters: int, observe: bool, seed: int = 0) -> float:
@@ -174,12 +155,12 @@ def differential(games: int, greedy_games: int) -> None:
     from tests.test_fantastiqa_vector import CONFIGS, make, random_actions, run_differential
 
     per = max(1, games // len(CONFIGS))
-    steps = played = 0
+    steps = played = 0   # steps: batched steps (one move of every unfinished game of the vector)
     t = time.perf_counter()
     for c, (n, goal, options) in enumerate(CONFIGS):
         v, refs = make(n, goal, options, np.arange(per) + 10_000 + 1000 * c)
         rng = np.random.default_rng(c)
-        steps += run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng)) * per
+        steps += run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
         played += per
         print(f"  random {n}p {goal} {options}: {per} games equal at every step", flush=True)
     greedy_played = 0
@@ -195,16 +176,16 @@ def differential(games: int, greedy_games: int) -> None:
                     assert got[i] == bots[i][s.cur].act(None, None, state=s, seat=s.cur), (n, options, i)
             return got
 
-        run_differential(v, refs, choose)
+        steps += run_differential(v, refs, choose)
         greedy_played += per
         print(f"  greedy {n}p {options}: {per} games equal at every step (greedy_actions == the bots)", flush=True)
     print(f"differential: {played} random games, {greedy_played} greedy games equal at every step "
-          f"({time.perf_counter() - t:.0f} s)")
+          f"({steps} batched steps, {time.perf_counter() - t:.0f} s)")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[1024, 128],
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[1024, 128, 16],
                         help="games stepped at once (one set of rows per value; the first is the issue's)")
     parser.add_argument("--iters", type=int, default=40, help="timed batched steps per repeat")
     parser.add_argument("--steps", type=int, default=20000, help="scalar core steps per repeat")
@@ -222,7 +203,7 @@ def main(argv=None) -> int:
         differential(args.differential, args.greedy_games)
         return 0
     load_start = os.getloadavg()[0]
-    cold, warm = compile_seconds(cold=True), compile_seconds(cold=False)
+    cold, warm = compile_seconds(True, _FIRST_CALLS), compile_seconds(False, _FIRST_CALLS)
     it = args.iters
     pool = greedy_positions(max(args.num_envs))
     runs = {
