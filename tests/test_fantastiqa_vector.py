@@ -286,7 +286,8 @@ def test_state_is_a_copy_and_set_state_loads_a_game():
 
 
 def test_explicit_seats_observe_as_the_scalar_encoder_finished_games_too():
-    v, _ = _midgame(num_players=3, n=12, steps=60, turn_limit=3)
+    v, _ = _midgame(num_players=3, n=12, steps=80, turn_limit=2)
+    assert v.terminated.any() and not v.terminated.all()
     seats = np.arange(v.num_envs) % 3
     obs = v.observe(seats=seats)
     for i in range(v.num_envs):
