@@ -295,8 +295,11 @@ def test_explicit_seats_observe_as_the_scalar_encoder_finished_games_too():
         assert obs[i].tobytes() == observe(s, int(seats[i])).tobytes()
     seats[0] = -1
     assert not v.observe(seats=seats)[0].any()
-    out = np.empty((v.num_envs, v.observation_size), dtype=np.float32)
+    out = np.full((v.num_envs, v.observation_size), 7.0, dtype=np.float32)   # a caller's buffer: written in full
     assert v.observe(seats=seats, out=out) is out
+    assert np.array_equal(out, v.observe(seats=seats))
+    with pytest.raises(ValueError, match="writeable"):
+        v.observe(out=out[:, ::-1].copy().view()[:, ::-1])   # not C-contiguous
 
 
 def _hidden_views(v, rng, leak_from=None):
