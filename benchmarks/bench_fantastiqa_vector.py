@@ -4,8 +4,9 @@
     python benchmarks/bench_fantastiqa_vector.py --differential 1000 --greedy-games 200   # the long exactness run
 
 Engine time only, one process, 2 players, default rules, uniformly random legal play; a step is one
-move of one game. FantastiqaVector: the clock runs inside `legal_mask`, `observe` and `step` (drawing
-the random actions and re-dealing finished games with `reset_done` are off it). The scalar core:
+move of one game. FantastiqaVector: N games loaded (`set_state`) from positions sampled along whole
+random games, then stepped; the clock runs inside `legal_mask`, `observe` and `step` (drawing the
+random actions and re-dealing finished games with `reset_done` are off it). The scalar core:
 inside `legal_actions` + `apply` (dealing off the clock). `fantastiqa_rl.env()`: inside `last()` +
 `step()` of whole random games (benchmarks/bench_steps.time_env, engine_only). Greedy: one
 `greedy_actions` call over N positions sampled along greedy-vs-greedy games, against the scalar
@@ -47,18 +48,39 @@ print(time.perf_counter() - t)
 """
 
 
-def time_vector(num_envs: int, iters: int, observe: bool, seed: int = 0) -> float:
-    """Engine steps/s of random play over num_envs auto-reset games (after `iters` warm-up steps)."""
-    from fantastiqa_rl.vector import FantastiqaVector
+def random_positions(count: int, seed: int = 0) -> list:
+    """`count` positions sampled along whole random games (2 players, default rules): the batch starts
+    from them, so it is timed over the same spread of positions as the scalar rows' whole games
+    (games dealt at once would all sit in their first steps)."""
+    from fantastiqa_rl import FantastiqaState
 
     rng = np.random.default_rng(seed)
+    out, game = [], seed
+    while len(out) < count:
+        s = FantastiqaState.new(2, seed=game)
+        while not s.is_terminal() and len(out) < count:
+            if rng.random() < 0.02:
+                out.append(s.clone())
+            legal = s.legal_actions()
+            s.apply(int(legal[rng.integers(legal.size)]))
+        game += 1
+    return out
+
+
+def time_vector(positions: list, iters: int, observe: bool, seed: int = 0) -> float:
+    """Engine steps/s of random play from `positions` (N = len(positions)), finished games dealt again."""
+    from fantastiqa_rl.vector import FantastiqaVector
+
+    num_envs = len(positions)
+    rng = np.random.default_rng(seed)
     v = FantastiqaVector(num_envs=num_envs, num_players=2)
-    v.reset(np.arange(num_envs))
+    for i, s in enumerate(positions):
+        v.set_state(i, s)
     actions = np.empty(num_envs, dtype=np.int64)
-    next_seed = num_envs
+    next_seed = 10**6
     clock = time.perf_counter
     engine, steps = 0.0, 0
-    for it in range(2 * iters):   # the first half spreads the games over their whole length: off the clock
+    for it in range(iters + 1):   # the first step loads the kernel: off the clock
         t0 = clock()
         mask = v.legal_mask()
         if observe:
@@ -69,7 +91,7 @@ def time_vector(num_envs: int, iters: int, observe: bool, seed: int = 0) -> floa
         t2 = clock()
         v.step(actions)
         t3 = clock()
-        if it >= iters:
+        if it:
             engine += (t1 - t0) + (t3 - t2)
             steps += live
         v.reset_done(np.arange(next_seed, next_seed + num_envs))
@@ -206,6 +228,7 @@ def main(argv=None) -> int:
     cold, warm = compile_seconds(True, _FIRST_CALLS), compile_seconds(False, _FIRST_CALLS)
     it = args.iters
     pool = greedy_positions(max(args.num_envs))
+    positions = random_positions(max(args.num_envs))
     runs = {
         "scalar core (legal_actions+apply)": lambda: time_core(args.steps),
         "fantastiqa_rl.env() (last+step)": lambda: time_env(fantastiqa_rl.env, args.env_games, engine_only=True),
@@ -214,8 +237,8 @@ def main(argv=None) -> int:
     targets = {}  # row: (reference row, issue target)
     for n in args.num_envs:
         runs.update({
-            f"FantastiqaVector N={n} mask+step": lambda n=n: time_vector(n, it, observe=False),
-            f"FantastiqaVector N={n} observe+mask+step": lambda n=n: time_vector(n, it, observe=True),
+            f"FantastiqaVector N={n} mask+step": lambda n=n: time_vector(positions[:n], it, observe=False),
+            f"FantastiqaVector N={n} observe+mask+step": lambda n=n: time_vector(positions[:n], it, observe=True),
             f"FantastiqaVector N={n} greedy_actions": lambda n=n: time_greedy_vector(pool[:n]),
         })
         targets.update({
