@@ -39,21 +39,21 @@ applied); malformed inputs (wrong shape, non-integers, seats out of range) raise
 An option value is refused at construction exactly as `FantastiqaState.new` refuses it (every value
 it accepts is supported, since its rules are the ones that run).
 
-Speed (`python benchmarks/bench_fantastiqa_vector.py`; 2 players, uniformly random legal play,
-engine time only; 2 shared cores, load ~3.5; the table, the profile and what was tried are in
-docs/benchmarks.md). The issue's targets are >= 20x each; measured in one run:
+Speed (`python benchmarks/bench_fantastiqa_vector.py`: 2 players, uniformly random legal play from
+positions spread along whole games, engine time only; 2 shared cores at load ~8, so absolute
+figures are ~3x low; the table, the profile and what was tried are in docs/benchmarks.md). The
+issue's targets are >= 20x each; measured in one run:
 
     contender                                 steps/s   ratio   vs                 target
-    FantastiqaVector N=1024 mask+step           70287    0.46   scalar core        >= 20  missed
-    FantastiqaVector N=1024 observe+mask+step   46708    1.57   fantastiqa_rl.env  >= 20  missed
-    FantastiqaVector N=1024 greedy_actions      31150    0.96   scalar greedy bot  >= 20  missed
-    FantastiqaVector N=128 mask+step           151152    1.00   scalar core
-    FantastiqaVector N=128 observe+mask+step    80350    2.69   fantastiqa_rl.env
-    numba compile: 5.4 s cold cache, 0.8 s warm start
+    FantastiqaVector N=1024 mask+step           23199    0.48   scalar core        >= 20  missed
+    FantastiqaVector N=1024 observe+mask+step   12907    1.33   fantastiqa_rl.env  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions      11632    1.12   scalar greedy bot  >= 20  missed
+    FantastiqaVector N=16 observe+mask+step     20117    2.08   fantastiqa_rl.env
+    numba compile: 9.3 s cold cache, 1.8 s warm start (5.4 s and 0.8 s at load ~3.5)
 
-The rules run at the scalar core's speed (at N = 1024 slower: 20 MB of states overflow the caches),
-so mask+step cannot beat the core and observe+mask+step is bounded at ~5x env(); meeting 20x
-needs the rules batched over arrays (a second core, as fae_rl.vector_core), not done here.
+The rules run at the scalar core's speed at best (at N = 1024 slower: 20 MB of states overflow the
+caches), so mask+step cannot beat the core and observe+mask+step is bounded at ~5x env(); meeting
+20x needs the rules batched over arrays (a second core, as fae_rl.vector_core), not done here.
 """
 from __future__ import annotations
 
