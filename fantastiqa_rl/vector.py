@@ -127,11 +127,18 @@ class FantastiqaVector:
         return out
 
     # ------------------------------------------------------------------ dealing
-    def _deal(self, games, seeds: np.ndarray) -> None:
-        for i in games:
-            self._games[i] = FantastiqaState.new(self.num_players, seed=int(seeds[i]), goal=self.goal,
-                                                 card_set=self.card_set, **self._rule_options)
-            self._cur[i] = self._games[i].current_player
+    def _deal(self, games: list, seeds: np.ndarray) -> None:
+        """Deal `games` (indices) with their seeds; a bad seed raises before any game changes."""
+        bad = [int(seeds[i]) for i in games if seeds[i] < 0]
+        if bad:
+            raise ValueError(f"seeds must be non-negative ints; got {bad[:5]}")
+        dealt = [FantastiqaState.new(self.num_players, seed=int(seeds[i]), goal=self.goal, card_set=self.card_set,
+                                     **self._rule_options) for i in games]
+        if not self._games:
+            self._games = [None] * self.num_envs
+        for i, s in zip(games, dealt):
+            self._games[i] = s
+            self._cur[i] = s.current_player
             self._reset_agents(i)
 
     def _reset_agents(self, i: int) -> None:
@@ -141,10 +148,7 @@ class FantastiqaVector:
 
     def reset(self, seeds) -> None:
         """Deal every game: game i exactly as `FantastiqaState.new(num_players, seed=seeds[i], **options)`."""
-        seeds = self._int_array(seeds, "seeds")
-        if not self._games:
-            self._games = [None] * self.num_envs
-        self._deal(range(self.num_envs), seeds)
+        self._deal(list(range(self.num_envs)), self._int_array(seeds, "seeds"))
 
     def reset_done(self, seeds) -> np.ndarray:
         """Deal again only the games that are over, game i with `seeds[i]` (other entries ignored).

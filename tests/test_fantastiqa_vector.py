@@ -250,6 +250,16 @@ def test_finished_games_entries_are_ignored():
     assert (v.greedy_actions()[done] == -1).all()
 
 
+def test_a_bad_seed_raises_and_deals_nothing():
+    with pytest.raises(ValueError, match="seeds must be non-negative"):
+        FantastiqaVector(3).reset([0, -1, 2])
+    v, _ = make(2, "short", {"turn_limit": 2}, np.arange(3))
+    before = snapshot(v)
+    with pytest.raises(ValueError, match=r"non-negative ints; got \[-7\]"):
+        v.reset([1, -7, 3])
+    assert snapshot(v) == before
+
+
 def test_reset_done_deals_only_the_finished_games():
     v, _ = make(2, "short", {"turn_limit": 2}, np.arange(10))
     rng = np.random.default_rng(2)
