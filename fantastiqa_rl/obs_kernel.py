@@ -2,8 +2,10 @@
 
 Used by `fantastiqa_rl.vector.FantastiqaVector.observe`. Two steps:
 - `pack(state, seat, out)` appends what the seat's observation reads of one state to a flat list
-  of ints (only public state and the seat's own hand and deck: never another seat's hand, and a
-  deck only as its own composition, so the kernel cannot leak what `observe` does not show);
+  of ints: public state, the seat's own hand and deck (the kernel only counts the deck's kinds,
+  never reads its order), and of the other seats only the sizes of their hands and decks, so the
+  kernel cannot show what `observe` does not (the drawn cards are packed, and shown to the drawer
+  only, as `observe` does);
 - `encode(...)` fills one float32 row per game from the packed ints, with the encoder's own
   tables (`observation._encoder`: offsets, per-kind features, bounds).
 
