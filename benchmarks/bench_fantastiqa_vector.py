@@ -171,7 +171,7 @@ def time_greedy_vector(positions: list) -> float:
     return len(positions) / (time.perf_counter() - t0)
 
 
-def differential(games: int, greedy_games: int) -> None:
+def differential(games: int, greedy_games: int, seed: int = 0) -> None:
     """The long exactness run (see the module docstring)."""
     from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
     from tests.test_fantastiqa_vector import CONFIGS, make, random_actions, run_differential
@@ -180,15 +180,15 @@ def differential(games: int, greedy_games: int) -> None:
     steps = played = 0   # steps: batched steps (one move of every unfinished game of the vector)
     t = time.perf_counter()
     for c, (n, goal, options) in enumerate(CONFIGS):
-        v, refs = make(n, goal, options, np.arange(per) + 10_000 + 1000 * c)
-        rng = np.random.default_rng(c)
+        v, refs = make(n, goal, options, np.arange(per) + 10_000 + 1000 * c + 100_000 * seed)
+        rng = np.random.default_rng(c + 1000 * seed)
         steps += run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
         played += per
         print(f"  random {n}p {goal} {options}: {per} games equal at every step", flush=True)
     greedy_played = 0
     per = max(1, greedy_games // 4)
     for n, options in ((2, {}), (3, {"abbey": True}), (4, {"teams": True}), (2, {"card_use": "both"})):
-        v, refs = make(n, "short", options, np.arange(per) + 20_000 + 100 * n)
+        v, refs = make(n, "short", options, np.arange(per) + 20_000 + 100 * n + 100_000 * seed)
         bots = [[FantastiqaGreedyAgent() for _ in range(n)] for _ in range(per)]
 
         def choose(v, refs):
@@ -217,12 +217,14 @@ def main(argv=None) -> int:
     parser.add_argument("--differential", type=int, default=0, metavar="G",
                         help="instead: play G random games through both engines, compared at every step")
     parser.add_argument("--greedy-games", type=int, default=200, help="with --differential: greedy games")
+    parser.add_argument("--seed", type=int, default=0, help="with --differential: which games (another seed, "
+                        "other games: run it in chunks)")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     import fantastiqa_rl
 
     if args.differential:
-        differential(args.differential, args.greedy_games)
+        differential(args.differential, args.greedy_games, args.seed)
         return 0
     load_start = os.getloadavg()[0]
     cold, warm = compile_seconds(True, _FIRST_CALLS), compile_seconds(False, _FIRST_CALLS)
