@@ -39,13 +39,14 @@ print(time.perf_counter() - t)
 """
 
 
-def compile_seconds(cold: bool) -> float:
-    """Seconds to import fae_rl.vector and run every kernel once, in a fresh process (cold: empty cache)."""
+def compile_seconds(cold: bool, script: str = _FIRST_CALLS) -> float:
+    """Seconds to run `script` (by default: import fae_rl.vector and run every kernel once) in a fresh
+    process (cold: with an empty numba cache); the script prints the seconds last."""
     env = dict(os.environ)
     with tempfile.TemporaryDirectory() as cache:
         if cold:
             env["NUMBA_CACHE_DIR"] = cache
-        out = subprocess.run([sys.executable, "-c", _FIRST_CALLS], env=env, check=True, capture_output=True, text=True)
+        out = subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True, text=True)
     return float(out.stdout.strip().splitlines()[-1])
 
 
