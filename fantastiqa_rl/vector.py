@@ -65,6 +65,7 @@ from fantastiqa_rl import obs_kernel as _kernel
 from fantastiqa_rl.abbey_view import abbey_features
 from fantastiqa_rl.observation import _encoder
 from fantastiqa_rl.state import FantastiqaState
+from tabletop_rl.envs.game_state import integers
 
 
 def _check_num_envs(num_envs) -> int:
@@ -105,12 +106,7 @@ class FantastiqaVector:
             raise ValueError("FantastiqaVector: call reset(seeds) before using the games")
 
     def _int_array(self, values, name: str) -> np.ndarray:
-        arr = np.asarray(values)
-        if arr.shape != (self.num_envs,):
-            raise ValueError(f"{name} must have shape ({self.num_envs},); got {arr.shape}")
-        if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"{name} must be integers; got dtype {arr.dtype}")
-        return np.ascontiguousarray(arr, dtype=np.int64)
+        return np.ascontiguousarray(integers(values, name, (self.num_envs,)))
 
     def _check_index(self, i) -> int:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
