@@ -10,6 +10,10 @@ rejected, every value has its type and range, and what play conserves is checked
   abbey_aside), and only in places its type can be (a quest is never in a hand, ...);
 - tokens: gems (supply + players + board + set-aside Abbey reward), carpets, reshuffles and
   bonus tokens add up to the card set's supply, every count is >= 0;
+- what play reaches (`check_reachable`, on the built state): scores follow from the completed
+  quests and bonus tokens, setup seats match `current`, the turn's card lists are held only in
+  the decisions that fill them, doubled cards are the mover's, and a finished game's winners
+  and end reason are the ones the rules give (Q-E1..Q-E5), an unfinished one has no winner yet;
 - the decision in progress: `phase` and `turn.ret` are decision names, `current` is a seat,
   `winners`/`end_reason` are set exactly when the game is over, and the decision is one the
   state can take: its legal actions are computed, a game that is not over has at least one, and
@@ -26,6 +30,7 @@ from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import BAZAAR, CHEST, NUM_POSITIONS, TOWER
 from fantastiqa_rl.cards import EFFECT_OPS
 from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
+from fantastiqa_rl.options import DEFAULTS
 
 VERSION = 1
 BASE_KEYS = ("version", "card_set", "num_players", "options", "goal", "phase", "current", "turns", "winners",
@@ -103,8 +108,7 @@ def validate_state_dict(d, new_state) -> object:
         if key not in d:
             raise c.fail(key, "missing")
     n = c.int(d["num_players"], "num_players", 2, 4)
-    if not isinstance(d["options"], dict):
-        raise c.fail("options", f"must be a dict; got {type(d['options']).__name__}")
+    c.keys(d["options"], "options", tuple(DEFAULTS))  # to_dict writes every option; none is filled in
     if d["goal"] not in ("short", "long"):
         raise c.fail("goal", f"must be 'short' or 'long'; got {d['goal']!r}")
     if d["card_set"] is not None and not isinstance(d["card_set"], str):
@@ -311,3 +315,135 @@ def check_decision(s) -> None:
             c.legal_actions()
         except (IndexError, KeyError, TypeError, ValueError, StopIteration, AttributeError) as exc:
             raise fail(f"legal action {a} fails ({type(exc).__name__}: {exc})") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# What play reaches (issue 24). Each check states a property every reachable state has, read from
+# the rules and the transitions that implement them; `state_from_dict` runs them on the built
+# state, before `check_decision`. Kept apart from the structural checks above.
+
+# The turn's lists each belong to the decisions that fill them; any other phase with them
+# non-empty is a hand-edited phase (e.g. MAIN while an adventure holds paid cards: they would
+# be lost).
+TURN_LISTS_BY_PHASE = {
+    "adventure": ("ADV_MOVE", "ADV_PAY", "MOVE_DEST"),          # Q-A4: discarded when it ends
+    "pay": ("ADV_PAY", "QUEST_PAY", "RELEASE"),                 # cards chosen, not yet paid
+    "release_from_discard": ("RELEASE",),                       # Q-V2
+    "in_play": ("TARGET_SEAT",),                                # a card given when the seat is named
+    "revealed": ("BELL", "BUY", "CHEST"),                       # drawn at a statue / by the Bell
+    "effects": ("GLASS", "TARGET_SEAT", "BELL", "BREW_CARD", "WARDROBE"),  # an artifact's later effects
+}
+ABBEY_LISTS_PHASES = ("ABBEY_MATCH", "ABBEY_CHOICE")           # abbey_aside / abbey_reward (Q-B3, Q-B4)
+KEY_PHASES = ("STATUE_OPTION", "BUY", "CHEST", "RELEASE")       # a KEY opens a statue visit
+# decisions taken before the turn action is spent (it is spent as the adventure, quest or
+# exploration ends)
+ACTION_OPEN_PHASES = ("SETUP_QUEST", "SETUP_ARTIFACT", "SETUP_PLACE", "ADV_MOVE", "ADV_PAY", "QUEST_PAY",
+                      "WITHDRAW_FROM", "ABBEY_MATCH", "ABBEY_CHOICE")
+SETUP_PHASES = ("SETUP_QUEST", "SETUP_ARTIFACT", "SETUP_PLACE")
+SCORE_ENDS = ("creature deck empty", "turn_limit")              # Q-E2..Q-E4, Q-E5
+
+
+def _fail(path: str, problem: str) -> ValueError:
+    return _Check.fail(path, problem)
+
+
+def check_reachable(s) -> None:
+    """Every property below holds in each state play reaches; ValueError naming the key otherwise."""
+    check_scores(s)
+    phase = PHASES[s.phase]
+    if phase in SETUP_PHASES:
+        check_setup_seats(s, phase)
+    check_turn_lists(s, phase)
+    check_boosted(s)
+    check_outcome(s)
+
+
+def check_scores(s) -> None:
+    """Q-Q3: a score is the points of the completed quests plus one per bonus token won."""
+    g = s.g
+    for p in range(s.n):
+        expected = sum(g.Q_POINTS[g.I_QUEST_KIND[q]] for q in s.completed[p]) + s.bonus_tokens[p]
+        if s.scores[p] != expected:
+            raise _fail(f"players[{p}].scores", f"is {s.scores[p]}; its completed quests and bonus tokens "
+                                                f"give {expected} (Q-Q3)")
+
+
+def check_setup_seats(s, phase: str) -> None:
+    """Q-S4: the setup runs from the last seat down to seat 0, one quest, one artifact and a
+    region each; so seats after `current` are done, seats before it have not started."""
+    for p in range(s.n):
+        if p > s.cur or (p == s.cur and phase != "SETUP_QUEST"):
+            quests = 1
+        else:
+            quests = 0
+        placed = p > s.cur
+        if len(s.quests[p]) != quests or (s.position[p] >= 0) != placed:
+            raise _fail("current", f"seat {p} has {len(s.quests[p])} quests and position {s.position[p]}, "
+                                   f"but with seat {s.cur} choosing ({phase}) it would have {quests} quest(s) "
+                                   f"and {'a' if placed else 'no'} region (Q-S4)")
+    if s.turns:
+        raise _fail("turns", f"must be 0 during the setup; got {s.turns}")
+
+
+def check_turn_lists(s, phase: str) -> None:
+    """The turn's card lists are non-empty only in the decisions that fill them."""
+    for field, phases in TURN_LISTS_BY_PHASE.items():
+        if getattr(s, field) and phase not in phases:
+            raise _fail("phase", f"{phase} with turn.{field} non-empty ({getattr(s, field)}); only "
+                                 f"{'/'.join(phases)} hold it")
+    if s.opts["abbey"] and (s.abbey_aside or any(s.abbey_reward)) and phase not in ABBEY_LISTS_PHASES:
+        raise _fail("phase", f"{phase} with Abbey cards or rewards set aside; only an exploration holds them")
+    if s.key and phase not in KEY_PHASES:
+        raise _fail("turn.key", f"a KEY is open only during a statue visit; phase {phase}")
+    if s.action_used and phase in ACTION_OPEN_PHASES:
+        raise _fail("turn.action_used", f"the turn action is spent only once {phase} is over")
+
+
+def check_boosted(s) -> None:
+    """A doubled card (Looking Glass and the doubling artifacts) is one of the mover's cards this
+    turn: in hand, being paid or committed, on the adventure, or discarded after use. A mid-turn
+    reshuffle (Q-F4, Q-X1) can move a used one into the mover's deck, so the deck is allowed."""
+    if not s.boosted:
+        return
+    p = s.cur
+    own = set(s.hand[p]) | set(s.discard[p]) | set(s.deck[p]) | set(s.pay) | set(s.adventure)
+    own |= {i for cards in s.committed[p].values() for i in cards}
+    if PHASES[s.phase] in SETUP_PHASES:
+        raise _fail("turn.boosted", "no card is doubled during the setup")
+    for j, i in enumerate(s.boosted):
+        if i not in own:
+            raise _fail(f"turn.boosted[{j}]", f"card {i} ({s.card_name(i)}) is not one of seat {p}'s cards; "
+                                              "only the mover's cards are doubled")
+
+
+def check_outcome(s) -> None:
+    """Q-E1: a side that meets the goal wins at once; so an unfinished game has no such side, and a
+    game ended on the goal was won by the mover's side. Q-E2..Q-E5: a game ended on score has the
+    winners the final scores and tie-breaks give, and its end condition holds."""
+    limit = s.opts["turn_limit"]
+    if s.phase != A.TERMINAL:
+        for p in range(s.n):
+            if s._goal_reached(p):
+                raise _fail(f"players[{p}].scores", f"seat {p}'s side meets the goal, so the game would be over "
+                                                    "(Q-E1)")
+        if limit is not None and s.turns >= limit * s.n:
+            raise _fail("turns", f"{s.turns} turns reach the turn limit ({limit} per player); the game would be "
+                                 "over (Q-E5)")
+        return
+    reason, winners = s.end_reason, sorted(s.winners_)
+    if reason == "goal":
+        expected = sorted(s.team(s.cur))
+        if not s._goal_reached(s.cur):
+            raise _fail("end_reason", f"'goal', but seat {s.cur}'s side does not meet the goal")
+    elif reason in SCORE_ENDS:
+        if reason == "turn_limit" and (limit is None or s.turns != limit * s.n):
+            raise _fail("end_reason", f"'turn_limit', but {s.turns} turns are not the limit of {limit} per player")
+        if reason == "creature deck empty" and (s.creature_deck or -1 not in s.board):
+            raise _fail("end_reason", "'creature deck empty', but the deck can still fill the board (Q-R2)")
+        scored = s.clone()
+        scored._end_by_score(reason)                # the one implementation of Q-E2..Q-E4
+        expected = sorted(scored.winners_)
+    else:
+        raise _fail("end_reason", f"must be one of {['goal', *SCORE_ENDS]}; got {reason!r}")
+    if winners != expected:
+        raise _fail("winners", f"are {winners}; the rules give {expected} ({reason})")

@@ -1,0 +1,145 @@
+"""Fantastiqa `from_dict` refuses states play cannot reach (issue 24, section 4): each case below
+loaded before (and most then misbehaved: a score of 999, a loser paid as the winner, a setup that
+crashed 13 steps later, an adventure whose paid cards vanished). Reachable states of random and
+greedy games still load (tests/test_state_dict_fuzz.py, and the round trips here)."""
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from fantastiqa_rl.state import FantastiqaState
+from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
+
+
+def _dict(s) -> dict:
+    return json.loads(json.dumps(s.to_dict()))
+
+
+def _random_until(pred, seed=0, n=2, max_games=40, **opts):
+    """The first position of seeded random games where pred(state) holds."""
+    for g in range(max_games):
+        rng = np.random.default_rng(seed + g)
+        s = FantastiqaState.new(num_players=n, seed=seed + g, **opts)
+        while not s.is_terminal():
+            if pred(s):
+                return s
+            s.apply(int(rng.choice(s.legal_actions())))
+    raise AssertionError("no such position in the seeded games")
+
+
+def _greedy_game(seed, n=2):
+    s = FantastiqaState.new(num_players=n, seed=seed)
+    bots = [FantastiqaGreedyAgent(seed * 10 + p) for p in range(n)]
+    while not s.is_terminal():
+        s.apply(bots[s.cur].act(None, None, state=s, seat=s.cur))
+    return s
+
+
+def _refused(d, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        FantastiqaState.from_dict(d)
+
+
+def test_scores_must_follow_from_completed_quests_and_bonus_tokens():
+    s = _random_until(lambda s: s.phase_name == "MAIN" and s.turns > 6)
+    d = _dict(s)
+    assert FantastiqaState.from_dict(d).to_dict() == s.to_dict()
+    for score in (999, d["players"][1]["scores"] + 1):
+        e = copy.deepcopy(d)
+        e["players"][1]["scores"] = score
+        _refused(e, r"players\[1\]\.scores.*completed quests and bonus tokens")
+    e = copy.deepcopy(d)                       # a bonus token moved from the supply to a player: no point for it
+    e["supply"]["bonus_tokens"] -= 1
+    e["players"][0]["bonus_tokens"] += 1
+    _refused(e, r"players\[0\]\.scores")
+
+
+def test_a_finished_games_winners_are_the_ones_the_rules_give():
+    s = next(g for g in (_greedy_game(seed) for seed in range(10)) if g.end_reason == "goal")
+    d = _dict(s)
+    assert FantastiqaState.from_dict(d).returns().tolist() == s.returns().tolist()
+    loser = 1 - d["winners"][0]
+    for winners in ([loser], [0, 1]):
+        e = copy.deepcopy(d)
+        e["winners"] = winners
+        _refused(e, r"key 'winners'.*rules give")
+    e = copy.deepcopy(d)
+    e["end_reason"] = "creature deck empty"  # the deck can still fill the board
+    _refused(e, r"key 'end_reason'")
+    e = copy.deepcopy(d)
+    e["end_reason"] = "bored"
+    _refused(e, r"key 'end_reason'")
+
+
+def test_a_turn_limit_end_is_scored_by_final_scores_and_tie_breaks():
+    s = FantastiqaState.new(num_players=3, seed=5, turn_limit=2)
+    rng = np.random.default_rng(5)
+    while not s.is_terminal():
+        s.apply(int(rng.choice(s.legal_actions())))
+    d = _dict(s)
+    assert d["end_reason"] == "turn_limit"
+    FantastiqaState.from_dict(d)
+    e = copy.deepcopy(d)
+    e["winners"] = [p for p in range(3) if p not in d["winners"]][:1]
+    _refused(e, r"key 'winners'.*turn_limit")
+    e = copy.deepcopy(d)
+    e["turns"] += 1
+    _refused(e, r"key 'end_reason'.*turn_limit")
+
+
+def test_an_unfinished_game_has_not_reached_the_goal_or_the_turn_limit():
+    s = _random_until(lambda s: s.phase_name == "MAIN" and s.turns > 2, turn_limit=4)
+    e = _dict(s)
+    e["turns"] = 4 * 2
+    _refused(e, r"key 'turns'.*turn limit")
+
+
+def test_a_doubled_card_is_one_of_the_movers_cards():
+    s = _random_until(lambda s: s.phase_name == "MAIN" and s.turns > 4)
+    d = _dict(s)
+    other = 1 - d["current"]
+    for place in (d["players"][other]["deck"], d["players"][other]["hand"], d["creature_deck"]):
+        e = copy.deepcopy(d)
+        e["turn"]["boosted"] = [place[0]]
+        _refused(e, r"turn\.boosted\[0\].*mover")
+
+
+def test_current_changed_during_setup_is_refused():
+    s = FantastiqaState.new(num_players=3, seed=1)
+    rng = np.random.default_rng(1)
+    for steps in range(8):                    # every setup decision of the 3 seats
+        d = _dict(s)
+        assert d["phase"].startswith("SETUP")
+        FantastiqaState.from_dict(d)
+        for seat in range(3):
+            if seat != d["current"]:
+                e = copy.deepcopy(d)
+                e["current"] = seat
+                _refused(e, r"key 'current'.*Q-S4")
+        s.apply(int(rng.choice(s.legal_actions())))
+
+
+def test_phase_changed_mid_adventure_is_refused():
+    s = _random_until(lambda s: s.phase_name == "ADV_MOVE" and s.adventure)
+    d = _dict(s)
+    for phase in ("MAIN", "FREE_MENU", "END_DISCARD"):
+        e = copy.deepcopy(d)
+        e["phase"] = phase
+        _refused(e, r"key 'phase'.*turn\.adventure")
+
+
+def test_phase_changed_while_paying_is_refused():
+    s = _random_until(lambda s: s.phase_name in ("ADV_PAY", "QUEST_PAY") and s.pay)
+    e = _dict(s)
+    e["phase"] = "MAIN"
+    _refused(e, r"key 'phase'.*turn\.pay")
+
+
+@pytest.mark.parametrize("option", ["adventure_path", "draw_rule", "abbey", "turn_limit", "mark_return"])
+def test_missing_option_keys_are_refused_not_filled_with_defaults(option):
+    d = _dict(FantastiqaState.new(num_players=2, seed=0))
+    del d["options"][option]
+    _refused(d, rf"options\.{option}.*missing")
