@@ -4,12 +4,14 @@ Errors are ValueErrors that name the offending key, so a hand-edited or corrupte
 loudly instead of producing a state the rules could never reach. Besides types and ranges it
 checks what play conserves (`_check_druids_and_scores`): druids leave the board only on resolved
 spaces (a curse empties one, strife removes single druids), so with no ritual card drawn all 60
-are on the board, and every colour's score is earned on resolved spaces that still hold it.
+are on the board, and every colour's score is earned on resolved spaces that still hold it;
+and what the moves so far imply (`_check_play_reached`): whose turn it is, which rituals are
+pending, which seats have history. A finished game has drawn all 12 cards or has no legal move.
 """
 from __future__ import annotations
 
-from fae_rl.board import (MAX_PLAYERS, MIN_PLAYERS, NEIGHBOURS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS,
-                          NUM_SPACES, RITUAL_CARDS)
+from fae_rl.board import (MAX_PLAYERS, MIN_PLAYERS, MOVE_SRC, NEIGHBOURS, NUM_COLOURS, NUM_MOVE_ACTIONS,
+                          NUM_RITUAL_CARDS, NUM_SPACES, RITUAL_CARDS)
 
 DICT_VERSION = 1
 DICT_KEYS = (
@@ -71,6 +73,41 @@ def _check_druids_and_scores(rows, resolved, scores) -> None:
             raise ValueError(f"from_dict: key 'scores': colour {c} has {scores[c]} points but the resolved spaces "
                              f"holding it give {lo}..{hi} (F-R6)")
 
+
+
+def _check_play_reached(rows, resolved, pending, terminal, current, history) -> None:
+    """What the moves so far imply (sound for states reached from the deal, F-S1: one druid on
+    every space). A move empties its source for good (F-T1, F-R8: resolved spaces are frozen and
+    nothing moves into an empty space), and a resolved space is emptied only by a curse or strife,
+    so the moves made are the empty unresolved spaces. Seats move in turn from seat 0 (F-S4), and a
+    turn passes once the move's rituals are resolved (F-R2); only a seat that moved has history.
+    F-R1: every occupied, unresolved space without an occupied neighbour is pending."""
+    n = len(history)
+    counts = [sum(r) for r in rows]
+    done = set(resolved)
+    moves = sum(1 for s in range(NUM_SPACES) if counts[s] == 0 and s + 1 not in done)
+    if not terminal:
+        isolated = [s + 1 for s in range(NUM_SPACES) if counts[s] and s + 1 not in done
+                    and not any(counts[m] for m in NEIGHBOURS[s])]
+        if isolated != pending:
+            raise ValueError(f"from_dict: key 'pending_rituals' must list every isolated unresolved space "
+                             f"{isolated}; got {pending} (F-R1)")
+        mover = (moves - 1) % n if pending else moves % n
+        if current != mover:
+            raise ValueError(f"from_dict: key 'current_player': {moves} move(s) were made (empty unresolved "
+                             f"spaces){' and rituals are pending' if pending else ''}, so seat {mover} is to "
+                             f"{'resolve' if pending else 'move'}; got {current} (F-S4, F-R2)")
+    for p, h in enumerate(history):
+        made = len(range(p, moves, n))
+        if made == 0 and (h["last_action"] != -1 or any(h["moved"]) or any(h["points"])):
+            raise ValueError(f"from_dict: key 'history': seat {p} has made no move ({moves} in all) but has "
+                             f"history {h}")
+        if made and (h["last_action"] == -1 or sum(h["moved"]) < made):
+            raise ValueError(f"from_dict: key 'history': seat {p} made {made} move(s) but its history records "
+                             f"{sum(h['moved'])} druid(s) moved and last action {h['last_action']}")
+        if made and (counts[MOVE_SRC[h["last_action"]]] or MOVE_SRC[h["last_action"]] + 1 in done):
+            raise ValueError(f"from_dict: key 'history': seat {p}'s last move leaves space "
+                             f"{MOVE_SRC[h['last_action']] + 1}, which is not an empty unresolved space (F-T1)")
 
 
 def _is_int(x) -> bool:
@@ -175,6 +212,7 @@ def state_from_dict(cls, d: dict, conserved: bool = True):
             raise ValueError(f"from_dict: key 'history' points of colour {c} do not sum to scores[{c}]")
     if conserved is not False:
         _check_moved(rows, history)
+        _check_play_reached(rows, resolved, pending, terminal, current, history)
 
     s = cls._from_parts(n, d["big_stack_merge"], [x for r in rows for x in r], colours)
     s._scores = scores
@@ -190,4 +228,7 @@ def state_from_dict(cls, d: dict, conserved: bool = True):
     s._hist_last = [h["last_action"] for h in history]
     if not terminal and not pending and 1 not in s._move_ok:
         raise ValueError("from_dict: key 'terminal' must be true: the player to move has no legal move (F-T5)")
+    if terminal and used < NUM_RITUAL_CARDS and 1 in s._move_ok:
+        raise ValueError(f"from_dict: key 'terminal' is true but only {used} of {NUM_RITUAL_CARDS} ritual cards "
+                         "are drawn and a move is legal (the game ends only then, F-E1, F-T5)")
     return s
