@@ -164,8 +164,13 @@ def _int(path, card, fld, v, lo=0, hi=10 ** 6):
     return v
 
 
+def _name_in(table, v) -> bool:
+    """v is one of the table's names (a list or table is never a name: it cannot be looked up)."""
+    return isinstance(v, str) and v in table
+
+
 def _sym(path, card, fld, v):
-    if v not in SYMBOL_INDEX:
+    if not _name_in(SYMBOL_INDEX, v):
         raise _err(path, card, fld, f"unknown symbol {v!r}; allowed: {sorted(SYMBOL_INDEX)}")
     return SYMBOL_INDEX[v]
 
@@ -220,7 +225,7 @@ def _parse_card(path, raw, idx):
     if not isinstance(name, str) or not name:
         raise CardFileError(f"{path}: card #{idx}: field 'name': missing or not a string")
     t = raw.get("type")
-    if t not in CARD_TYPES:
+    if not _name_in(CARD_TYPES, t):
         raise _err(path, name, "type", f"unknown card type {t!r}; allowed: {CARD_TYPES}")
     for k in raw:
         if k not in ("name", "type", "copies") and k not in _FIELDS[t]:
@@ -233,7 +238,7 @@ def _parse_card(path, raw, idx):
         kw["symbols"] = _symbols(path, name, raw["symbols"])
     if "power" in raw:
         p = raw["power"]
-        if p not in POWER_INDEX or p in ("NONE", "EFFECT"):
+        if not _name_in(POWER_INDEX, p) or p in ("NONE", "EFFECT"):
             raise _err(path, name, "power", f"unknown power {p!r}; allowed: FLY, KEY, PLUS_STATUE, GEM, DRAGON, PEACEFUL_DRAGON")
         kw["power"] = POWER_INDEX[p]
     if "effects" in raw:
@@ -259,7 +264,7 @@ def _parse_card(path, raw, idx):
             raise _err(path, name, "gem", f"expected true or false, got {raw['gem']!r}")
         kw["gem"] = raw["gem"]
     if "region" in raw:
-        if raw["region"] not in REGION_INDEX:
+        if not _name_in(REGION_INDEX, raw["region"]):
             raise _err(path, name, "region", f"unknown region {raw['region']!r}; allowed: {list(REGION_INDEX)}")
         kw["region"] = REGION_INDEX[raw["region"]]
     if "needs" in raw:
@@ -309,6 +314,23 @@ def load_card_set(path: str | None = None) -> CardSet:
     return _load_cached(path, st.st_size, st.st_mtime_ns)
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs) -> dict:
+    """json object_pairs_hook: plain json keeps the last of repeated keys silently; TOML refuses
+    them, and so does a JSON card file."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 @lru_cache(maxsize=16)
 def _load_cached(path: str, size: int, mtime_ns: int) -> CardSet:
     try:
@@ -320,9 +342,12 @@ def _load_cached(path: str, size: int, mtime_ns: int) -> CardSet:
         raise CardFileError(f"{path}: card '-': field '-': file is over {MAX_CARD_FILE_BYTES} bytes")
     try:
         text = data.decode("utf-8")
-        raw = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
+        raw = json.loads(text, object_pairs_hook=_unique_keys) if path.endswith(".json") else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CardFileError(f"{path}: card '-': field '-': cannot parse: {e}") from None
+    except _DuplicateKey as e:
+        raise CardFileError(f"{path}: card '-': field {e.key!r}: cannot parse: duplicate key {e.key!r} "
+                            "(a JSON object names each key once)") from None
     except RecursionError:
         raise CardFileError(f"{path}: card '-': field '-': cannot parse: nested too deeply") from None
     return parse_card_set(raw, path)
