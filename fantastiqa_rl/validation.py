@@ -31,6 +31,7 @@ from fantastiqa_rl.board import BAZAAR, CHEST, NUM_POSITIONS, TOWER
 from fantastiqa_rl.cards import EFFECT_OPS
 from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 from fantastiqa_rl.options import DEFAULTS
+from tabletop_rl.shown import shown
 
 VERSION = 1
 BASE_KEYS = ("version", "card_set", "num_players", "options", "goal", "phase", "current", "turns", "winners",
@@ -53,7 +54,7 @@ class _Check:
 
     @staticmethod
     def fail(path: str, problem: str) -> ValueError:
-        return ValueError(f"from_dict: key {path!r}: {problem}")
+        return ValueError(f"from_dict: key {shown(path)}: {problem}")
 
     def keys(self, d, path: str, keys) -> None:
         if not isinstance(d, dict):
@@ -67,14 +68,14 @@ class _Check:
 
     def int(self, v, path: str, lo: int = 0, hi: int = MAX_COUNT) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
-            raise self.fail(path, f"must be an int; got {v!r} ({type(v).__name__})")
+            raise self.fail(path, f"must be an int; got {shown(v)} ({type(v).__name__})")
         if not lo <= v <= hi:
             raise self.fail(path, f"must be in {lo}..{hi}; got {v}")
         return v
 
     def bool(self, v, path: str) -> bool:
         if not isinstance(v, bool):
-            raise self.fail(path, f"must be true or false; got {v!r}")
+            raise self.fail(path, f"must be true or false; got {shown(v)}")
         return v
 
     def list(self, v, path: str, length: int | None = None, max_len: int = 10 ** 4) -> list:
@@ -103,22 +104,22 @@ def validate_state_dict(d, new_state) -> object:
     if "version" not in d:
         raise c.fail("version", "missing")
     if isinstance(d["version"], bool) or d["version"] != VERSION or not isinstance(d["version"], int):
-        raise c.fail("version", f"must be {VERSION}; got {d['version']!r}")
+        raise c.fail("version", f"must be {VERSION}; got {shown(d['version'])}")
     for key in ("num_players", "options", "goal", "card_set"):
         if key not in d:
             raise c.fail(key, "missing")
     n = c.int(d["num_players"], "num_players", 2, 4)
     c.keys(d["options"], "options", tuple(DEFAULTS))  # to_dict writes every option; none is filled in
     if d["goal"] not in ("short", "long"):
-        raise c.fail("goal", f"must be 'short' or 'long'; got {d['goal']!r}")
+        raise c.fail("goal", f"must be 'short' or 'long'; got {shown(d['goal'])}")
     if d["card_set"] is not None and not isinstance(d["card_set"], str):
-        raise c.fail("card_set", f"must be null or a path; got {d['card_set']!r}")
+        raise c.fail("card_set", f"must be null or a path; got {shown(d['card_set'])}")
     try:
         s = new_state(num_players=n, seed=0, goal=d["goal"], card_set=d["card_set"], **d["options"])
     except (TypeError, ValueError) as exc:
         raise c.fail("options", f"rejected: {exc}") from None
     if s.card_set != d["card_set"]:
-        raise c.fail("card_set", f"must be an absolute path (as to_dict writes it); got {d['card_set']!r}")
+        raise c.fail("card_set", f"must be an absolute path (as to_dict writes it); got {shown(d['card_set'])}")
     abbey = s.opts["abbey"]
     c.keys(d, "", BASE_KEYS + (ABBEY_KEYS if abbey else ()))
     g = s.g
@@ -127,21 +128,21 @@ def validate_state_dict(d, new_state) -> object:
 
     # ------------------------------------------------------------------ scalars and board
     if d["phase"] not in PHASES or (not abbey and d["phase"] in A.ABBEY_PHASES):
-        raise c.fail("phase", f"must be a decision name of this game; got {d['phase']!r}")
+        raise c.fail("phase", f"must be a decision name of this game; got {shown(d['phase'])}")
     terminal = d["phase"] == "TERMINAL"
     c.int(d["current"], "current", 0, n - 1)
     c.int(d["turns"], "turns")
     if terminal:
         winners = c.ints(d["winners"], "winners", 0, n - 1) if d["winners"] is not None else None
         if not winners or len(set(winners)) != len(winners):
-            raise c.fail("winners", f"must list distinct seats once the game is over; got {d['winners']!r}")
+            raise c.fail("winners", f"must list distinct seats once the game is over; got {shown(d['winners'])}")
         if not isinstance(d["end_reason"], str) or not d["end_reason"]:
             raise c.fail("end_reason", "must say why the game ended")
     else:
         if d["winners"] is not None:
-            raise c.fail("winners", f"must be null before the end (phase {d['phase']}); got {d['winners']!r}")
+            raise c.fail("winners", f"must be null before the end (phase {d['phase']}); got {shown(d['winners'])}")
         if d["end_reason"] != "":
-            raise c.fail("end_reason", f"must be empty before the end; got {d['end_reason']!r}")
+            raise c.fail("end_reason", f"must be empty before the end; got {shown(d['end_reason'])}")
     region_at = c.ints(d["region_at"], "region_at", 0, NUM_POSITIONS - 1, NUM_POSITIONS)
     if sorted(region_at) != list(range(NUM_POSITIONS)):
         raise c.fail("region_at", f"must be a permutation of 0..{NUM_POSITIONS - 1}; got {region_at}")
@@ -235,7 +236,7 @@ def validate_state_dict(d, new_state) -> object:
     c.int(t["count"], "turn.count", 0, 10 ** 4)
     c.int(t["reason"], "turn.reason", 0, 2)
     if t["ret"] not in PHASES or t["ret"] == "TERMINAL":
-        raise c.fail("turn.ret", f"must be a decision name; got {t['ret']!r}")
+        raise c.fail("turn.ret", f"must be a decision name; got {shown(t['ret'])}")
     for k in ("pay", "adventure", "in_play", "release_from_discard"):
         place(t[k], f"turn.{k}", holdable, "cards a player can hold")
     place(t["revealed"], "turn.revealed", holdable | quests, "cards drawn at a statue")
@@ -248,7 +249,7 @@ def validate_state_dict(d, new_state) -> object:
         # an artifact's effects still to resolve after the decision in progress: [op, arg1, arg2]
         e = c.list(e, f"turn.effects[{i}]", 3)
         if not isinstance(e[0], str) or e[0] not in EFFECT_OPS:
-            raise c.fail(f"turn.effects[{i}][0]", f"unknown effect {e[0]!r}; allowed: {sorted(EFFECT_OPS)}")
+            raise c.fail(f"turn.effects[{i}][0]", f"unknown effect {shown(e[0])}; allowed: {sorted(EFFECT_OPS)}")
         c.ints(e[1:], f"turn.effects[{i}][1:]", 0, 20)
     for i, q in enumerate(c.ints(t["token_left"], "turn.token_left", 0, M - 1)):
         if q not in quests:
@@ -287,11 +288,22 @@ def validate_state_dict(d, new_state) -> object:
     for i, st in enumerate(rngs):
         if not (isinstance(st, dict) and st.get("bit_generator") == "PCG64"):
             raise c.fail(f"rng[{i}]", "must be a PCG64 bit_generator.state")
+        check_pcg64_state(c, st, f"rng[{i}]")
         try:
             np.random.PCG64().state = st
         except (TypeError, ValueError, KeyError, OverflowError) as exc:
             raise c.fail(f"rng[{i}]", f"is not a valid PCG64 state ({exc})") from None
     return s
+
+
+def check_pcg64_state(c: _Check, st: dict, path: str) -> None:
+    """Exactly the keys and int ranges numpy writes (numpy itself casts 1.5 or -1 silently)."""
+    c.keys(st, path, ("bit_generator", "state", "has_uint32", "uinteger"))
+    c.keys(st["state"], f"{path}.state", ("state", "inc"))
+    for k in ("state", "inc"):
+        c.int(st["state"][k], f"{path}.state.{k}", 0, (1 << 128) - 1)
+    c.int(st["has_uint32"], f"{path}.has_uint32", 0, 1)
+    c.int(st["uinteger"], f"{path}.uinteger", 0, (1 << 32) - 1)
 
 
 def check_decision(s) -> None:
@@ -354,6 +366,7 @@ def check_reachable(s) -> None:
     if phase in SETUP_PHASES:
         check_setup_seats(s, phase)
     check_turn_lists(s, phase)
+    check_committed(s)
     check_boosted(s)
     check_outcome(s)
 
@@ -397,6 +410,17 @@ def check_turn_lists(s, phase: str) -> None:
         raise _fail("turn.key", f"a KEY is open only during a statue visit; phase {phase}")
     if s.action_used and phase in ACTION_OPEN_PHASES:
         raise _fail("turn.action_used", f"the turn action is spent only once {phase} is over")
+
+
+def check_committed(s) -> None:
+    """Q-F2: each personal quest and the open quest under the player's token has its (possibly
+    empty) pile of committed cards, and nothing else has one (a quest taken opens its pile, a
+    quest completed or left closes it; the rules look the pile up)."""
+    for p in range(s.n):
+        expected = set(s.quests[p]) | ({s.quest_token[p]} if s.quest_token[p] >= 0 else set())
+        if set(s.committed[p]) != expected:
+            raise _fail(f"players[{p}].committed", f"has piles for quests {sorted(s.committed[p])}; the player's "
+                                                   f"quests and token quest are {sorted(expected)} (Q-F2)")
 
 
 def check_boosted(s) -> None:
@@ -444,6 +468,6 @@ def check_outcome(s) -> None:
         scored._end_by_score(reason)                # the one implementation of Q-E2..Q-E4
         expected = sorted(scored.winners_)
     else:
-        raise _fail("end_reason", f"must be one of {['goal', *SCORE_ENDS]}; got {reason!r}")
+        raise _fail("end_reason", f"must be one of {['goal', *SCORE_ENDS]}; got {shown(reason)}")
     if winners != expected:
         raise _fail("winners", f"are {winners}; the rules give {expected} ({reason})")

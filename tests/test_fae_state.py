@@ -331,3 +331,25 @@ def test_current_player_must_be_the_seat_whose_turn_it_is():
             e["current_player"] = seat
             with pytest.raises(ValueError, match=r"'current_player'.*F-S4"):
                 FaeState.from_dict(e)
+
+
+def test_history_moved_is_bounded_by_the_moves_made():
+    d = random_state(8, 6, 2).to_dict()
+    d["history"][0]["moved"][1] = 10 ** 9
+    with pytest.raises(ValueError, match=r"'history\.moved'"):
+        FaeState.from_dict(d)
+    d = random_state(8, 6, 2).to_dict()
+    d["history"][1]["moved"][1] += 40             # 3 moves cannot carry 40 more druids of one colour
+    with pytest.raises(ValueError, match=r"'history': seat 1 made \d move"):
+        FaeState.from_dict(d)
+
+
+@pytest.mark.parametrize("key", ["version", "pending_rituals"])
+def test_deeply_nested_values_are_a_value_error(key):
+    deep: list = []
+    for _ in range(10_000):
+        deep = [deep]
+    d = FaeState.new(2, seed=0).to_dict()
+    d[key] = deep
+    with pytest.raises(ValueError, match=key.split("_")[0]):
+        FaeState.from_dict(d)

@@ -172,7 +172,14 @@ def test_Q_X1_finite_supplies_are_conserved_in_play(n):
 
 
 # one card of each type of the STAND-IN set, and values of every JSON type a field can be given
-WRONG_VALUES = ([], [[]], ["SWORD", []], {}, {"a": 1}, None, True, 1.5, -1, "x", [1, 2])
+def _deep(depth=10_000):
+    v: list = []
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+WRONG_VALUES = ([], [[]], ["SWORD", []], {}, {"a": 1}, None, True, 1.5, -1, "x", [1, 2], _deep())
 
 
 def _one_card_per_type(base):

@@ -143,3 +143,42 @@ def test_missing_option_keys_are_refused_not_filled_with_defaults(option):
     d = _dict(FantastiqaState.new(num_players=2, seed=0))
     del d["options"][option]
     _refused(d, rf"options\.{option}.*missing")
+
+
+def test_every_quest_pile_of_committed_cards_is_kept():
+    """A dropped (empty) pile of a personal quest loaded, then crashed when the rules looked it up."""
+    s = _random_until(lambda s: s.phase_name == "MAIN" and s.turns > 4)
+    d = _dict(s)
+    e = copy.deepcopy(d)
+    q = next(iter(e["players"][0]["committed"]))
+    moved = e["players"][0]["committed"].pop(q)
+    e["players"][0]["discard"] += moved          # keep every card in one place
+    _refused(e, r"players\[0\]\.committed.*Q-F2")
+    e = copy.deepcopy(d)
+    e["players"][1]["committed"][str(e["quest_deck"][0])] = []   # a pile for a quest the player does not hold
+    _refused(e, r"players\[1\]\.committed")
+
+
+@pytest.mark.parametrize("key,value", [("has_uint32", -1), ("has_uint32", 1.5), ("uinteger", 2 ** 40),
+                                       ("uinteger", 0.5)])
+def test_chance_source_states_are_checked_exactly(key, value):
+    """numpy casts these silently (1.5 -> 1, -1 -> a huge uint), so the dict loaded a changed state."""
+    d = _dict(FantastiqaState.new(num_players=2, seed=0))
+    d["rng"][4][key] = value
+    _refused(d, rf"rng\[4\]\.{key}")
+
+
+def test_chance_source_inner_state_is_an_int():
+    d = _dict(FantastiqaState.new(num_players=2, seed=0))
+    d["rng"][2]["state"]["inc"] = float(d["rng"][2]["state"]["inc"])
+    _refused(d, r"rng\[2\]\.state\.inc")
+
+
+@pytest.mark.parametrize("key", ["version", "turns", "phase"])
+def test_deeply_nested_values_are_named_not_a_recursion_error(key):
+    deep: list = []
+    for _ in range(10_000):
+        deep = [deep]
+    d = _dict(FantastiqaState.new(num_players=2, seed=0))
+    d[key] = deep
+    _refused(d, rf"key '{key}'")
