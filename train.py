@@ -49,9 +49,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabletop_rl.training import (  # noqa: F401  (wilson, play_matches: the notebooks' and tests' helpers)
-    _atomic_write_text, evaluate, evaluate_batched, explicit_fields, latest_valid_checkpoint, load_checkpoint,
-    parse_options, resume_config,
-    play_matches, plot_curve, print_summary, prune_checkpoints, save_checkpoint, wilson, write_eval_csv,
+    _atomic_write_text, check_checkpoint, evaluate, evaluate_batched, explicit_fields, latest_valid_checkpoint,
+    load_checkpoint, parse_options, play_matches, plot_curve, print_summary, prune_checkpoints, resume_config,
+    save_checkpoint, wilson, write_eval_csv,
 )
 
 # Defaults chosen by measurement on 2 shared CPU cores (see `throughput` in summary.json): one
@@ -577,6 +577,7 @@ def restores_cleanly(cfg: Config, ckpt: dict) -> None:
     pool = make_pool(cfg)
     venv, model = build(cfg, pool)
     try:
+        check_checkpoint(ckpt, dataclasses.asdict(cfg), venv.num_envs, venv.observation_space.shape)
         restore(ckpt, model, venv, pool, {})
     finally:
         venv.close()

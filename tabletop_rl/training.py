@@ -313,12 +313,41 @@ def latest_valid_checkpoint(run_dir: str, restores=None) -> tuple[str, dict] | N
         if restores is None:
             return path, ckpt
         try:
+            step = int(os.path.basename(path)[5:-3])
+            if type(ckpt.get("num_timesteps") if isinstance(ckpt, dict) else None) is not int \
+                    or ckpt["num_timesteps"] != step:
+                raise ValueError(f"num_timesteps must be {step}, the step in the file name")
             restores(ckpt)
         except Exception as e:  # any failure to restore: fall back to the next older checkpoint
             _skip(f"{path}: does not restore into a fresh model and envs ({type(e).__name__}: {e})")
             continue
         return path, ckpt
     return None
+
+
+def check_checkpoint(ckpt: dict, config: dict, num_envs: int, obs_shape: tuple) -> None:
+    """What `train.restore` reads without checking it: ValueError naming the first key that is not
+    what a run of `config` (its config.json fields) with `num_envs` envs of `obs_shape` writes."""
+    def need(ok, key, what):
+        if not ok:
+            raise ValueError(f"key {key!r}: {what}")
+
+    need(isinstance(ckpt, dict), "<root>", "must be a dict")
+    need(type(ckpt.get("n_updates")) is int and 0 <= ckpt["n_updates"] <= ckpt.get("num_timesteps", 0),
+         "n_updates", "must be an int in 0..num_timesteps")
+    saved = ckpt.get("config")
+    need(isinstance(saved, dict), "config", "must be the run's config")
+    differ = sorted(k for k in set(saved) | set(config) if k not in RESUME_SAFE and saved.get(k) != config.get(k))
+    need(not differ, "config", f"differs from the run's config.json in {differ}")
+    need(isinstance(ckpt.get("history"), dict) and isinstance(ckpt["history"].get("evals"), list)
+         and all(isinstance(r, dict) for r in ckpt["history"]["evals"]), "history", "must be a dict with a list of evals")
+    need(isinstance(ckpt.get("ep_info_buffer"), list) and all(isinstance(r, dict) for r in ckpt["ep_info_buffer"]),
+         "ep_info_buffer", "must be a list of episode dicts")
+    obs, starts = ckpt.get("last_obs"), ckpt.get("last_episode_starts")
+    need(isinstance(obs, np.ndarray) and obs.shape == (num_envs, *obs_shape), "last_obs",
+         f"must be an array of shape {(num_envs, *obs_shape)}")
+    need(isinstance(starts, np.ndarray) and starts.shape == (num_envs,), "last_episode_starts",
+         f"must be an array of shape {(num_envs,)}")
 
 
 def _skip(reason: str) -> None:

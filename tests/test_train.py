@@ -387,12 +387,22 @@ DAMAGE = {
     "optimizer a list": lambda d: d.__setitem__("optimizer", [1, 2]),
     "history a number": lambda d: d.__setitem__("history", 5),
 }
+# damage the run's own restore accepted (it trained from a wrong state): checked before restoring
+UNCHECKED_DAMAGE = {
+    "num_timesteps negative": lambda d: d.__setitem__("num_timesteps", -512),
+    "num_timesteps past the file's step": lambda d: d.__setitem__("num_timesteps", 10 ** 18),
+    "num_timesteps a string": lambda d: d.__setitem__("num_timesteps", "1024"),
+    "n_updates negative": lambda d: d.__setitem__("n_updates", -1),
+    "config of another game": lambda d: d["config"].__setitem__("game", "fantastiqa"),
+    "last_obs of another shape": lambda d: d.__setitem__("last_obs", [0.0]),
+    "evals not a list": lambda d: d["history"].__setitem__("evals", "x"),
+}
 
 
-@pytest.mark.parametrize("damage", sorted(DAMAGE))
+@pytest.mark.parametrize("damage", sorted(DAMAGE) + sorted(UNCHECKED_DAMAGE))
 def test_resume_falls_back_to_an_older_checkpoint_that_restores(resumable_run, tmp_path, damage):
     run = _copy_run(resumable_run, tmp_path / "r")
-    _edit_newest(run, DAMAGE[damage])
+    _edit_newest(run, {**DAMAGE, **UNCHECKED_DAMAGE}[damage])
     cfg = train.Config(**{**json.loads((run / "config.json").read_text()), "resume": str(run)})
     with pytest.warns(UserWarning, match=r"skipping damaged checkpoint: .*ckpt_0000001024"):
         path, ckpt = train.latest_valid_checkpoint(str(run), restores=lambda c: train.restores_cleanly(cfg, c))
