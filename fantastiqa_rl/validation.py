@@ -27,10 +27,11 @@ import numpy as np
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.board import BAZAAR, CHEST, NUM_POSITIONS, TOWER
+from fantastiqa_rl.board import BAZAAR, CHEST, NEIGHBOURS, NUM_POSITIONS, TOWER
 from fantastiqa_rl.cards import EFFECT_OPS
 from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 from fantastiqa_rl.options import DEFAULTS
+from fantastiqa_rl.powers import R_DRAGON
 from tabletop_rl.shown import shown
 
 VERSION = 1
@@ -366,6 +367,7 @@ def check_reachable(s) -> None:
     if phase in SETUP_PHASES:
         check_setup_seats(s, phase)
     check_turn_lists(s, phase)
+    check_phase_inputs(s, phase)
     check_committed(s)
     check_boosted(s)
     check_outcome(s)
@@ -410,6 +412,52 @@ def check_turn_lists(s, phase: str) -> None:
         raise _fail("turn.key", f"a KEY is open only during a statue visit; phase {phase}")
     if s.action_used and phase in ACTION_OPEN_PHASES:
         raise _fail("turn.action_used", f"the turn action is spent only once {phase} is over")
+
+
+def check_phase_inputs(s, phase: str) -> None:
+    """What each decision reads, as the transition that opens it leaves it (a hand-set phase
+    without them loaded, then crashed when the decision resolved: StopIteration, AssertionError)."""
+    p, g = s.cur, s.g
+    pos = s.position[p] if p < s.n else -1
+    if phase in ("ADV_MOVE", "ADV_PAY") and (pos < 0 or not s.visited >> pos & 1):
+        raise _fail("turn.visited", f"an adventure has visited the mover's region {pos}; got {s.visited:#b}")
+    if phase == "ADV_PAY":
+        spaces = [c for c, _ in NEIGHBOURS[pos]]
+        if s.target not in spaces or s.board[s.target] < 0:
+            raise _fail("turn.target", f"ADV_PAY pays a creature next to region {pos} (spaces {spaces}); "
+                                       f"got space {s.target}")
+    if phase == "QUEST_PAY":
+        here = s.region_at[pos]
+        quests = set(s.quests[p]) | {q for q in s.open_quests if q >= 0}
+        if s.target not in quests or g.Q_REGION[g.I_QUEST_KIND[s.target]] != here:
+            raise _fail("turn.target", f"QUEST_PAY completes a personal or open quest of the mover's region; "
+                                       f"got {s.target}")
+    if phase in ("COMMIT_TARGET", "WITHDRAW_FROM"):
+        cards = s.hand[p] if phase == "COMMIT_TARGET" else [i for c in s.committed[p].values() for i in c]
+        if not any(g.I_HAND_KIND[i] == s.target for i in cards):
+            raise _fail("turn.target", f"{phase} moves a card kind the mover "
+                                       f"{'holds' if phase == 'COMMIT_TARGET' else 'has committed'}; got {s.target}")
+    if phase == "MOVE_DEST" and PHASES[s.ret] not in ("MAIN", "ADV_MOVE"):
+        raise _fail("turn.ret", f"a move returns to MAIN or ADV_MOVE; got {PHASES[s.ret]}")
+    if phase == "BELL" and (not s.revealed or s.count < 1):
+        raise _fail("turn.count", f"BELL keeps count >= 1 of the revealed cards; got {s.count} of {len(s.revealed)}")
+    if phase in ("BUY", "CHEST", "BELL"):          # Q-V1: the statue's deck; the Bell: the mover's deck
+        st = s.statue_at[pos]
+        source = {"BELL": {i for i in range(g.num_instances) if g.I_HAND_KIND[i] >= 0},
+                  "CHEST": set(g.quests) if st == CHEST else set(),
+                  "BUY": set(g.artifacts if st == TOWER else g.beasts if st == BAZAAR else ())}[phase]
+        if not set(s.revealed) <= source:
+            raise _fail("turn.revealed", f"{phase} at a {('tower', 'bazaar', 'chest')[st]} statue shows cards of "
+                                         "another deck")
+    if phase == "ABBEY_CHOICE" and not s.abbey_aside:
+        raise _fail("turn.abbey_aside", "ABBEY_CHOICE follows a matched Abbey card, set aside")
+    if phase == "TARGET_SEAT":
+        if s.reason == R_DRAGON and not s.dragons:
+            raise _fail("turn.reason", "DRAGON gives a Peaceful Dragon from the supply, which is empty")
+        if s.reason != R_DRAGON and not s.in_play:
+            raise _fail("turn.in_play", "the card to give is in play")
+    if phase == "WARDROBE" and s.target >= 0 and (s.target >= len(s.board) or s.board[s.target] < 0):
+        raise _fail("turn.target", f"WARDROBE swaps creatures on the board; got space {s.target}")
 
 
 def check_committed(s) -> None:

@@ -182,3 +182,34 @@ def test_deeply_nested_values_are_named_not_a_recursion_error(key):
     d = _dict(FantastiqaState.new(num_players=2, seed=0))
     d[key] = deep
     _refused(d, rf"key '{key}'")
+
+
+_MAIN = "MAIN"
+
+
+@pytest.mark.parametrize("start,phase,pattern,opts", [
+    (_MAIN, "ADV_PAY", r"turn\.(visited|target)", {}),
+    (_MAIN, "QUEST_PAY", r"turn\.target", {}),
+    ("CHEST", "BELL", r"turn\.(revealed|count)", {}),
+    ("BUY", "CHEST", r"turn\.revealed", {}),
+    (_MAIN, "ABBEY_CHOICE", r"turn\.abbey_aside", {"abbey": True}),
+])
+def test_a_decision_set_by_hand_without_what_it_reads_is_refused(start, phase, pattern, opts):
+    """Each of these loaded and most crashed once the decision resolved (StopIteration paying a
+    creature that is not next to the mover, AssertionError keeping quest cards with the Bell)."""
+    s = _random_until(lambda s: s.phase_name == start and s.turns > 2 and (start == _MAIN or s.revealed), **opts)
+    e = _dict(s)
+    e["phase"] = phase
+    _refused(e, pattern)
+
+
+def test_adventure_payment_targets_a_creature_next_to_the_mover():
+    s = _random_until(lambda s: s.phase_name == "ADV_PAY")
+    d = _dict(s)
+    FantastiqaState.from_dict(d)
+    from fantastiqa_rl.board import NEIGHBOURS
+    far = [c for c in range(7) if c not in {cc for cc, _ in NEIGHBOURS[d["players"][d["current"]]["position"]]}
+           and d["board"][c] >= 0]
+    e = copy.deepcopy(d)
+    e["turn"]["target"] = far[0]
+    _refused(e, r"turn\.target.*next to region")
