@@ -25,7 +25,10 @@ of the masked logits) plays `eval_games` seat-rotated games against random and a
 win shares (95% Wilson intervals) go to TensorBoard and `eval.csv`. Checkpoints (tensors for
 `torch.load(weights_only=True)` plus JSON: policy, optimizer, RNG states, opponents, the games in
 progress) are written atomically every `checkpoint_every` steps; `--resume` continues from the
-newest valid one. Evaluation, checkpoints and reporting live in `tabletop_rl.training`.
+newest one that restores into a scratch model and envs (each one skipped is named, with why), with
+the flags given beside it applied when safe to change (`RESUME_SAFE`: total steps, time limit,
+evaluation and checkpoint settings, threads) and refused otherwise. Evaluation, checkpoints and
+reporting live in `tabletop_rl.training`.
 At the end, `runs/<run-name>/` holds:
 
     model.zip  policy.npz  config.json  curve.png  eval.csv  summary.json  logs/ (TensorBoard, SB3 csv)
