@@ -53,8 +53,8 @@ import numpy as np
 
 from tabletop_rl.training import (  # noqa: F401  (wilson, play_matches: the notebooks' and tests' helpers)
     _atomic_write_text, check_checkpoint, evaluate, evaluate_batched, explicit_fields, latest_valid_checkpoint,
-    load_checkpoint, parse_options, play_matches, plot_curve, print_summary, prune_checkpoints, resume_config,
-    save_checkpoint, wilson, write_eval_csv,
+    load_checkpoint, parse_options, play_matches, plot_curve, print_summary, prune_checkpoints, read_run_config,
+    resume_config, save_checkpoint, wilson, write_eval_csv,
 )
 
 # Defaults chosen by measurement on 2 shared CPU cores (see `throughput` in summary.json): one
@@ -608,12 +608,8 @@ def train(cfg: Config) -> dict:
 
     if cfg.resume:
         run_dir = cfg.resume if os.path.isdir(cfg.resume) else os.path.join(cfg.runs_dir, cfg.resume)
-        with open(os.path.join(run_dir, "config.json")) as f:
-            saved = json.load(f)
-        unknown = sorted(set(saved) - {f.name for f in dataclasses.fields(Config)})
-        if unknown:
-            raise SystemExit(f"--resume: {run_dir}/config.json has unknown fields {unknown}")
         try:
+            saved = read_run_config(run_dir, Config)
             fields, applied = resume_config(saved, explicit_fields(cfg))
         except ValueError as exc:
             raise SystemExit(str(exc)) from None

@@ -374,6 +374,37 @@ def explicit_fields(cfg) -> dict:
     return {f.name: getattr(cfg, f.name) for f in fields if f.name in given}
 
 
+MAX_CONFIG_BYTES = 1 << 20  # a run's config.json is about 2 KiB
+
+
+def read_run_config(run_dir: str, config_class) -> dict:
+    """The fields of `run_dir`/config.json, checked against the dataclass `config_class`: a dict of
+    its field names with values of the fields' types. ValueError naming the file and the problem."""
+    import dataclasses
+
+    path = os.path.join(run_dir, "config.json")
+    try:
+        if os.path.getsize(path) > MAX_CONFIG_BYTES:
+            raise ValueError(f"over {MAX_CONFIG_BYTES} bytes")
+        with open(path) as f:
+            saved = json.load(f)
+    except RecursionError:
+        raise ValueError(f"--resume: {path}: not valid JSON (nested too deeply)") from None
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--resume: {path}: missing or not valid JSON ({e})") from None
+    if not isinstance(saved, dict):
+        raise ValueError(f"--resume: {path}: must be a JSON object of config fields")
+    fields = {f.name: f for f in dataclasses.fields(config_class)}
+    unknown = sorted(set(saved) - set(fields))
+    if unknown:
+        raise ValueError(f"--resume: {path} has unknown fields {unknown}")
+    for name, v in saved.items():
+        kind = type(fields[name].default)
+        if not (type(v) is kind or (kind is float and type(v) is int)):
+            raise ValueError(f"--resume: {path}: field {name!r} must be a {kind.__name__}; got {type(v).__name__}")
+    return saved
+
+
 def resume_config(saved: dict, flags: dict) -> tuple[dict, list[str]]:
     """The config fields of a resumed run: `saved` (its config.json) with the `flags` given with
     --resume applied where RESUME_SAFE; (fields, ["name: old -> new", ...] of the changes applied).

@@ -443,3 +443,13 @@ def test_resume_refuses_flags_that_change_what_the_run_learns(resumable_run, tmp
                                           {"total_steps": 20, "eval_games": 4, "game": "fae", "resume": "r"})
     assert fields == {"total_steps": 20, "eval_games": 4, "game": "fae", "resume": "r"}
     assert applied == ["total_steps: 10 -> 20"]
+
+
+@pytest.mark.parametrize("text,named", [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+                                        ("[1, 2]", "must be a JSON object"),
+                                        ('{"game": 5}', "field 'game' must be a str")])
+def test_resume_names_a_damaged_config_json(resumable_run, tmp_path, text, named):
+    run = _copy_run(resumable_run, tmp_path / "r")
+    (run / "config.json").write_text(text)
+    with pytest.raises(SystemExit, match=re.escape(named)):
+        train.train(train.parse_args(["--resume", str(run)]))
