@@ -453,7 +453,32 @@ def checkpoint_rows() -> list[dict]:
                 with open(newest, "wb") as f:
                     f.write(data)
             out.append({"target": "checkpoint", "case": case, "outcome": _classify_checkpoint(run, cfg, marker)})
+        with open(meta_path, "w") as f:
+            f.write(good_meta)
+        with open(newest, "wb") as f:
+            f.write(good_pt)
+        good_config = open(os.path.join(run, "config.json")).read()
+        for case, text in (("config.json: 100,000-deep", "[" * 100_000 + "]" * 100_000),
+                           ("config.json: a list", "[1, 2]"), ("config.json: game a number", '{"game": 5}'),
+                           ("config.json: truncated", good_config[: len(good_config) // 2])):
+            with open(os.path.join(run, "config.json"), "w") as f:
+                f.write(text)
+            out.append({"target": "checkpoint", "case": case, "outcome": _classify_resume_cli(train, run)})
     return out
+
+
+def _classify_resume_cli(train, run: str) -> str:
+    """`train.py --resume run` on a damaged config.json: a SystemExit naming it is clear."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            train.train(train.parse_args(["--resume", run, "--total-steps", "1536"]))
+    except SystemExit as exc:
+        return "clear" if "config.json" in str(exc) else "unclear"
+    except Exception:  # noqa: BLE001
+        return "unclear"
+    return "silently accepted"
 
 
 # ---------------------------------------------------------------------------- the table
