@@ -12,8 +12,11 @@ rejected, every value has its type and range, and what play conserves is checked
   bonus tokens add up to the card set's supply, every count is >= 0;
 - what play reaches (`check_reachable`, on the built state): scores follow from the completed
   quests and bonus tokens, setup seats match `current`, the turn's card lists are held only in
-  the decisions that fill them, doubled cards are the mover's, and a finished game's winners
-  and end reason are the ones the rules give (Q-E1..Q-E5), an unfinished one has no winner yet;
+  the decisions that fill them and each decision has what it reads (the creature it pays, the
+  quest it completes, the deck its cards come from), every quest the player holds or marks has
+  its committed pile, doubled cards are the mover's, and a finished game's winners and end
+  reason are the ones the rules give (Q-E1..Q-E5), an unfinished one has no winner yet;
+- chance sources: exactly numpy's PCG64 state keys and int ranges;
 - the decision in progress: `phase` and `turn.ret` are decision names, `current` is a seat,
   `winners`/`end_reason` are set exactly when the game is over, and the decision is one the
   state can take: its legal actions are computed, a game that is not over has at least one, and
