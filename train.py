@@ -25,7 +25,10 @@ of the masked logits) plays `eval_games` seat-rotated games against random and a
 win shares (95% Wilson intervals) go to TensorBoard and `eval.csv`. Checkpoints (tensors for
 `torch.load(weights_only=True)` plus JSON: policy, optimizer, RNG states, opponents, the games in
 progress) are written atomically every `checkpoint_every` steps; `--resume` continues from the
-newest valid one. Evaluation, checkpoints and reporting live in `tabletop_rl.training`.
+newest one that restores into a scratch model and envs (each one skipped is named, with why), with
+the flags given beside it applied when safe to change (`RESUME_SAFE`: total steps, time limit,
+evaluation and checkpoint settings, threads) and refused otherwise. Evaluation, checkpoints and
+reporting live in `tabletop_rl.training`.
 At the end, `runs/<run-name>/` holds:
 
     model.zip  policy.npz  config.json  curve.png  eval.csv  summary.json  logs/ (TensorBoard, SB3 csv)
@@ -49,8 +52,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabletop_rl.training import (  # noqa: F401  (wilson, play_matches: the notebooks' and tests' helpers)
-    _atomic_write_text, evaluate, evaluate_batched, latest_valid_checkpoint, load_checkpoint, parse_options,
-    play_matches, plot_curve, print_summary, prune_checkpoints, save_checkpoint, wilson, write_eval_csv,
+    _atomic_write_text, check_checkpoint, evaluate, evaluate_batched, explicit_fields, latest_valid_checkpoint,
+    load_checkpoint, parse_options, play_matches, plot_curve, print_summary, prune_checkpoints, read_run_config,
+    resume_config, save_checkpoint, wilson, write_eval_csv,
 )
 
 # Defaults chosen by measurement on 2 shared CPU cores (see `throughput` in summary.json): one
@@ -201,7 +205,9 @@ def parse_args(argv=None) -> Config:
     preset = given.get("preset", "")
     if preset and preset not in PRESETS:
         parser.error(f"unknown preset {preset!r}; known: {sorted(PRESETS)}")
-    return Config(**{**PRESETS.get(preset, {}), **given})
+    cfg = Config(**{**PRESETS.get(preset, {}), **given})
+    cfg._flags_given = frozenset(given)  # not a field: --resume applies or refuses exactly these (resume_config)
+    return cfg
 
 
 # ---------------------------------------------------------------------------- warm start
@@ -568,6 +574,18 @@ def restore(ckpt: dict, model, venv, pool, history: dict) -> None:
     random.setstate(ckpt["rng"]["python"])
 
 
+def restores_cleanly(cfg: Config, ckpt: dict) -> None:
+    """`restore` into a scratch (pool, venv, model) for cfg, then discard them: raises whatever a
+    damaged checkpoint raises, before the run picks it (`latest_valid_checkpoint`)."""
+    pool = make_pool(cfg)
+    venv, model = build(cfg, pool)
+    try:
+        check_checkpoint(ckpt, dataclasses.asdict(cfg), venv.num_envs, venv.observation_space.shape)
+        restore(ckpt, model, venv, pool, {})
+    finally:
+        venv.close()
+
+
 def eval_policy(weights, cfg: Config, opponent: str, games: int, seed: int, workers: int = 1) -> dict:
     """Seat-rotated win share: Fae games all at once in the batched engine, other games in the scalar envs."""
     if cfg.game == "fae":
@@ -594,15 +612,17 @@ def train(cfg: Config) -> dict:
 
     if cfg.resume:
         run_dir = cfg.resume if os.path.isdir(cfg.resume) else os.path.join(cfg.runs_dir, cfg.resume)
-        with open(os.path.join(run_dir, "config.json")) as f:
-            saved = json.load(f)
-        unknown = sorted(set(saved) - {f.name for f in dataclasses.fields(Config)})
-        if unknown:
-            raise SystemExit(f"--resume: {run_dir}/config.json has unknown fields {unknown}")
-        cfg = Config(**{**saved, "resume": cfg.resume})
-        found = latest_valid_checkpoint(run_dir)
+        try:
+            saved = read_run_config(run_dir, Config)
+            fields, applied = resume_config(saved, explicit_fields(cfg))
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
+        cfg = Config(**fields)
+        print(f"--resume: applied {'; '.join(applied)}" if applied else "--resume: the run's saved config, unchanged",
+              file=sys.stderr)
+        found = latest_valid_checkpoint(run_dir, restores=lambda c: restores_cleanly(cfg, c))
         if found is None:
-            raise SystemExit(f"--resume: no valid checkpoint in {run_dir}/checkpoints")
+            raise SystemExit(f"--resume: no valid checkpoint in {run_dir}/checkpoints (each one skipped is named above)")
         ckpt_path, ckpt = found
     else:
         if not cfg.options:
@@ -629,6 +649,7 @@ def train(cfg: Config) -> dict:
                "eval_opponents": [o for o in ("random", "greedy") if o in agent_names(cfg.game)]}
     if ckpt is not None:
         restore(ckpt, model, venv, pool, history)
+        history["total_steps"] = total  # the total of this run, which --total-steps may have changed
         print(f"resumed {run_dir} from {os.path.basename(ckpt_path)} at step {model.num_timesteps:,}", file=sys.stderr)
         _atomic_write_text(os.path.join(run_dir, f"resumed_{model.num_timesteps:010d}.json"), json.dumps(
             {"checkpoint": os.path.basename(ckpt_path), "num_timesteps": model.num_timesteps}))

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from fantastiqa_rl.board import NUM_SYMBOLS, POWER_INDEX, REGION_INDEX, SYMBOL_INDEX
+from tabletop_rl.shown import shown
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 STANDIN_PATH = os.path.join(DATA_DIR, "fantastiqa_STAND-IN.toml")
@@ -155,53 +156,58 @@ class CardSet:
 
 
 def _err(path, card, fld, msg):
-    return CardFileError(f"{path}: card {card!r}: field {fld!r}: {msg}")
+    return CardFileError(f"{path}: card {shown(card)}: field {shown(fld)}: {msg}")
 
 
 def _int(path, card, fld, v, lo=0, hi=10 ** 6):
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise _err(path, card, fld, f"expected an integer in [{lo}, {hi}], got {v!r}")
+        raise _err(path, card, fld, f"expected an integer in [{lo}, {hi}], got {shown(v)}")
     return v
 
 
+def _name_in(table, v) -> bool:
+    """v is one of the table's names (a list or table is never a name: it cannot be looked up)."""
+    return isinstance(v, str) and v in table
+
+
 def _sym(path, card, fld, v):
-    if v not in SYMBOL_INDEX:
-        raise _err(path, card, fld, f"unknown symbol {v!r}; allowed: {sorted(SYMBOL_INDEX)}")
+    if not _name_in(SYMBOL_INDEX, v):
+        raise _err(path, card, fld, f"unknown symbol {shown(v)}; allowed: {sorted(SYMBOL_INDEX)}")
     return SYMBOL_INDEX[v]
 
 
 def _symbols(path, card, v):
     if not isinstance(v, list) or not 1 <= len(v) <= 2:
-        raise _err(path, card, "symbols", f"expected a list of 1 or 2 symbols, got {v!r}")
+        raise _err(path, card, "symbols", f"expected a list of 1 or 2 symbols, got {shown(v)}")
     return tuple(_sym(path, card, "symbols", s) for s in v)
 
 
 def _reward(path, card, v):
     if not isinstance(v, dict):
-        raise _err(path, card, "reward", f"expected a table with keys {REWARD_KEYS}, got {v!r}")
+        raise _err(path, card, "reward", f"expected a table with keys {REWARD_KEYS}, got {shown(v)}")
     for k in v:
         if k not in REWARD_KEYS:
-            raise _err(path, card, "reward", f"unknown key {k!r}; allowed: {REWARD_KEYS}")
+            raise _err(path, card, "reward", f"unknown key {shown(k)}; allowed: {REWARD_KEYS}")
     return tuple(_int(path, card, "reward", v.get(k, 0), 0, 20) for k in REWARD_KEYS)
 
 
 def _effects(path, card, v):
     if not isinstance(v, list):
-        raise _err(path, card, "effects", f"expected a list of effect strings, got {v!r}")
+        raise _err(path, card, "effects", f"expected a list of effect strings, got {shown(v)}")
     out = []
     for e in v:
         parts = e.split() if isinstance(e, str) else []
         if not parts or parts[0] not in EFFECT_OPS:
-            raise _err(path, card, "effects", f"unknown effect {e!r}; allowed ops: {sorted(EFFECT_OPS)}")
+            raise _err(path, card, "effects", f"unknown effect {shown(e)}; allowed ops: {sorted(EFFECT_OPS)}")
         nargs = EFFECT_OPS[parts[0]]
         if len(parts) != 1 + nargs:
-            raise _err(path, card, "effects", f"effect {e!r} takes {nargs} integer argument(s)")
+            raise _err(path, card, "effects", f"effect {shown(e)} takes {nargs} integer argument(s)")
         try:
             args = [int(x) for x in parts[1:]]
         except ValueError:
-            raise _err(path, card, "effects", f"effect {e!r}: arguments must be integers") from None
+            raise _err(path, card, "effects", f"effect {shown(e)}: arguments must be integers") from None
         if any(a < 0 or a > 20 for a in args):
-            raise _err(path, card, "effects", f"effect {e!r}: arguments must be in [0, 20]")
+            raise _err(path, card, "effects", f"effect {shown(e)}: arguments must be in [0, 20]")
         args += [0] * (2 - len(args))
         out.append((parts[0], args[0], args[1]))
     return tuple(out)
@@ -209,32 +215,32 @@ def _effects(path, card, v):
 
 def _players(path, card, v):
     if not isinstance(v, list) or any(isinstance(x, bool) or x not in (2, 3, 4) for x in v):
-        raise _err(path, card, "players", f"expected a list of player counts from 2, 3, 4, got {v!r}")
+        raise _err(path, card, "players", f"expected a list of player counts from 2, 3, 4, got {shown(v)}")
     return tuple(sorted(set(v)))
 
 
 def _parse_card(path, raw, idx):
     if not isinstance(raw, dict):
-        raise CardFileError(f"{path}: card #{idx}: expected a table, got {raw!r}")
+        raise CardFileError(f"{path}: card #{idx}: expected a table, got {shown(raw)}")
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise CardFileError(f"{path}: card #{idx}: field 'name': missing or not a string")
     t = raw.get("type")
-    if t not in CARD_TYPES:
-        raise _err(path, name, "type", f"unknown card type {t!r}; allowed: {CARD_TYPES}")
+    if not _name_in(CARD_TYPES, t):
+        raise _err(path, name, "type", f"unknown card type {shown(t)}; allowed: {CARD_TYPES}")
     for k in raw:
         if k not in ("name", "type", "copies") and k not in _FIELDS[t]:
-            raise _err(path, name, k, f"not a field of type {t!r}; allowed: {sorted(_FIELDS[t] | {'copies'})}")
+            raise _err(path, name, k, f"not a field of type {shown(t)}; allowed: {sorted(_FIELDS[t] | {'copies'})}")
     for k in _REQUIRED[t]:
         if k not in raw:
-            raise _err(path, name, k, f"missing (required for type {t!r})")
+            raise _err(path, name, k, f"missing (required for type {shown(t)})")
     kw = {"name": name, "type": t, "copies": _int(path, name, "copies", raw.get("copies", 1), 0, 100)}
     if "symbols" in raw:
         kw["symbols"] = _symbols(path, name, raw["symbols"])
     if "power" in raw:
         p = raw["power"]
-        if p not in POWER_INDEX or p in ("NONE", "EFFECT"):
-            raise _err(path, name, "power", f"unknown power {p!r}; allowed: FLY, KEY, PLUS_STATUE, GEM, DRAGON, PEACEFUL_DRAGON")
+        if not _name_in(POWER_INDEX, p) or p in ("NONE", "EFFECT"):
+            raise _err(path, name, "power", f"unknown power {shown(p)}; allowed: FLY, KEY, PLUS_STATUE, GEM, DRAGON, PEACEFUL_DRAGON")
         kw["power"] = POWER_INDEX[p]
     if "effects" in raw:
         kw["effects"] = _effects(path, name, raw["effects"])
@@ -256,16 +262,16 @@ def _parse_card(path, raw, idx):
         kw["symbol"] = _sym(path, name, "symbol", raw["symbol"])
     if "gem" in raw:
         if not isinstance(raw["gem"], bool):
-            raise _err(path, name, "gem", f"expected true or false, got {raw['gem']!r}")
+            raise _err(path, name, "gem", f"expected true or false, got {shown(raw['gem'])}")
         kw["gem"] = raw["gem"]
     if "region" in raw:
-        if raw["region"] not in REGION_INDEX:
-            raise _err(path, name, "region", f"unknown region {raw['region']!r}; allowed: {list(REGION_INDEX)}")
+        if not _name_in(REGION_INDEX, raw["region"]):
+            raise _err(path, name, "region", f"unknown region {shown(raw['region'])}; allowed: {list(REGION_INDEX)}")
         kw["region"] = REGION_INDEX[raw["region"]]
     if "needs" in raw:
         nd = raw["needs"]
         if not isinstance(nd, dict) or not nd:
-            raise _err(path, name, "needs", f"expected a non-empty table symbol -> count, got {nd!r}")
+            raise _err(path, name, "needs", f"expected a non-empty table symbol -> count, got {shown(nd)}")
         kw["needs"] = tuple(sorted((_sym(path, name, "needs", s), _int(path, name, "needs", c, 1, 20))
                                    for s, c in nd.items()))
     if "reward" in raw:
@@ -277,7 +283,7 @@ def _parse_card(path, raw, idx):
 
 def _goal_table(path, raw, key, value_check):
     if not isinstance(raw, dict) or set(raw) != {"short", "long"}:
-        raise CardFileError(f"{path}: card '-': field {key!r}: expected tables 'short' and 'long'")
+        raise CardFileError(f"{path}: card '-': field {shown(key)}: expected tables 'short' and 'long'")
     out = {}
     for length, tab in raw.items():
         if not isinstance(tab, dict) or set(tab) != {"2", "3", "4"}:
@@ -309,6 +315,23 @@ def load_card_set(path: str | None = None) -> CardSet:
     return _load_cached(path, st.st_size, st.st_mtime_ns)
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs) -> dict:
+    """json object_pairs_hook: plain json keeps the last of repeated keys silently; TOML refuses
+    them, and so does a JSON card file."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 @lru_cache(maxsize=16)
 def _load_cached(path: str, size: int, mtime_ns: int) -> CardSet:
     try:
@@ -320,9 +343,12 @@ def _load_cached(path: str, size: int, mtime_ns: int) -> CardSet:
         raise CardFileError(f"{path}: card '-': field '-': file is over {MAX_CARD_FILE_BYTES} bytes")
     try:
         text = data.decode("utf-8")
-        raw = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
+        raw = json.loads(text, object_pairs_hook=_unique_keys) if path.endswith(".json") else tomllib.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CardFileError(f"{path}: card '-': field '-': cannot parse: {e}") from None
+    except _DuplicateKey as e:
+        raise CardFileError(f"{path}: card '-': field {shown(e.key)}: cannot parse: duplicate key {shown(e.key)} "
+                            "(a JSON object names each key once)") from None
     except RecursionError:
         raise CardFileError(f"{path}: card '-': field '-': cannot parse: nested too deeply") from None
     return parse_card_set(raw, path)
@@ -334,13 +360,13 @@ def parse_card_set(raw: dict, path: str = "<dict>") -> CardSet:
         raise CardFileError(f"{path}: card '-': field '-': expected a table at top level")
     for k in raw:
         if k not in ("format", "name", "goals", "abbey_goals", "supply", "card"):
-            raise CardFileError(f"{path}: card '-': field {k!r}: unknown top-level field")
+            raise CardFileError(f"{path}: card '-': field {shown(k)}: unknown top-level field")
     if raw.get("format") != 1:
-        raise CardFileError(f"{path}: card '-': field 'format': expected 1, got {raw.get('format')!r}")
+        raise CardFileError(f"{path}: card '-': field 'format': expected 1, got {shown(raw.get('format'))}")
 
     def goal_int(fld, v):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise CardFileError(f"{path}: card '-': field {fld!r}: expected a positive integer, got {v!r}")
+            raise CardFileError(f"{path}: card '-': field {shown(fld)}: expected a positive integer, got {shown(v)}")
         return v
 
     def abbey_lines(fld, v):
@@ -348,7 +374,7 @@ def parse_card_set(raw: dict, path: str = "<dict>") -> CardSet:
             isinstance(x, list) and len(x) == 2 and all(isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in x)
             for x in v)
         if not ok:
-            raise CardFileError(f"{path}: card '-': field {fld!r}: expected a list of [points, abbey cards] pairs")
+            raise CardFileError(f"{path}: card '-': field {shown(fld)}: expected a list of [points, abbey cards] pairs")
         return tuple(tuple(x) for x in v)
 
     goals = _goal_table(path, raw.get("goals"), "goals", goal_int)

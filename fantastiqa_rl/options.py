@@ -6,6 +6,8 @@ docs/rules/fantastiqa.md. A bad name or value raises ValueError naming the allow
 """
 from __future__ import annotations
 
+from tabletop_rl.shown import shown
+
 # option -> allowed values, the default first (turn_limit, an int or None, is checked apart)
 OPTIONS = {
     "adventure_path": ("simple", "loops"),
@@ -34,13 +36,13 @@ def check_options(opts: dict) -> dict:
     for k, v in opts.items():
         if k == "turn_limit":                       # Q-E5: None (no limit) or an int >= 1
             if v is not None and (type(v) is not int or v < 1):
-                raise ValueError(f"bad value {v!r} for option 'turn_limit'; allowed values: "
+                raise ValueError(f"bad value {shown(v)} for option 'turn_limit'; allowed values: "
                                  "None (no limit) or an int >= 1 (completed turns per player)")
             out[k] = v
             continue
         if k not in OPTIONS:
-            raise ValueError(f"unknown rule option {k!r}; allowed options: {sorted([*OPTIONS, 'turn_limit'])}")
+            raise ValueError(f"unknown rule option {shown(k)}; allowed options: {sorted([*OPTIONS, 'turn_limit'])}")
         if v not in OPTIONS[k] or type(v) is not type(OPTIONS[k][0]):
-            raise ValueError(f"bad value {v!r} for option {k!r}; allowed values: {list(OPTIONS[k])}")
+            raise ValueError(f"bad value {shown(v)} for option {shown(k)}; allowed values: {list(OPTIONS[k])}")
         out[k] = v
     return out

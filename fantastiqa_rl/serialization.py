@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import NUM_POSITIONS
-from fantastiqa_rl.validation import check_decision, validate_state_dict
+from fantastiqa_rl.validation import check_decision, check_reachable, validate_state_dict
 
 
 def state_to_dict(s) -> dict:
@@ -136,5 +136,6 @@ def state_from_dict(cls, d: dict):
     except (KeyError, TypeError, IndexError) as e:
         raise ValueError(f"from_dict: malformed state dict ({type(e).__name__}: {e})") from None
     s._legal = None
+    check_reachable(s)
     check_decision(s)
     return s

@@ -10,6 +10,13 @@ rejected, every value has its type and range, and what play conserves is checked
   abbey_aside), and only in places its type can be (a quest is never in a hand, ...);
 - tokens: gems (supply + players + board + set-aside Abbey reward), carpets, reshuffles and
   bonus tokens add up to the card set's supply, every count is >= 0;
+- what play reaches (`check_reachable`, on the built state): scores follow from the completed
+  quests and bonus tokens, setup seats match `current`, the turn's card lists are held only in
+  the decisions that fill them and each decision has what it reads (the creature it pays, the
+  quest it completes, the deck its cards come from), every quest the player holds or marks has
+  its committed pile, doubled cards are the mover's, and a finished game's winners and end
+  reason are the ones the rules give (Q-E1..Q-E5), an unfinished one has no winner yet;
+- chance sources: exactly numpy's PCG64 state keys and int ranges;
 - the decision in progress: `phase` and `turn.ret` are decision names, `current` is a seat,
   `winners`/`end_reason` are set exactly when the game is over, and the decision is one the
   state can take: its legal actions are computed, a game that is not over has at least one, and
@@ -23,9 +30,12 @@ import numpy as np
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.board import BAZAAR, CHEST, NUM_POSITIONS, TOWER
+from fantastiqa_rl.board import BAZAAR, CHEST, NEIGHBOURS, NUM_POSITIONS, TOWER
 from fantastiqa_rl.cards import EFFECT_OPS
 from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
+from fantastiqa_rl.options import DEFAULTS
+from fantastiqa_rl.powers import R_DRAGON
+from tabletop_rl.shown import shown
 
 VERSION = 1
 BASE_KEYS = ("version", "card_set", "num_players", "options", "goal", "phase", "current", "turns", "winners",
@@ -48,7 +58,7 @@ class _Check:
 
     @staticmethod
     def fail(path: str, problem: str) -> ValueError:
-        return ValueError(f"from_dict: key {path!r}: {problem}")
+        return ValueError(f"from_dict: key {shown(path)}: {problem}")
 
     def keys(self, d, path: str, keys) -> None:
         if not isinstance(d, dict):
@@ -62,14 +72,14 @@ class _Check:
 
     def int(self, v, path: str, lo: int = 0, hi: int = MAX_COUNT) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
-            raise self.fail(path, f"must be an int; got {v!r} ({type(v).__name__})")
+            raise self.fail(path, f"must be an int; got {shown(v)} ({type(v).__name__})")
         if not lo <= v <= hi:
             raise self.fail(path, f"must be in {lo}..{hi}; got {v}")
         return v
 
     def bool(self, v, path: str) -> bool:
         if not isinstance(v, bool):
-            raise self.fail(path, f"must be true or false; got {v!r}")
+            raise self.fail(path, f"must be true or false; got {shown(v)}")
         return v
 
     def list(self, v, path: str, length: int | None = None, max_len: int = 10 ** 4) -> list:
@@ -98,23 +108,22 @@ def validate_state_dict(d, new_state) -> object:
     if "version" not in d:
         raise c.fail("version", "missing")
     if isinstance(d["version"], bool) or d["version"] != VERSION or not isinstance(d["version"], int):
-        raise c.fail("version", f"must be {VERSION}; got {d['version']!r}")
+        raise c.fail("version", f"must be {VERSION}; got {shown(d['version'])}")
     for key in ("num_players", "options", "goal", "card_set"):
         if key not in d:
             raise c.fail(key, "missing")
     n = c.int(d["num_players"], "num_players", 2, 4)
-    if not isinstance(d["options"], dict):
-        raise c.fail("options", f"must be a dict; got {type(d['options']).__name__}")
+    c.keys(d["options"], "options", tuple(DEFAULTS))  # to_dict writes every option; none is filled in
     if d["goal"] not in ("short", "long"):
-        raise c.fail("goal", f"must be 'short' or 'long'; got {d['goal']!r}")
+        raise c.fail("goal", f"must be 'short' or 'long'; got {shown(d['goal'])}")
     if d["card_set"] is not None and not isinstance(d["card_set"], str):
-        raise c.fail("card_set", f"must be null or a path; got {d['card_set']!r}")
+        raise c.fail("card_set", f"must be null or a path; got {shown(d['card_set'])}")
     try:
         s = new_state(num_players=n, seed=0, goal=d["goal"], card_set=d["card_set"], **d["options"])
     except (TypeError, ValueError) as exc:
         raise c.fail("options", f"rejected: {exc}") from None
     if s.card_set != d["card_set"]:
-        raise c.fail("card_set", f"must be an absolute path (as to_dict writes it); got {d['card_set']!r}")
+        raise c.fail("card_set", f"must be an absolute path (as to_dict writes it); got {shown(d['card_set'])}")
     abbey = s.opts["abbey"]
     c.keys(d, "", BASE_KEYS + (ABBEY_KEYS if abbey else ()))
     g = s.g
@@ -123,21 +132,21 @@ def validate_state_dict(d, new_state) -> object:
 
     # ------------------------------------------------------------------ scalars and board
     if d["phase"] not in PHASES or (not abbey and d["phase"] in A.ABBEY_PHASES):
-        raise c.fail("phase", f"must be a decision name of this game; got {d['phase']!r}")
+        raise c.fail("phase", f"must be a decision name of this game; got {shown(d['phase'])}")
     terminal = d["phase"] == "TERMINAL"
     c.int(d["current"], "current", 0, n - 1)
     c.int(d["turns"], "turns")
     if terminal:
         winners = c.ints(d["winners"], "winners", 0, n - 1) if d["winners"] is not None else None
         if not winners or len(set(winners)) != len(winners):
-            raise c.fail("winners", f"must list distinct seats once the game is over; got {d['winners']!r}")
+            raise c.fail("winners", f"must list distinct seats once the game is over; got {shown(d['winners'])}")
         if not isinstance(d["end_reason"], str) or not d["end_reason"]:
             raise c.fail("end_reason", "must say why the game ended")
     else:
         if d["winners"] is not None:
-            raise c.fail("winners", f"must be null before the end (phase {d['phase']}); got {d['winners']!r}")
+            raise c.fail("winners", f"must be null before the end (phase {d['phase']}); got {shown(d['winners'])}")
         if d["end_reason"] != "":
-            raise c.fail("end_reason", f"must be empty before the end; got {d['end_reason']!r}")
+            raise c.fail("end_reason", f"must be empty before the end; got {shown(d['end_reason'])}")
     region_at = c.ints(d["region_at"], "region_at", 0, NUM_POSITIONS - 1, NUM_POSITIONS)
     if sorted(region_at) != list(range(NUM_POSITIONS)):
         raise c.fail("region_at", f"must be a permutation of 0..{NUM_POSITIONS - 1}; got {region_at}")
@@ -231,7 +240,7 @@ def validate_state_dict(d, new_state) -> object:
     c.int(t["count"], "turn.count", 0, 10 ** 4)
     c.int(t["reason"], "turn.reason", 0, 2)
     if t["ret"] not in PHASES or t["ret"] == "TERMINAL":
-        raise c.fail("turn.ret", f"must be a decision name; got {t['ret']!r}")
+        raise c.fail("turn.ret", f"must be a decision name; got {shown(t['ret'])}")
     for k in ("pay", "adventure", "in_play", "release_from_discard"):
         place(t[k], f"turn.{k}", holdable, "cards a player can hold")
     place(t["revealed"], "turn.revealed", holdable | quests, "cards drawn at a statue")
@@ -244,7 +253,7 @@ def validate_state_dict(d, new_state) -> object:
         # an artifact's effects still to resolve after the decision in progress: [op, arg1, arg2]
         e = c.list(e, f"turn.effects[{i}]", 3)
         if not isinstance(e[0], str) or e[0] not in EFFECT_OPS:
-            raise c.fail(f"turn.effects[{i}][0]", f"unknown effect {e[0]!r}; allowed: {sorted(EFFECT_OPS)}")
+            raise c.fail(f"turn.effects[{i}][0]", f"unknown effect {shown(e[0])}; allowed: {sorted(EFFECT_OPS)}")
         c.ints(e[1:], f"turn.effects[{i}][1:]", 0, 20)
     for i, q in enumerate(c.ints(t["token_left"], "turn.token_left", 0, M - 1)):
         if q not in quests:
@@ -283,11 +292,22 @@ def validate_state_dict(d, new_state) -> object:
     for i, st in enumerate(rngs):
         if not (isinstance(st, dict) and st.get("bit_generator") == "PCG64"):
             raise c.fail(f"rng[{i}]", "must be a PCG64 bit_generator.state")
+        check_pcg64_state(c, st, f"rng[{i}]")
         try:
             np.random.PCG64().state = st
         except (TypeError, ValueError, KeyError, OverflowError) as exc:
             raise c.fail(f"rng[{i}]", f"is not a valid PCG64 state ({exc})") from None
     return s
+
+
+def check_pcg64_state(c: _Check, st: dict, path: str) -> None:
+    """Exactly the keys and int ranges numpy writes (numpy itself casts 1.5 or -1 silently)."""
+    c.keys(st, path, ("bit_generator", "state", "has_uint32", "uinteger"))
+    c.keys(st["state"], f"{path}.state", ("state", "inc"))
+    for k in ("state", "inc"):
+        c.int(st["state"][k], f"{path}.state.{k}", 0, (1 << 128) - 1)
+    c.int(st["has_uint32"], f"{path}.has_uint32", 0, 1)
+    c.int(st["uinteger"], f"{path}.uinteger", 0, (1 << 32) - 1)
 
 
 def check_decision(s) -> None:
@@ -311,3 +331,194 @@ def check_decision(s) -> None:
             c.legal_actions()
         except (IndexError, KeyError, TypeError, ValueError, StopIteration, AttributeError) as exc:
             raise fail(f"legal action {a} fails ({type(exc).__name__}: {exc})") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# What play reaches (issue 24). Each check states a property every reachable state has, read from
+# the rules and the transitions that implement them; `state_from_dict` runs them on the built
+# state, before `check_decision`. Kept apart from the structural checks above.
+
+# The turn's lists each belong to the decisions that fill them; any other phase with them
+# non-empty is a hand-edited phase (e.g. MAIN while an adventure holds paid cards: they would
+# be lost).
+TURN_LISTS_BY_PHASE = {
+    "adventure": ("ADV_MOVE", "ADV_PAY", "MOVE_DEST"),          # Q-A4: discarded when it ends
+    "pay": ("ADV_PAY", "QUEST_PAY", "RELEASE"),                 # cards chosen, not yet paid
+    "release_from_discard": ("RELEASE",),                       # Q-V2
+    "in_play": ("TARGET_SEAT",),                                # a card given when the seat is named
+    "revealed": ("BELL", "BUY", "CHEST"),                       # drawn at a statue / by the Bell
+    "effects": ("GLASS", "TARGET_SEAT", "BELL", "BREW_CARD", "WARDROBE"),  # an artifact's later effects
+}
+ABBEY_LISTS_PHASES = ("ABBEY_MATCH", "ABBEY_CHOICE")           # abbey_aside / abbey_reward (Q-B3, Q-B4)
+KEY_PHASES = ("STATUE_OPTION", "BUY", "CHEST", "RELEASE")       # a KEY opens a statue visit
+# decisions taken before the turn action is spent (it is spent as the adventure, quest or
+# exploration ends)
+ACTION_OPEN_PHASES = ("SETUP_QUEST", "SETUP_ARTIFACT", "SETUP_PLACE", "ADV_MOVE", "ADV_PAY", "QUEST_PAY",
+                      "WITHDRAW_FROM", "ABBEY_MATCH", "ABBEY_CHOICE")
+SETUP_PHASES = ("SETUP_QUEST", "SETUP_ARTIFACT", "SETUP_PLACE")
+SCORE_ENDS = ("creature deck empty", "turn_limit")              # Q-E2..Q-E4, Q-E5
+
+
+def _fail(path: str, problem: str) -> ValueError:
+    return _Check.fail(path, problem)
+
+
+def check_reachable(s) -> None:
+    """Every property below holds in each state play reaches; ValueError naming the key otherwise."""
+    check_scores(s)
+    phase = PHASES[s.phase]
+    if phase in SETUP_PHASES:
+        check_setup_seats(s, phase)
+    check_turn_lists(s, phase)
+    check_phase_inputs(s, phase)
+    check_committed(s)
+    check_boosted(s)
+    check_outcome(s)
+
+
+def check_scores(s) -> None:
+    """Q-Q3: a score is the points of the completed quests plus one per bonus token won."""
+    g = s.g
+    for p in range(s.n):
+        expected = sum(g.Q_POINTS[g.I_QUEST_KIND[q]] for q in s.completed[p]) + s.bonus_tokens[p]
+        if s.scores[p] != expected:
+            raise _fail(f"players[{p}].scores", f"is {s.scores[p]}; its completed quests and bonus tokens "
+                                                f"give {expected} (Q-Q3)")
+
+
+def check_setup_seats(s, phase: str) -> None:
+    """Q-S4: the setup runs from the last seat down to seat 0, one quest, one artifact and a
+    region each; so seats after `current` are done, seats before it have not started."""
+    for p in range(s.n):
+        if p > s.cur or (p == s.cur and phase != "SETUP_QUEST"):
+            quests = 1
+        else:
+            quests = 0
+        placed = p > s.cur
+        if len(s.quests[p]) != quests or (s.position[p] >= 0) != placed:
+            raise _fail("current", f"seat {p} has {len(s.quests[p])} quests and position {s.position[p]}, "
+                                   f"but with seat {s.cur} choosing ({phase}) it would have {quests} quest(s) "
+                                   f"and {'a' if placed else 'no'} region (Q-S4)")
+    if s.turns:
+        raise _fail("turns", f"must be 0 during the setup; got {s.turns}")
+
+
+def check_turn_lists(s, phase: str) -> None:
+    """The turn's card lists are non-empty only in the decisions that fill them."""
+    for field, phases in TURN_LISTS_BY_PHASE.items():
+        if getattr(s, field) and phase not in phases:
+            raise _fail("phase", f"{phase} with turn.{field} non-empty ({getattr(s, field)}); only "
+                                 f"{'/'.join(phases)} hold it")
+    if s.opts["abbey"] and (s.abbey_aside or any(s.abbey_reward)) and phase not in ABBEY_LISTS_PHASES:
+        raise _fail("phase", f"{phase} with Abbey cards or rewards set aside; only an exploration holds them")
+    if s.key and phase not in KEY_PHASES:
+        raise _fail("turn.key", f"a KEY is open only during a statue visit; phase {phase}")
+    if s.action_used and phase in ACTION_OPEN_PHASES:
+        raise _fail("turn.action_used", f"the turn action is spent only once {phase} is over")
+
+
+def check_phase_inputs(s, phase: str) -> None:
+    """What each decision reads, as the transition that opens it leaves it (a hand-set phase
+    without them loaded, then crashed when the decision resolved: StopIteration, AssertionError)."""
+    p, g = s.cur, s.g
+    pos = s.position[p] if p < s.n else -1
+    if phase in ("ADV_MOVE", "ADV_PAY") and (pos < 0 or not s.visited >> pos & 1):
+        raise _fail("turn.visited", f"an adventure has visited the mover's region {pos}; got {s.visited:#b}")
+    if phase == "ADV_PAY":
+        spaces = [c for c, _ in NEIGHBOURS[pos]]
+        if s.target not in spaces or s.board[s.target] < 0:
+            raise _fail("turn.target", f"ADV_PAY pays a creature next to region {pos} (spaces {spaces}); "
+                                       f"got space {s.target}")
+    if phase == "QUEST_PAY":
+        here = s.region_at[pos]
+        quests = set(s.quests[p]) | {q for q in s.open_quests if q >= 0}
+        if s.target not in quests or g.Q_REGION[g.I_QUEST_KIND[s.target]] != here:
+            raise _fail("turn.target", f"QUEST_PAY completes a personal or open quest of the mover's region; "
+                                       f"got {s.target}")
+    if phase in ("COMMIT_TARGET", "WITHDRAW_FROM"):
+        cards = s.hand[p] if phase == "COMMIT_TARGET" else [i for c in s.committed[p].values() for i in c]
+        if not any(g.I_HAND_KIND[i] == s.target for i in cards):
+            raise _fail("turn.target", f"{phase} moves a card kind the mover "
+                                       f"{'holds' if phase == 'COMMIT_TARGET' else 'has committed'}; got {s.target}")
+    if phase == "MOVE_DEST" and PHASES[s.ret] not in ("MAIN", "ADV_MOVE"):
+        raise _fail("turn.ret", f"a move returns to MAIN or ADV_MOVE; got {PHASES[s.ret]}")
+    if phase == "BELL" and (not s.revealed or s.count < 1):
+        raise _fail("turn.count", f"BELL keeps count >= 1 of the revealed cards; got {s.count} of {len(s.revealed)}")
+    if phase in ("BUY", "CHEST", "BELL"):          # Q-V1: the statue's deck; the Bell: the mover's deck
+        st = s.statue_at[pos]
+        source = {"BELL": {i for i in range(g.num_instances) if g.I_HAND_KIND[i] >= 0},
+                  "CHEST": set(g.quests) if st == CHEST else set(),
+                  "BUY": set(g.artifacts if st == TOWER else g.beasts if st == BAZAAR else ())}[phase]
+        if not set(s.revealed) <= source:
+            raise _fail("turn.revealed", f"{phase} at a {('tower', 'bazaar', 'chest')[st]} statue shows cards of "
+                                         "another deck")
+    if phase == "ABBEY_CHOICE" and not s.abbey_aside:
+        raise _fail("turn.abbey_aside", "ABBEY_CHOICE follows a matched Abbey card, set aside")
+    if phase == "TARGET_SEAT":
+        if s.reason == R_DRAGON and not s.dragons:
+            raise _fail("turn.reason", "DRAGON gives a Peaceful Dragon from the supply, which is empty")
+        if s.reason != R_DRAGON and not s.in_play:
+            raise _fail("turn.in_play", "the card to give is in play")
+    if phase == "WARDROBE" and s.target >= 0 and (s.target >= len(s.board) or s.board[s.target] < 0):
+        raise _fail("turn.target", f"WARDROBE swaps creatures on the board; got space {s.target}")
+
+
+def check_committed(s) -> None:
+    """Q-F2: each personal quest and the open quest under the player's token has its (possibly
+    empty) pile of committed cards, and nothing else has one (a quest taken opens its pile, a
+    quest completed or left closes it; the rules look the pile up)."""
+    for p in range(s.n):
+        expected = set(s.quests[p]) | ({s.quest_token[p]} if s.quest_token[p] >= 0 else set())
+        if set(s.committed[p]) != expected:
+            raise _fail(f"players[{p}].committed", f"has piles for quests {sorted(s.committed[p])}; the player's "
+                                                   f"quests and token quest are {sorted(expected)} (Q-F2)")
+
+
+def check_boosted(s) -> None:
+    """A doubled card (Looking Glass and the doubling artifacts) is one of the mover's cards this
+    turn: in hand, being paid or committed, on the adventure, or discarded after use. A mid-turn
+    reshuffle (Q-F4, Q-X1) can move a used one into the mover's deck, so the deck is allowed."""
+    if not s.boosted:
+        return
+    p = s.cur
+    own = set(s.hand[p]) | set(s.discard[p]) | set(s.deck[p]) | set(s.pay) | set(s.adventure)
+    own |= {i for cards in s.committed[p].values() for i in cards}
+    if PHASES[s.phase] in SETUP_PHASES:
+        raise _fail("turn.boosted", "no card is doubled during the setup")
+    for j, i in enumerate(s.boosted):
+        if i not in own:
+            raise _fail(f"turn.boosted[{j}]", f"card {i} ({s.card_name(i)}) is not one of seat {p}'s cards; "
+                                              "only the mover's cards are doubled")
+
+
+def check_outcome(s) -> None:
+    """Q-E1: a side that meets the goal wins at once; so an unfinished game has no such side, and a
+    game ended on the goal was won by the mover's side. Q-E2..Q-E5: a game ended on score has the
+    winners the final scores and tie-breaks give, and its end condition holds."""
+    limit = s.opts["turn_limit"]
+    if s.phase != A.TERMINAL:
+        for p in range(s.n):
+            if s._goal_reached(p):
+                raise _fail(f"players[{p}].scores", f"seat {p}'s side meets the goal, so the game would be over "
+                                                    "(Q-E1)")
+        if limit is not None and s.turns >= limit * s.n:
+            raise _fail("turns", f"{s.turns} turns reach the turn limit ({limit} per player); the game would be "
+                                 "over (Q-E5)")
+        return
+    reason, winners = s.end_reason, sorted(s.winners_)
+    if reason == "goal":
+        expected = sorted(s.team(s.cur))
+        if not s._goal_reached(s.cur):
+            raise _fail("end_reason", f"'goal', but seat {s.cur}'s side does not meet the goal")
+    elif reason in SCORE_ENDS:
+        if reason == "turn_limit" and (limit is None or s.turns != limit * s.n):
+            raise _fail("end_reason", f"'turn_limit', but {s.turns} turns are not the limit of {limit} per player")
+        if reason == "creature deck empty" and (s.creature_deck or -1 not in s.board):
+            raise _fail("end_reason", "'creature deck empty', but the deck can still fill the board (Q-R2)")
+        scored = s.clone()
+        scored._end_by_score(reason)                # the one implementation of Q-E2..Q-E4
+        expected = sorted(scored.winners_)
+    else:
+        raise _fail("end_reason", f"must be one of {['goal', *SCORE_ENDS]}; got {shown(reason)}")
+    if winners != expected:
+        raise _fail("winners", f"are {winners}; the rules give {expected} ({reason})")

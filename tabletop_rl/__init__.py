@@ -7,6 +7,7 @@ get shadowed by it:
     tabletop_rl.envs     suite registry (`make`, `get_game`), the AEC base, self-play adapter, recording
     tabletop_rl.agents   baseline bots, the arena, game records, human play
     tabletop_rl.stats, tabletop_rl.options  the one Wilson interval and the one key=value parser
+    tabletop_rl.shown    the loaders' bounded repr of untrusted values in error messages
     fae_rl, fantastiqa_rl  the games (unique names, importable as they are)
 
 Nothing is imported here eagerly: the game packages import `tabletop_rl.envs.aec_base`, and the

@@ -7,7 +7,9 @@
 - Checkpoints hold no pickle: tensors in a `.pt` file read with `torch.load(weights_only=True)` and
   everything else (RNG states, the opponent pool, the envs' games, the run history) in a `.json`
   beside it (`save_checkpoint` / `load_checkpoint`). Both are written atomically (temp file +
-  os.replace); `latest_valid_checkpoint` skips a damaged newest one with a warning.
+  os.replace); `latest_valid_checkpoint` picks the newest one that loads and restores into a
+  scratch model, naming each one it skips and why; `resume_config` applies the flags given with
+  `--resume` that are safe to change (RESUME_SAFE) and refuses the others.
 - Reporting: `eval.csv`, `curve.png`, the printed summary.
 """
 from __future__ import annotations
@@ -259,9 +261,13 @@ def save_checkpoint(path: str, ckpt: dict) -> None:
     _atomic_write_text(path[:-3] + ".json", json.dumps(meta))
 
 
+MAX_CHECKPOINT_JSON_BYTES = 256 << 20  # a checkpoint's .json holds configs, histories and game dicts: a few MiB
+
+
 def load_checkpoint(path: str) -> dict:
     """Inverse of `save_checkpoint`. No pickle runs: `torch.load(weights_only=True)` and JSON.
-    Raises ValueError naming the file if either part is missing, truncated or malformed."""
+    Raises ValueError naming the file if either part is missing, truncated, oversized, nested too
+    deeply or malformed."""
     import torch
 
     try:
@@ -272,13 +278,20 @@ def load_checkpoint(path: str) -> dict:
         raise ValueError(f"{path}: a checkpoint's .pt file must hold a dict of tensors")
     meta_path = path[:-3] + ".json"
     try:
+        size = os.path.getsize(meta_path)
+        if size > MAX_CHECKPOINT_JSON_BYTES:
+            raise ValueError(f"{size} bytes, over the {MAX_CHECKPOINT_JSON_BYTES} of a checkpoint")
         with open(meta_path) as f:
             meta = json.load(f)
+    except RecursionError:
+        raise ValueError(f"{meta_path}: not valid JSON (nested too deeply)") from None
     except (OSError, ValueError) as e:
         raise ValueError(f"{meta_path}: missing or not valid JSON ({e})") from None
     try:
         return _decode(meta, tensors)
-    except (KeyError, TypeError) as e:
+    except RecursionError:
+        raise ValueError(f"{meta_path}: malformed checkpoint (nested too deeply)") from None
+    except Exception as e:  # a hand-edited .json: wrong types anywhere (KeyError, TypeError, AttributeError, ...)
         raise ValueError(f"{meta_path}: malformed checkpoint ({type(e).__name__}: {e})") from None
 
 
@@ -286,15 +299,124 @@ def checkpoint_paths(run_dir: str) -> list[str]:
     return sorted(glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.pt")))
 
 
-def latest_valid_checkpoint(run_dir: str) -> tuple[str, dict] | None:
-    """(path, contents) of the newest checkpoint that loads; a damaged newer one is skipped with a warning."""
+def latest_valid_checkpoint(run_dir: str, restores=None) -> tuple[str, dict] | None:
+    """(path, contents) of the newest checkpoint that loads and, given `restores` (a function that
+    restores a checkpoint's dict into a scratch model and envs, raising on any problem), restores.
+    Each one skipped, for any failure, is named with the reason (a warning and a line on stderr);
+    None when none is left."""
     for path in reversed(checkpoint_paths(run_dir)):
         try:
-            return path, load_checkpoint(path)
+            ckpt = load_checkpoint(path)
         except ValueError as e:
-            warnings.warn(f"skipping damaged checkpoint: {e}", stacklevel=2)
-            print(f"warning: skipping damaged checkpoint: {e}", file=sys.stderr, flush=True)
+            _skip(f"{e}")
+            continue
+        if restores is None:
+            return path, ckpt
+        try:
+            step = int(os.path.basename(path)[5:-3])
+            if type(ckpt.get("num_timesteps") if isinstance(ckpt, dict) else None) is not int \
+                    or ckpt["num_timesteps"] != step:
+                raise ValueError(f"num_timesteps must be {step}, the step in the file name")
+            restores(ckpt)
+        except Exception as e:  # any failure to restore: fall back to the next older checkpoint
+            _skip(f"{path}: does not restore into a fresh model and envs ({type(e).__name__}: {e})")
+            continue
+        return path, ckpt
     return None
+
+
+def check_checkpoint(ckpt: dict, config: dict, num_envs: int, obs_shape: tuple) -> None:
+    """What `train.restore` reads without checking it: ValueError naming the first key that is not
+    what a run of `config` (its config.json fields) with `num_envs` envs of `obs_shape` writes."""
+    def need(ok, key, what):
+        if not ok:
+            raise ValueError(f"key {key!r}: {what}")
+
+    need(isinstance(ckpt, dict), "<root>", "must be a dict")
+    need(type(ckpt.get("n_updates")) is int and 0 <= ckpt["n_updates"] <= ckpt.get("num_timesteps", 0),
+         "n_updates", "must be an int in 0..num_timesteps")
+    saved = ckpt.get("config")
+    need(isinstance(saved, dict), "config", "must be the run's config")
+    differ = sorted(k for k in set(saved) | set(config) if k not in RESUME_SAFE and saved.get(k) != config.get(k))
+    need(not differ, "config", f"differs from the run's config.json in {differ}")
+    need(isinstance(ckpt.get("history"), dict) and isinstance(ckpt["history"].get("evals"), list)
+         and all(isinstance(r, dict) for r in ckpt["history"]["evals"]), "history", "must be a dict with a list of evals")
+    need(isinstance(ckpt.get("ep_info_buffer"), list) and all(isinstance(r, dict) for r in ckpt["ep_info_buffer"]),
+         "ep_info_buffer", "must be a list of episode dicts")
+    obs, starts = ckpt.get("last_obs"), ckpt.get("last_episode_starts")
+    need(isinstance(obs, np.ndarray) and obs.shape == (num_envs, *obs_shape), "last_obs",
+         f"must be an array of shape {(num_envs, *obs_shape)}")
+    need(isinstance(starts, np.ndarray) and starts.shape == (num_envs,), "last_episode_starts",
+         f"must be an array of shape {(num_envs,)}")
+
+
+def _skip(reason: str) -> None:
+    reason = reason if len(reason) < 2000 else reason[:2000] + " ..."
+    warnings.warn(f"skipping damaged checkpoint: {reason}", stacklevel=3)
+    print(f"warning: skipping damaged checkpoint: {reason}", file=sys.stderr, flush=True)
+
+
+# Config fields a resumed run may change: how long it runs, how it reports and checkpoints, how
+# many threads; not what it learns (the game, players, network, PPO and pool settings, seeds).
+RESUME_SAFE = ("total_steps", "time_limit_min", "progress", "eval_every", "eval_games", "final_eval_games",
+               "eval_workers", "checkpoint_every", "keep_checkpoints", "torch_threads", "runs_dir", "resume")
+
+
+def explicit_fields(cfg) -> dict:
+    """The config fields set on the command line (`train.parse_args` records them as
+    `cfg._flags_given`); for a config built in Python, the fields that differ from their defaults."""
+    import dataclasses
+
+    given = getattr(cfg, "_flags_given", None)
+    fields = dataclasses.fields(cfg)
+    if given is None:
+        given = [f.name for f in fields if getattr(cfg, f.name) != f.default]
+    return {f.name: getattr(cfg, f.name) for f in fields if f.name in given}
+
+
+MAX_CONFIG_BYTES = 1 << 20  # a run's config.json is about 2 KiB
+
+
+def read_run_config(run_dir: str, config_class) -> dict:
+    """The fields of `run_dir`/config.json, checked against the dataclass `config_class`: a dict of
+    its field names with values of the fields' types. ValueError naming the file and the problem."""
+    import dataclasses
+
+    path = os.path.join(run_dir, "config.json")
+    try:
+        if os.path.getsize(path) > MAX_CONFIG_BYTES:
+            raise ValueError(f"over {MAX_CONFIG_BYTES} bytes")
+        with open(path) as f:
+            saved = json.load(f)
+    except RecursionError:
+        raise ValueError(f"--resume: {path}: not valid JSON (nested too deeply)") from None
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--resume: {path}: missing or not valid JSON ({e})") from None
+    if not isinstance(saved, dict):
+        raise ValueError(f"--resume: {path}: must be a JSON object of config fields")
+    fields = {f.name: f for f in dataclasses.fields(config_class)}
+    unknown = sorted(set(saved) - set(fields))
+    if unknown:
+        raise ValueError(f"--resume: {path} has unknown fields {unknown}")
+    for name, v in saved.items():
+        kind = type(fields[name].default)
+        if not (type(v) is kind or (kind is float and type(v) is int)):
+            raise ValueError(f"--resume: {path}: field {name!r} must be a {kind.__name__}; got {type(v).__name__}")
+    return saved
+
+
+def resume_config(saved: dict, flags: dict) -> tuple[dict, list[str]]:
+    """The config fields of a resumed run: `saved` (its config.json) with the `flags` given with
+    --resume applied where RESUME_SAFE; (fields, ["name: old -> new", ...] of the changes applied).
+    ValueError naming every other flag that would change the saved value."""
+    refused = [f"{k} ({saved.get(k)!r} -> {v!r})" for k, v in flags.items()
+               if k not in RESUME_SAFE and saved.get(k) != v]
+    if refused:
+        raise ValueError(f"--resume: cannot change {', '.join(refused)}: they decide what the run learns (start a "
+                         f"new run instead); a resumed run may change only {', '.join(RESUME_SAFE[:-2])}")
+    applied = [f"{k}: {saved.get(k)!r} -> {v!r}" for k, v in flags.items()
+               if k in RESUME_SAFE and k != "resume" and saved.get(k) != v]
+    return {**saved, **{k: v for k, v in flags.items() if k in RESUME_SAFE}}, applied
 
 
 def prune_checkpoints(run_dir: str, keep: int) -> None:

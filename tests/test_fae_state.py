@@ -266,3 +266,90 @@ def test_conserved_false_only_skips_the_conservation_checks():
     d["druids"][0][0] = -1
     with pytest.raises(ValueError, match="'druids'"):
         FaeState.from_dict(d, conserved=False)
+
+
+# ------------------------------------------------------------------ what the moves so far imply (issue 24)
+def _pending_state(count):
+    """A random position with `count` rituals pending (several spaces isolated by one move)."""
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        s = FaeState.new(2, seed=seed)
+        while not s.is_terminal():
+            if len(s.pending) >= count:
+                return s
+            s.apply(int(rng.choice(s.legal_actions())))
+    raise AssertionError("no such position")
+
+
+def test_terminal_at_the_deal_is_refused():
+    d = FaeState.new(3, seed=0).to_dict()
+    d["terminal"], d["current_player"] = True, -1
+    with pytest.raises(ValueError, match=r"'terminal'.*0 of 12 ritual cards"):
+        FaeState.from_dict(d)
+    mid = random_state(4, 10, 2).to_dict()
+    assert not mid["terminal"]
+    mid["terminal"], mid["current_player"] = True, -1
+    with pytest.raises(ValueError, match=r"'terminal'"):
+        FaeState.from_dict(mid)
+
+
+@pytest.mark.parametrize("keep", [0, 1])
+def test_dropped_pending_rituals_are_refused(keep):
+    s = _pending_state(2)
+    d = s.to_dict()
+    assert FaeState.from_dict(d).to_dict() == d
+    d["pending_rituals"] = d["pending_rituals"][:keep]
+    with pytest.raises(ValueError, match=r"'pending_rituals' must list every isolated"):
+        FaeState.from_dict(d)
+
+
+@pytest.mark.parametrize("field,value", [("moved", [1, 0, 0, 0, 0]), ("last_action", 7)])
+def test_history_counters_without_moves_are_refused(field, value):
+    # (points without a move were refused already: no resolved space can have paid them, F-R6)
+    d = FaeState.new(2, seed=0).to_dict()
+    d["history"][1][field] = value
+    with pytest.raises(ValueError, match=r"'history'.*seat 1 has made no move"):
+        FaeState.from_dict(d)
+    mid = random_state(5, 1, 2).to_dict()        # seat 0 moved once, seat 1 not yet
+    mid["history"][1][field] = value
+    with pytest.raises(ValueError, match=r"'history'.*seat 1 has made no move"):
+        FaeState.from_dict(mid)
+
+
+def test_a_seat_that_moved_has_its_last_move_recorded():
+    d = random_state(6, 6, 2).to_dict()
+    d["history"][0]["last_action"] = -1
+    with pytest.raises(ValueError, match=r"seat 0 made \d move"):
+        FaeState.from_dict(d)
+
+
+def test_current_player_must_be_the_seat_whose_turn_it_is():
+    d = random_state(7, 5, 3).to_dict()
+    for seat in range(3):
+        if seat != d["current_player"]:
+            e = copy.deepcopy(d)
+            e["current_player"] = seat
+            with pytest.raises(ValueError, match=r"'current_player'.*F-S4"):
+                FaeState.from_dict(e)
+
+
+def test_history_moved_is_bounded_by_the_moves_made():
+    d = random_state(8, 6, 2).to_dict()
+    d["history"][0]["moved"][1] = 10 ** 9
+    with pytest.raises(ValueError, match=r"'history\.moved'"):
+        FaeState.from_dict(d)
+    d = random_state(8, 6, 2).to_dict()
+    d["history"][1]["moved"][1] += 40             # 3 moves cannot carry 40 more druids of one colour
+    with pytest.raises(ValueError, match=r"'history': seat 1 made \d move"):
+        FaeState.from_dict(d)
+
+
+@pytest.mark.parametrize("key", ["version", "pending_rituals"])
+def test_deeply_nested_values_are_a_value_error(key):
+    deep: list = []
+    for _ in range(10_000):
+        deep = [deep]
+    d = FaeState.new(2, seed=0).to_dict()
+    d[key] = deep
+    with pytest.raises(ValueError, match=key.split("_")[0]):
+        FaeState.from_dict(d)

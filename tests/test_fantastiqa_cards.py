@@ -1,4 +1,5 @@
 """Card files: the STAND-IN set's shapes, the loader's validation errors, card_set=PATH."""
+import copy
 import json
 import os
 import tomllib
@@ -168,3 +169,66 @@ def test_Q_X1_finite_supplies_are_conserved_in_play(n):
         assert s.supply_bonus_tokens + sum(s.bonus_tokens) + sum(s.open_bonus) == 12
         la = s.legal_actions()
         s.apply(int(la[rng.integers(len(la))]))
+
+
+# one card of each type of the STAND-IN set, and values of every JSON type a field can be given
+def _deep(depth=10_000):
+    v: list = []
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+WRONG_VALUES = ([], [[]], ["SWORD", []], {}, {"a": 1}, None, True, 1.5, -1, "x", [1, 2], _deep())
+
+
+def _one_card_per_type(base):
+    seen, out = set(), []
+    for i, c in enumerate(base["card"]):
+        if c["type"] not in seen:
+            seen.add(c["type"])
+            out.append(i)
+    return out
+
+
+def test_any_value_in_any_card_field_is_a_card_file_error_naming_card_and_field():
+    """Issue 24: a list or dict where a symbol, power or region belongs raised TypeError
+    (unhashable) instead of CardFileError; every field of every card type is tried here."""
+    tried, base = 0, raw()
+    for i in _one_card_per_type(base):
+        name = base["card"][i]["name"]
+        for fld in base["card"][i]:
+            for value in WRONG_VALUES:
+                d = copy.deepcopy(base)
+                d["card"][i][fld] = value
+                tried += 1
+                try:
+                    parse_card_set(d, "my_cards.json")
+                except CardFileError as e:
+                    msg = str(e)
+                    assert msg.startswith("my_cards.json: card "), msg
+                    if fld != "name":
+                        assert f"card {name!r}" in msg and f"field {fld!r}" in msg, (fld, value, msg)
+    assert tried > 300
+
+
+@pytest.mark.parametrize("text,where", [
+    ('{"format": 1, "format": 1}', "format"),
+    ('{"a": {"gems": 1, "gems": 2}}', "gems"),
+])
+def test_duplicate_json_keys_are_refused(tmp_path, text, where):
+    p = tmp_path / "dup.json"
+    p.write_text(text)
+    with pytest.raises(CardFileError, match=f"duplicate key {where!r}"):
+        load_card_set(str(p))
+
+
+def test_duplicate_key_in_a_real_card_file_is_refused(tmp_path):
+    """A card file whose card lists `cost` twice (the second silently won before)."""
+    text = json.dumps(raw())
+    beast = text.index('"cost": 3')
+    p = tmp_path / "cards.json"
+    p.write_text(text[:beast] + '"cost": 0, ' + text[beast:])
+    json.loads(p.read_text())                  # plain json takes the last value
+    with pytest.raises(CardFileError, match="duplicate key 'cost'"):
+        load_card_set(str(p))

@@ -5,6 +5,7 @@ import dataclasses
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -340,3 +341,115 @@ def test_sb3_and_rllib_evaluations_are_one_loop_with_one_seeding():
                   for a in (0, 4))
     rllib = rllib_evaluate(PPOAgent(weights=bot.policy), "fae", 2, ["greedy"], 8, seed=11, options=opts)
     assert sb3 == chunked == rllib["greedy"] * 8
+
+
+# ---------------------------------------------------------------------------- --resume (issue 24)
+_RESUME_ARGS = ["--preset", "tiny", "--total-steps", "1536", "--checkpoint-every", "512", "--keep-checkpoints", "10",
+                "--final-eval-games", "0", "--eval-every", "0", "--bc-teacher", ""]
+
+
+@pytest.fixture(scope="module")
+def resumable_run(tmp_path_factory):
+    """A tiny Fae run with checkpoints at 512 and 1024 steps (each test damages a copy of it)."""
+    from tabletop_rl.training import checkpoint_paths
+
+    base = tmp_path_factory.mktemp("resume")
+    proc = _run(_RESUME_ARGS + ["--runs-dir", str(base), "--run-name", "r"])
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out
+    assert [os.path.basename(p) for p in checkpoint_paths(str(base / "r"))] == [
+        "ckpt_0000000512.pt", "ckpt_0000001024.pt"]
+    return base / "r"
+
+
+def _copy_run(src, dst):
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _edit_newest(run, edit):
+    path = run / "checkpoints" / "ckpt_0000001024.json"
+    d = json.loads(path.read_text())
+    edit(d)
+    path.write_text(json.dumps(d))
+
+
+def _set_game_players(d):
+    d["fae_vector"]["meta"]["games"][0]["num_players"] = 9
+
+
+DAMAGE = {
+    "policy missing": lambda d: d.pop("policy"),
+    "game dict with num_players 9": _set_game_players,
+    "rng.numpy a string": lambda d: d["rng"].__setitem__("numpy", "MT19937"),
+    "optimizer a list": lambda d: d.__setitem__("optimizer", [1, 2]),
+    "history a number": lambda d: d.__setitem__("history", 5),
+}
+# damage the run's own restore accepted (it trained from a wrong state): checked before restoring
+UNCHECKED_DAMAGE = {
+    "num_timesteps negative": lambda d: d.__setitem__("num_timesteps", -512),
+    "num_timesteps past the file's step": lambda d: d.__setitem__("num_timesteps", 10 ** 18),
+    "num_timesteps a string": lambda d: d.__setitem__("num_timesteps", "1024"),
+    "n_updates negative": lambda d: d.__setitem__("n_updates", -1),
+    "config of another game": lambda d: d["config"].__setitem__("game", "fantastiqa"),
+    "last_obs of another shape": lambda d: d.__setitem__("last_obs", [0.0]),
+    "evals not a list": lambda d: d["history"].__setitem__("evals", "x"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE) + sorted(UNCHECKED_DAMAGE))
+def test_resume_falls_back_to_an_older_checkpoint_that_restores(resumable_run, tmp_path, damage):
+    run = _copy_run(resumable_run, tmp_path / "r")
+    _edit_newest(run, {**DAMAGE, **UNCHECKED_DAMAGE}[damage])
+    cfg = train.Config(**{**json.loads((run / "config.json").read_text()), "resume": str(run)})
+    with pytest.warns(UserWarning, match=r"skipping damaged checkpoint: .*ckpt_0000001024"):
+        path, ckpt = train.latest_valid_checkpoint(str(run), restores=lambda c: train.restores_cleanly(cfg, c))
+    assert path.endswith("ckpt_0000000512.pt") and ckpt["num_timesteps"] == 512
+
+
+def test_resume_skips_deeply_nested_json(resumable_run, tmp_path):
+    run = _copy_run(resumable_run, tmp_path / "r")
+    (run / "checkpoints" / "ckpt_0000001024.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.warns(UserWarning, match=r"ckpt_0000001024.json: not valid JSON \(nested too deeply\)"):
+        path, _ = train.latest_valid_checkpoint(str(run))
+    assert path.endswith("ckpt_0000000512.pt")
+
+
+def test_resume_cli_names_what_it_skipped_and_applies_total_steps(resumable_run, tmp_path):
+    """`--resume R --total-steps 2048` trains to 2048 (not the saved 1536), from the older
+    checkpoint when the newest does not restore, and says both; no traceback."""
+    run = _copy_run(resumable_run, tmp_path / "r")
+    _edit_newest(run, DAMAGE["policy missing"])
+    proc = _run(["--resume", str(run), "--total-steps", "2048"])
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out
+    assert "Traceback" not in out
+    assert "skipping damaged checkpoint" in out and "ckpt_0000001024.pt: does not restore" in out and "policy" in out
+    assert "--resume: applied total_steps: 1536 -> 2048" in out
+    assert "from ckpt_0000000512.pt at step 512" in out
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["steps"] == summary["requested_steps"] == 2048
+
+
+def test_resume_refuses_flags_that_change_what_the_run_learns(resumable_run, tmp_path):
+    run = _copy_run(resumable_run, tmp_path / "r")
+    for flags, named in ((["--num-players", "3"], "num_players (2 -> 3)"), (["--net-arch", "64,64"], "net_arch"),
+                         (["--game", "fantastiqa"], "game ('fae' -> 'fantastiqa')")):
+        with pytest.raises(SystemExit, match=r"--resume: cannot change .*" + re.escape(named)):
+            train.train(train.parse_args(["--resume", str(run), *flags]))
+    fields, applied = train.resume_config({"total_steps": 10, "eval_games": 4, "game": "fae"},
+                                          {"total_steps": 20, "eval_games": 4, "game": "fae", "resume": "r"})
+    assert fields == {"total_steps": 20, "eval_games": 4, "game": "fae", "resume": "r"}
+    assert applied == ["total_steps: 10 -> 20"]
+
+
+@pytest.mark.parametrize("text,named", [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+                                        ("[1, 2]", "must be a JSON object"),
+                                        ('{"game": 5}', "field 'game' must be a str")])
+def test_resume_names_a_damaged_config_json(resumable_run, tmp_path, text, named):
+    run = _copy_run(resumable_run, tmp_path / "r")
+    (run / "config.json").write_text(text)
+    with pytest.raises(SystemExit, match=re.escape(named)):
+        train.train(train.parse_args(["--resume", str(run)]))
