@@ -16,6 +16,7 @@ OPTIONS = {
     "abbey": (False, True),
     "teams": (False, True),
     "mark_return": ("forbid", "allow"),
+    "turn_loops": ("forbid", "allow"),
 }
 DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
 # Q-E5 (ENGINE rule, not in the rulebook): the game ends, scored as a creature-deck end, after

@@ -13,6 +13,15 @@ from fantastiqa_rl.board import (NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY, P_GEM, P
 R_PEACEFUL, R_DRAGON, R_BREW = 0, 1, 2
 
 
+def held_in_play(opts: dict, g, i: int) -> bool:
+    """Whether card i of `turn.powered` (played for its power this turn) lies in play, in no other
+    zone, until the end of the turn (Q-T2, option turn_loops="forbid"). Otherwise the list only
+    marks it: with card_use="both" a card with symbols stays in hand for them (Q-F1)."""
+    if opts["card_use"] == "both" and g.K_PROFILE[g.I_HAND_KIND[i]] is not None:
+        return False
+    return opts["turn_loops"] == "forbid"
+
+
 class Powers:
     """Playing cards for their power and resolving artifact effects."""
 
@@ -68,8 +77,12 @@ class Powers:
         else:
             i = self._find(hand, k)
             hand.remove(i)
-            if g.K_POWER[k] != P_PEACEFUL:
-                self.discard[p].append(i)
+            if g.K_POWER[k] == P_PEACEFUL:
+                pass                                # given away below (TARGET_SEAT)
+            elif self.opts["turn_loops"] == "forbid":
+                self.powered.append(i)              # Q-T2: in play until the end of the turn
+            else:
+                self.discard[p].append(i)           # the unbounded reading: discarded at once
         pw = g.K_POWER[k]
         if pw == P_FLY:
             if self.phase == A.MAIN:

@@ -25,6 +25,11 @@ from fantastiqa_rl.powers import Powers
 from fantastiqa_rl.statues import Statues
 from fantastiqa_rl.turn_flow import TurnFlow
 
+# Q-T2 (ENGINE rule, turn_loops="forbid"): CANCELs a turn may take while another action is legal.
+# Every CANCEL can be left out of a turn without changing where the turn ends (spec, Q-T2), so the
+# budget only bounds the turn; 3 leaves room to open a decision, look, and back out.
+CANCEL_BUDGET = 3
+
 
 class Rules:
     """Card queries, and the legal actions and transitions of the turn's main decisions."""
@@ -145,7 +150,11 @@ class Rules:
 
     # ------------------------------------------------------------------ legal actions
     def _legal_list(self) -> list:
-        return LEGAL[self.phase](self, self.cur)
+        out = LEGAL[self.phase](self, self.cur)
+        if self.cancels >= CANCEL_BUDGET and len(out) > 1 and A.CANCEL in out \
+                and self.opts["turn_loops"] == "forbid":
+            out.remove(A.CANCEL)                    # Q-T2: the budget is spent; back-outs end
+        return out
 
     def _legal_none(self, p) -> list:
         return []
@@ -249,6 +258,8 @@ class Rules:
 
     # ------------------------------------------------------------------ transitions
     def _do(self, a: int):
+        if a == A.CANCEL and self.opts["turn_loops"] == "forbid":   # CANCEL's id means CANCEL
+            self.cancels += 1                       # in every decision; Q-T2's budget counts it
         APPLY[self.phase](self, self.cur, a)
 
     def _apply_free_menu(self, p, a):
