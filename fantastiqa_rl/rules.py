@@ -20,15 +20,11 @@ from fantastiqa_rl.abbey import AbbeyRules
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, NUM_POSITIONS, P_FLY
 from fantastiqa_rl.chance import RNG_SEAT0
+from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.powers import Powers
 from fantastiqa_rl.statues import Statues
 from fantastiqa_rl.turn_flow import TurnFlow
-
-# Q-T2 (ENGINE rule, turn_loops="forbid"): CANCELs a turn may take while another action is legal.
-# Every CANCEL can be left out of a turn without changing where the turn ends (spec, Q-T2), so the
-# budget only bounds the turn; 3 leaves room to open a decision, look, and back out.
-CANCEL_BUDGET = 3
 
 
 class Rules:

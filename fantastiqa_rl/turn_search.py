@@ -5,7 +5,9 @@ turn, keying positions by the state dict without the chance generators (`turn_ke
 `max_states` positions. From the explored graph it reports an in-turn cycle (a sequence of actions
 that returns to an identical position, so a turn that need not end), the most steps the turn can
 take (when the search is complete and found no cycle), and the set of end-of-turn positions (the
-positions right after the action that ends the turn, or the game). A draw's shuffle is played with
+positions right after the action that ends the turn, or the game, or that opens the END_DISCARD
+decision: a decision without cycles, each of its steps but DONE discards a hand card, whose
+orders of discarding would multiply the positions by up to 5!). A draw's shuffle is played with
 the generator state the position was first reached with, so chance is one fixed outcome per
 position: a sound check for cycles, which never need chance.
 
@@ -18,7 +20,14 @@ import json
 from collections import deque
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from fantastiqa_rl import actions as A
+from fantastiqa_rl.abbey import ABBEY_CAP
+from fantastiqa_rl.board import NUM_OPEN_QUESTS, NUM_SPACES
+from fantastiqa_rl.options import CANCEL_BUDGET
+from fantastiqa_rl.state import FantastiqaState
+from fantastiqa_rl.statues import RELEASE_MAX, STATUE_REVEAL
 
 # Card lists compared as multisets by `end_key`: the rules never read their order, except a deck's,
 # which a shuffle decides anyway.
@@ -34,9 +43,11 @@ def turn_key(s) -> str:
 
 def end_key(s) -> str:
     """An end-of-turn position up to the order of the cards in each player's deck, hand, discard
-    and committed piles and in the box (CANCEL returns cards to the end of the hand)."""
+    and committed piles and in the box (CANCEL returns cards to the end of the hand), and without
+    the count of CANCELs (left in the dict only when the turn ended the game)."""
     d = s.to_dict()
     del d["rng"]
+    del d["turn"]["cancels"]
     for pl in d["players"]:
         for f in _PLAYER_CARD_LISTS:
             pl[f] = sorted(pl[f])
@@ -50,22 +61,32 @@ class TurnSearch:
     """What `search_turn` found from one position."""
     states: int                          # in-turn positions explored
     complete: bool                       # every in-turn position was explored (no cap reached)
-    cycle: list | None                   # actions of an in-turn cycle from its first position, or None
+    cycle: list | None                   # actions of an in-turn cycle from `cycle_at`, or None
     longest: int | None                  # most steps to the end of the turn (complete and acyclic only)
     ends: set = field(default_factory=set)   # `end_key`s of the end-of-turn positions
+    cycle_at: object = None              # the position the cycle starts from (a FantastiqaState)
 
 
 def _in_turn(s, seat: int, turns: int) -> bool:
-    return s.phase != A.TERMINAL and s.cur == seat and s.turns == turns
+    return s.phase != A.TERMINAL and s.cur == seat and s.turns == turns and s.phase != A.END_DISCARD
 
 
-def search_turn(root, max_states: int = 5000) -> TurnSearch:
-    """Breadth-first over the positions of the mover's current turn from `root` (not changed)."""
+def _steps_to_end(s, seat: int, turns: int) -> int:
+    """1 for an end of the turn; from the END_DISCARD decision, 1 + the most steps it can take:
+    it has no cycle (each step but DONE discards a hand card), so the search stops there."""
+    if s.phase == A.END_DISCARD and s.cur == seat and s.turns == turns:
+        return 2 + len(s.hand[seat])
+    return 1
+
+
+def search_turn(root, max_states: int = 5000, key=turn_key) -> TurnSearch:
+    """Breadth-first over the positions of the mover's current turn from `root` (not changed),
+    positions keyed by `key(state)`."""
     seat, turns = root.cur, root.turns
-    keys = {turn_key(root): 0}
+    keys = {key(root): 0}
     states, edges = [root], [[]]        # edges[u]: (action, v) to in-turn positions
     ends: set = set()
-    leaves_end = [False]                 # u has an action that ends the turn
+    leaves_end = [0]                     # most steps from u to the end through an end-leaving action
     queue, complete = deque([0]), True
     while queue:
         u = queue.popleft()
@@ -75,9 +96,9 @@ def search_turn(root, max_states: int = 5000) -> TurnSearch:
             c.apply(a)
             if not _in_turn(c, seat, turns):
                 ends.add(end_key(c))
-                leaves_end[u] = True
+                leaves_end[u] = max(leaves_end[u], _steps_to_end(c, seat, turns))
                 continue
-            k = turn_key(c)
+            k = key(c)
             v = keys.get(k)
             if v is None:
                 if len(states) >= max_states:
@@ -86,12 +107,12 @@ def search_turn(root, max_states: int = 5000) -> TurnSearch:
                 v = keys[k] = len(states)
                 states.append(c)
                 edges.append([])
-                leaves_end.append(False)
+                leaves_end.append(0)
                 queue.append(v)
             edges[u].append((a, v))
-    cycle = _find_cycle(edges)
+    at, cycle = _find_cycle(edges)
     longest = _longest(edges, leaves_end) if complete and cycle is None else None
-    return TurnSearch(len(states), complete, cycle, longest, ends)
+    return TurnSearch(len(states), complete, cycle, longest, ends, None if cycle is None else states[at])
 
 
 def _topological(edges) -> tuple[list, list]:
@@ -111,11 +132,11 @@ def _topological(edges) -> tuple[list, list]:
     return order, indeg
 
 
-def _find_cycle(edges) -> list | None:
-    """The actions of one directed cycle of the graph, or None when it has none."""
+def _find_cycle(edges) -> tuple:
+    """(a node, the actions of a directed cycle from it), or (None, None) when there is none."""
     order, indeg = _topological(edges)
     if len(order) == len(edges):
-        return None
+        return None, None
     # Kahn's leftovers lie on a cycle or behind one, and each has an in-edge from a leftover, so
     # walking in-edges backwards within them must come round to a node already walked
     pred = {}
@@ -132,7 +153,7 @@ def _find_cycle(edges) -> list | None:
         u, a = pred[v]
         walked.append(a)
         v = u
-    return walked[at[v]:][::-1]
+    return v, walked[at[v]:][::-1]
 
 
 def _longest(edges, leaves_end) -> int:
@@ -140,7 +161,7 @@ def _longest(edges, leaves_end) -> int:
     order, _ = _topological(edges)
     best = [-1] * len(edges)            # most steps from u to the end of the turn; -1: none
     for u in reversed(order):
-        b = 1 if leaves_end[u] else -1
+        b = leaves_end[u] if leaves_end[u] else -1
         for _, v in edges[u]:
             if best[v] >= 0:
                 b = max(b, best[v] + 1)
@@ -152,12 +173,8 @@ def turn_step_bound(s) -> int:
     """Q-T2's bound on the steps left in the mover's turn at position s (rules turn_loops="forbid"
     and mark_return="forbid"); the proof, term by term, is docs/rules/fantastiqa.md, Q-T2. Loose
     by design: each term charges the steps a resource can pay for."""
-    from fantastiqa_rl.abbey import ABBEY_CAP
-    from fantastiqa_rl.board import NUM_OPEN_QUESTS, NUM_SPACES
-    from fantastiqa_rl.rules import CANCEL_BUDGET
-    from fantastiqa_rl.statues import RELEASE_MAX, STATUE_REVEAL
     g, p = s.g, s.cur
-    effects = [e for k in range(len(g.K_EFFECTS)) for e in [g.K_EFFECTS[k]]]
+    effects = g.K_EFFECTS
     dx = max(sum(x if op == "draw" else y if op == "draw_keep" else 0 for op, x, y in es) for es in effects)
     ex = max(sum({"double_symbols": 1, "draw_keep": y, "give_card": 2, "swap_creatures": 2}.get(op, 0)
                  for op, x, y in es) for es in effects)
@@ -184,3 +201,17 @@ def turn_step_bound(s) -> int:
             + 3 * tokens + 2 * NUM_OPEN_QUESTS            # carpets, reshuffles, MARKs
             + 3 * arrivals + 3 * (committed + arrivals)   # commits, withdraws
             + 2 * ABBEY_CAP + 1)                          # Abbey matches and choices, the quest CONFIRM
+
+
+def sample_states(num_players: int, seed: int, count: int, rate: float = 0.05, **options) -> list:
+    """Up to `count` in-turn positions (MAIN or ADV_MOVE decisions) of one uniformly random game
+    from `seed`, each kept with probability `rate` (one numpy Generator from the seed)."""
+    rng = np.random.default_rng(seed)
+    s = FantastiqaState.new(num_players, seed=seed, **options)
+    out = []
+    while not s.is_terminal() and len(out) < count:
+        if s.phase in (A.MAIN, A.ADV_MOVE) and rng.random() < rate:
+            out.append(s.clone())
+        la = s.legal_actions()
+        s.apply(int(la[rng.integers(la.size)]))
+    return out
