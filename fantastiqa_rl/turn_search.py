@@ -215,3 +215,40 @@ def sample_states(num_players: int, seed: int, count: int, rate: float = 0.05, *
         la = s.legal_actions()
         s.apply(int(la[rng.integers(la.size)]))
     return out
+
+
+# (num_players, rule options): 2-4 players, every rule option value off its default, the Abbey and
+# teams; the fuzz of Q-T2 (tests/test_fantastiqa_turns.py, benchmarks/check_fantastiqa_turns.py)
+OPTION_SETS = (
+    (2, {}), (3, {}), (4, {}), (2, {"goal": "long"}),
+    (2, {"adventure_path": "loops"}), (2, {"fly_in_adventure": False}), (3, {"bought_to": "hand"}),
+    (2, {"card_use": "both"}), (3, {"draw_rule": "draw_5"}), (2, {"abbey": True}), (3, {"abbey": True}),
+    (4, {"teams": True}), (4, {"teams": True, "abbey": True}), (2, {"abbey": True, "card_use": "both"}),
+)
+_SETUP = (A.SETUP_QUEST, A.SETUP_ARTIFACT, A.SETUP_PLACE)
+
+
+def fuzz_game(num_players: int, seed: int, options: dict, cancel_rate: float = 0.7, turn_limit: int = 8) -> dict:
+    """One random game that backs out (CANCEL) with probability `cancel_rate` wherever the rules
+    let it, to spend the budget. Raises AssertionError at a decision without a legal action or a
+    turn longer than `turn_step_bound` of its first MAIN decision; returns steps, turns and the
+    longest turn (steps) and its bound."""
+    s = FantastiqaState.new(num_players, seed=seed, turn_limit=turn_limit, **options)
+    rng = np.random.default_rng(seed)
+    start, bound, steps, total, longest, longest_bound = None, None, 0, 0, 0, 0
+    while not s.is_terminal():
+        la = s.legal_actions()
+        if la.size == 0:
+            raise AssertionError(f"seed {seed}: no legal action in {s.phase_name}")
+        if s.phase not in _SETUP:
+            if (s.cur, s.turns) != start:
+                start, bound, steps = (s.cur, s.turns), turn_step_bound(s), 0
+            steps += 1
+            if steps > bound:
+                raise AssertionError(f"seed {seed}: turn {s.turns} took more than its bound {bound} steps")
+            if steps > longest:
+                longest, longest_bound = steps, bound
+        a = A.CANCEL if A.CANCEL in la and rng.random() < cancel_rate else int(la[rng.integers(la.size)])
+        s.apply(a)
+        total += 1
+    return {"steps": total, "turns": s.turns, "longest_turn": longest, "its_bound": longest_bound}

@@ -1,0 +1,81 @@
+"""Q-T2, every turn ends (issue 25): the long checks behind tests/test_fantastiqa_turns.py.
+
+    .venv/bin/python benchmarks/check_fantastiqa_turns.py                    # 2,800 games, 112 positions
+    .venv/bin/python benchmarks/check_fantastiqa_turns.py --games 1 --positions 1 --max-states 200  # smoke
+
+1. Fuzz: `--games` random games per option set of `fantastiqa_rl.turn_search.OPTION_SETS` (2-4
+   players, every rule option value off its default, the Abbey, teams; turn limit 8), backing out
+   (CANCEL) with probability 0.7 wherever the rules allow: a decision without a legal action, or a
+   turn longer than `turn_step_bound`, stops the run with an error. Prints the longest turn.
+2. Cycle search: `--positions` in-turn positions per option set, sampled from random games (MAIN
+   or ADV_MOVE decisions, unedited), each searched breadth-first up to `--max-states` positions
+   (`search_turn`): cycles found (must be 0), searches completed, the longest complete turn.
+3. The control: the same positions under turn_loops="allow" (the unbounded reading): the search
+   must find cycles there, or it proves nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from fantastiqa_rl.state import FantastiqaState  # noqa: E402
+from fantastiqa_rl.turn_search import OPTION_SETS, fuzz_game, sample_states, search_turn, turn_step_bound  # noqa: E402
+
+
+def reread(s, **options):
+    d = s.to_dict()
+    d["options"].update(options)
+    return FantastiqaState.from_dict(d)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=200, help="fuzz games per option set")
+    ap.add_argument("--positions", type=int, default=8, help="sampled positions per option set")
+    ap.add_argument("--max-states", type=int, default=3000, help="positions one search may explore")
+    args = ap.parse_args(argv)
+
+    t0 = time.time()
+    games = steps = 0
+    longest = (0, 0, None)
+    for n, options in OPTION_SETS:
+        for seed in range(args.games):
+            out = fuzz_game(n, seed, options)       # raises at a dead decision or a turn over its bound
+            games += 1
+            steps += out["steps"]
+            if out["longest_turn"] > longest[0]:
+                longest = (out["longest_turn"], out["its_bound"], (n, seed, options))
+    print(f"fuzz: {games} games, {steps:,} steps, every decision had a legal action; the longest turn "
+          f"{longest[0]} steps (its bound {longest[1]}; {longest[2]}) [{time.time() - t0:.0f} s]")
+
+    t0 = time.time()
+    found = Counter()
+    worst = (0, 0)
+    for n, options in OPTION_SETS:
+        for seed in range(max(1, args.positions // 4)):
+            for s in sample_states(n, 100 + seed, 4, rate=0.02, turn_loops="allow", **options):
+                for loops in ("forbid", "allow"):
+                    r = search_turn(reread(s, turn_loops=loops), max_states=args.max_states)
+                    found[loops, "positions"] += 1
+                    found[loops, "cycles"] += r.cycle is not None
+                    found[loops, "complete"] += r.complete
+                    found[loops, "states"] += r.states
+                    if loops == "forbid" and r.complete and r.longest > worst[0]:
+                        worst = (r.longest, turn_step_bound(s))
+    for loops in ("forbid", "allow"):
+        k = found[loops, "positions"]
+        print(f"search, turn_loops={loops!r}: {k} positions, {found[loops, 'cycles']} with an in-turn cycle, "
+              f"{found[loops, 'complete']} searched completely, {found[loops, 'states']:,} positions explored")
+    print(f"longest complete turn under Q-T2: {worst[0]} steps (its bound {worst[1]}) [{time.time() - t0:.0f} s]")
+    ok = found["forbid", "cycles"] == 0 and found["allow", "cycles"] > 0
+    print("OK" if ok else "FAILED: a cycle under Q-T2, or the control found none")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
