@@ -7,8 +7,8 @@ rejected, every value has its type and range, and what play conserves is checked
 - cards: every card instance id of the game is in exactly one place (decks, board, supply,
   box, offers, each player's deck/hand/discard/committed/quests/completed/Abbey cards, and the
   cards the turn in progress holds: pay, adventure, revealed, in_play, release_from_discard,
-  the cards in play in powered (Q-T2, `check_turn_bounds`),
-  abbey_aside), and only in places its type can be (a quest is never in a hand, ...);
+  abbey_aside, and the cards of powered that lie in play, Q-T2, `check_turn_bounds`), and only in
+  places its type can be (a quest is never in a hand, ...);
 - tokens: gems (supply + players + board + set-aside Abbey reward), carpets, reshuffles and
   bonus tokens add up to the card set's supply, every count is >= 0;
 - the decision in progress: `phase` and `turn.ret` are decision names, `current` is a seat,
@@ -297,7 +297,8 @@ def validate_state_dict(d, new_state) -> object:
 def check_turn_bounds(c: _Check, t: dict, s, seen: dict) -> None:
     """Q-T2's fields of the turn in progress: `cancels` is a count, and a card of `powered` that
     lies in play (`held_in_play`) is in no other place (it is recorded in `seen` as there)."""
-    c.int(t["cancels"], "turn.cancels", 0, 10 ** 4)
+    if c.int(t["cancels"], "turn.cancels", 0, 10 ** 4) and s.opts["turn_loops"] == "allow":
+        raise c.fail("turn.cancels", "must be 0 with turn_loops='allow' (no budget is counted)")
     for i, x in enumerate(t["powered"]):
         if held_in_play(s.opts, s.g, x):
             if x in seen:

@@ -152,6 +152,10 @@ def test_a_card_in_play_is_validated_as_a_zone():
     d["turn"]["cancels"] = -1
     with pytest.raises(ValueError, match=r"turn.cancels"):
         FantastiqaState.from_dict(d)
+    d = scroll_turn("allow").to_dict()
+    d["turn"]["cancels"] = 2
+    with pytest.raises(ValueError, match=r"turn.cancels.*must be 0 with turn_loops='allow'"):
+        FantastiqaState.from_dict(d)
 
 
 def test_card_use_both_keeps_a_card_with_symbols_in_hand():
