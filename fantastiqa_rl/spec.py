@@ -39,6 +39,7 @@ GAME_SPEC = GameSpec(
     render_text=render_text,
     render_rgb=render_rgb,
     view_text=view_text,  # what a human at a seat sees (tabletop_rl.agents.human)
-    max_steps=50_000,  # the step guard of SelfPlayEnv and training's evaluation (a turn can loop on free actions)
+    max_steps=50_000,  # the step guard of SelfPlayEnv and training's evaluation (with turn_loops="allow" or
+    # mark_return="allow" a turn can loop; under Q-T2 every turn ends)
 )
 register_game(GAME_SPEC)
