@@ -14,8 +14,8 @@ import numpy as np
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import ABBEY_CAP
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.board import NUM_POSITIONS, NUM_SPACES, REGIONS, STATUES, SYMBOLS
+from fantastiqa_rl.options import CANCEL_BUDGET
 
 
 def action_to_string(s, a) -> str:

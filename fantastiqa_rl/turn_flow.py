@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import BAZAAR, CHEST, NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES, TOWER
-from fantastiqa_rl.powers import held_in_play
 from fantastiqa_rl.chance import (RNG_ABBEY, RNG_BAZAAR, RNG_CREATURE, RNG_QUEST, RNG_SEAT0, RNG_SETUP,
                                   RNG_TOWER)
+from fantastiqa_rl.powers import held_in_play
 
 HAND_SIZE = 5                    # Q-S6, Q-T1: cards in hand after the draw
 START_TOKENS = 3                 # Q-S3: gems, flying carpets and reshuffle tokens of each seat
