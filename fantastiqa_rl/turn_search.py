@@ -65,6 +65,7 @@ class TurnSearch:
     longest: int | None                  # most steps to the end of the turn (complete and acyclic only)
     ends: set = field(default_factory=set)   # `end_key`s of the end-of-turn positions
     cycle_at: object = None              # the position the cycle starts from (a FantastiqaState)
+    dead: int = 0                        # explored positions without a legal action (must be 0)
 
 
 def _in_turn(s, seat: int, turns: int) -> bool:
@@ -87,10 +88,11 @@ def search_turn(root, max_states: int = 5000, key=turn_key) -> TurnSearch:
     states, edges = [root], [[]]        # edges[u]: (action, v) to in-turn positions
     ends: set = set()
     leaves_end = [0]                     # most steps from u to the end through an end-leaving action
-    queue, complete = deque([0]), True
+    queue, complete, dead = deque([0]), True, 0
     while queue:
         u = queue.popleft()
         s = states[u]
+        dead += s.legal_actions().size == 0
         for a in s.legal_actions().tolist():
             c = s.clone()
             c.apply(a)
@@ -112,7 +114,7 @@ def search_turn(root, max_states: int = 5000, key=turn_key) -> TurnSearch:
             edges[u].append((a, v))
     at, cycle = _find_cycle(edges)
     longest = _longest(edges, leaves_end) if complete and cycle is None else None
-    return TurnSearch(len(states), complete, cycle, longest, ends, None if cycle is None else states[at])
+    return TurnSearch(len(states), complete, cycle, longest, ends, None if cycle is None else states[at], dead)
 
 
 def _topological(edges) -> tuple[list, list]:

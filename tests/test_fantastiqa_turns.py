@@ -198,7 +198,7 @@ def searched(turn_loops: str) -> tuple:
 def test_no_in_turn_cycle_and_the_longest_turn_is_within_the_bound():
     found = searched("forbid")
     assert len(found) == 4 * len(SEARCH_GAMES)
-    assert all(r.cycle is None for _, r in found)
+    assert all(r.cycle is None and r.dead == 0 for _, r in found)
     complete = [(s, r) for s, r in found if r.complete]
     assert len(complete) >= 5
     for s, r in complete:
@@ -242,3 +242,29 @@ def test_random_games_never_lack_a_move_and_no_turn_exceeds_the_bound(n, options
     for seed in range(4):
         out = fuzz_game(n, seed, options)   # raises at a decision without a move or a turn over its bound
         assert 0 < out["longest_turn"] <= out["its_bound"]
+
+
+@pytest.mark.parametrize("turn_loops", ["forbid", "allow"])
+def test_a_key_is_playable_only_if_a_statue_option_remains_once_it_has_left_the_hand(turn_loops):
+    """Found by the shipped policy's evaluation against greedy: a KEY, the only card in hand and
+    the discard empty, 1 gem, at a Quest Chest with 3 personal quests. Played into play (Q-T2) it
+    left no statue option (no release without a card to release), and the KEY's STATUE_OPTION has
+    no CANCEL: a decision without a legal action. With turn_loops="allow" the card is in the discard
+    to release, so the KEY is playable there."""
+    from fantastiqa_rl.board import CHEST
+    s = fresh(2, seed=0, turn_loops=turn_loops)
+    s.box += s.hand[0] + s.discard[0]
+    s.hand[0], s.discard[0] = [], []
+    move_card(s, "I Net Key", s.hand[0])
+    for name in ("Quest 12", "Quest 29", "Quest 14"):
+        s.committed[0][move_card(s, name, s.quests[0])] = []
+    s.supply_gems += s.gems[0] - 1
+    s.gems[0] = 1
+    s.position[0] = s.statue_at.index(CHEST)
+    edited(s)
+    key_play = HAND(s, "I Net Key")
+    assert (key_play in s.free_options(0)) == (turn_loops == "allow")
+    if turn_loops == "allow":
+        s.apply(A.FREE_ACTION)
+        s.apply(key_play)
+        assert s.legal_actions().tolist() == [A.STATUE_RELEASE]
