@@ -7,6 +7,9 @@
    players, every rule option value off its default, the Abbey, teams; turn limit 8), backing out
    (CANCEL) with probability 0.7 wherever the rules allow: a decision without a legal action, or a
    turn longer than `turn_step_bound`, stops the run with an error. Prints the longest turn.
+   Then `--greedy` games per option set played by the greedy bot with a random move at rate 0.2
+   and a CANCEL at rate 0.1 (turn limit 30): the bot plays its cards, KEYs included, far more
+   than random play (a dead KEY decision was found this way, by the shipped policy's evaluation).
 2. Cycle search: `--positions` in-turn positions per option set, sampled from random games (MAIN
    or ADV_MOVE decisions, unedited), each searched breadth-first up to `--max-states` positions
    (`search_turn`): cycles found (must be 0), searches completed, the longest complete turn.
@@ -24,6 +27,7 @@ from collections import Counter
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fantastiqa_rl.state import FantastiqaState  # noqa: E402
+from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent  # noqa: E402
 from fantastiqa_rl.turn_search import OPTION_SETS, fuzz_game, sample_states, search_turn, turn_step_bound  # noqa: E402
 
 
@@ -36,6 +40,7 @@ def reread(s, **options):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=200, help="fuzz games per option set")
+    ap.add_argument("--greedy", type=int, default=40, help="greedy fuzz games per option set")
     ap.add_argument("--positions", type=int, default=8, help="sampled positions per option set")
     ap.add_argument("--max-states", type=int, default=3000, help="positions one search may explore")
     args = ap.parse_args(argv)
@@ -52,6 +57,23 @@ def main(argv=None) -> int:
                 longest = (out["longest_turn"], out["its_bound"], (n, seed, options))
     print(f"fuzz: {games} games, {steps:,} steps, every decision had a legal action; the longest turn "
           f"{longest[0]} steps (its bound {longest[1]}; {longest[2]}) [{time.time() - t0:.0f} s]")
+
+    t0 = time.time()
+    games = steps = 0
+    for n, options in OPTION_SETS:
+        bots = [FantastiqaGreedyAgent(seed=p) for p in range(n)]
+
+        def greedy(s, rng):                         # greedy, with a random move at rate 0.2
+            if rng.random() < 0.2:
+                return int(s.legal_actions()[rng.integers(s.legal_actions().size)])
+            return bots[s.cur].act(None, None, state=s, seat=s.cur)
+
+        for seed in range(args.greedy):
+            out = fuzz_game(n, seed, options, cancel_rate=0.1, turn_limit=30, choose=greedy)
+            games += 1
+            steps += out["steps"]
+    print(f"greedy fuzz: {games} games, {steps:,} steps, every decision had a legal action, no turn over its "
+          f"bound [{time.time() - t0:.0f} s]")
 
     t0 = time.time()
     found = Counter()

@@ -230,11 +230,13 @@ OPTION_SETS = (
 _SETUP = (A.SETUP_QUEST, A.SETUP_ARTIFACT, A.SETUP_PLACE)
 
 
-def fuzz_game(num_players: int, seed: int, options: dict, cancel_rate: float = 0.7, turn_limit: int = 8) -> dict:
+def fuzz_game(num_players: int, seed: int, options: dict, cancel_rate: float = 0.7, turn_limit: int = 8,
+              choose=None) -> dict:
     """One random game that backs out (CANCEL) with probability `cancel_rate` wherever the rules
-    let it, to spend the budget. Raises AssertionError at a decision without a legal action or a
-    turn longer than `turn_step_bound` of its first MAIN decision; returns steps, turns and the
-    longest turn (steps) and its bound."""
+    let it, to spend the budget; otherwise `choose(state, rng)` picks the move when given (a bot;
+    the benchmark passes the greedy bot), else a uniformly random legal one. Raises AssertionError
+    at a decision without a legal action or a turn longer than `turn_step_bound` of its first MAIN
+    decision; returns steps, turns and the longest turn (steps) and its bound."""
     s = FantastiqaState.new(num_players, seed=seed, turn_limit=turn_limit, **options)
     rng = np.random.default_rng(seed)
     start, bound, steps, total, longest, longest_bound = None, None, 0, 0, 0, 0
@@ -250,7 +252,10 @@ def fuzz_game(num_players: int, seed: int, options: dict, cancel_rate: float = 0
                 raise AssertionError(f"seed {seed}: turn {s.turns} took more than its bound {bound} steps")
             if steps > longest:
                 longest, longest_bound = steps, bound
-        a = A.CANCEL if A.CANCEL in la and rng.random() < cancel_rate else int(la[rng.integers(la.size)])
+        if A.CANCEL in la and rng.random() < cancel_rate:
+            a = A.CANCEL
+        else:
+            a = int(la[rng.integers(la.size)]) if choose is None else int(choose(s, rng))
         s.apply(a)
         total += 1
     return {"steps": total, "turns": s.turns, "longest_turn": longest, "its_bound": longest_bound}

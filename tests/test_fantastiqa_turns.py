@@ -268,3 +268,21 @@ def test_a_key_is_playable_only_if_a_statue_option_remains_once_it_has_left_the_
         s.apply(A.FREE_ACTION)
         s.apply(key_play)
         assert s.legal_actions().tolist() == [A.STATUE_RELEASE]
+
+
+def test_greedy_games_with_random_moves_and_cancels_stay_legal():
+    """The greedy bot never names a CANCEL the spent budget forbids (it did in RELEASE and in an
+    adventure left with no step: 4 players, teams, seed 9 below), and its games, with random
+    moves mixed in, never meet a decision without a move or a turn over its bound."""
+    from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
+    for n, options, seeds in ((4, {"teams": True}, [9]), (2, {}, [0, 1]), (2, {"abbey": True}, [2])):
+        bots = [FantastiqaGreedyAgent(seed=p) for p in range(n)]
+
+        def greedy(s, rng):
+            if rng.random() < 0.2:
+                return int(s.legal_actions()[rng.integers(s.legal_actions().size)])
+            return bots[s.cur].act(None, None, state=s, seat=s.cur)
+
+        for seed in seeds:
+            out = fuzz_game(n, seed, options, cancel_rate=0.1, turn_limit=30, choose=greedy)
+            assert 0 < out["longest_turn"] <= out["its_bound"]
