@@ -26,15 +26,9 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from fantastiqa_rl.state import FantastiqaState  # noqa: E402
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent  # noqa: E402
-from fantastiqa_rl.turn_search import OPTION_SETS, fuzz_game, sample_states, search_turn, turn_step_bound  # noqa: E402
-
-
-def reread(s, **options):
-    d = s.to_dict()
-    d["options"].update(options)
-    return FantastiqaState.from_dict(d)
+from fantastiqa_rl.turn_search import (OPTION_SETS, fuzz_game, sample_states, search_turn,  # noqa: E402
+                                       turn_step_bound, with_options)
 
 
 def main(argv=None) -> int:
@@ -82,7 +76,7 @@ def main(argv=None) -> int:
         for seed in range(max(1, args.positions // 4)):
             for s in sample_states(n, 100 + seed, 4, rate=0.02, turn_loops="allow", **options):
                 for loops in ("forbid", "allow"):
-                    r = search_turn(reread(s, turn_loops=loops), max_states=args.max_states)
+                    r = search_turn(with_options(s, turn_loops=loops), max_states=args.max_states)
                     found[loops, "positions"] += 1
                     found[loops, "cycles"] += r.cycle is not None
                     found[loops, "complete"] += r.complete

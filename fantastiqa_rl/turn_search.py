@@ -205,6 +205,13 @@ def turn_step_bound(s) -> int:
             + 2 * ABBEY_CAP + 1)                          # Abbey matches and choices, the quest CONFIRM
 
 
+def with_options(s, **options):
+    """The same position under other rule options (through the state dict, so validated)."""
+    d = s.to_dict()
+    d["options"].update(options)
+    return FantastiqaState.from_dict(d)
+
+
 def sample_states(num_players: int, seed: int, count: int, rate: float = 0.05, **options) -> list:
     """Up to `count` in-turn positions (MAIN or ADV_MOVE decisions) of one uniformly random game
     from `seed`, each kept with probability `rate` (one numpy Generator from the seed)."""

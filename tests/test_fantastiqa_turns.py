@@ -14,14 +14,9 @@ from fantastiqa_rl.debug import check_conservation, move_card
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.state import FantastiqaState
 from fantastiqa_rl.turn_search import (OPTION_SETS, fuzz_game, sample_states, search_turn, turn_key,
-                                       turn_step_bound)
+                                       turn_step_bound, with_options)
 from tests.fantastiqa_helpers import HAND, edited, fresh
 
-def reread(s, **options):
-    """The same position under other rule options (through the state dict)."""
-    d = s.to_dict()
-    d["options"].update(options)
-    return FantastiqaState.from_dict(d)
 
 
 def find(pred, num_players=2, seeds=range(40), **options):
@@ -75,7 +70,7 @@ def test_each_cancel_loop_of_the_unbounded_reading_is_cut_by_the_budget(name):
     for _ in range(CANCEL_BUDGET + 2):      # the unbounded reading: the identical position, every lap
         back_out(s, loop)
         assert turn_key(s) == key, f"{name}: the lap did not return to the same position"
-    s = reread(s, turn_loops="forbid")
+    s = with_options(s, turn_loops="forbid")
     for lap in range(CANCEL_BUDGET):        # Q-T2: the budget's laps, then no more back-outs
         back_out(s, loop)
         assert s.cancels == lap + 1
@@ -162,7 +157,7 @@ def test_card_use_both_keeps_a_card_with_symbols_in_hand():
     """card_use="both": a card with symbols played for its power stays in hand (marked in
     turn.powered, Q-F1); one without symbols lies in play like the default's."""
     s = scroll_turn("forbid")
-    s = reread(s, card_use="both")
+    s = with_options(s, card_use="both")
     s.apply(A.FREE_ACTION)
     s.apply(HAND(s, "Scroll of Insight 2"))                 # no symbols: in play
     assert not s.hand[0] and len(s.powered) == 1
@@ -190,7 +185,7 @@ def searched(turn_loops: str) -> tuple:
     out = []
     for n, seed, options in SEARCH_GAMES:
         for s in sample_states(n, seed, 4, rate=0.02, turn_loops="allow", **options):
-            s = reread(without_tokens(s), turn_loops=turn_loops)
+            s = with_options(without_tokens(s), turn_loops=turn_loops)
             out.append((s, search_turn(s, max_states=MAX_STATES)))
     return tuple(out)
 
