@@ -18,7 +18,6 @@ from fantastiqa_rl.turn_search import (OPTION_SETS, fuzz_game, sample_states, se
 from tests.fantastiqa_helpers import HAND, edited, fresh
 
 
-
 def find(pred, num_players=2, seeds=range(40), **options):
     """The first position of a random game (turn_loops="allow", no budget) where pred holds."""
     for seed in seeds:
