@@ -44,10 +44,11 @@ def turn_key(s) -> str:
 def end_key(s) -> str:
     """An end-of-turn position up to the order of the cards in each player's deck, hand, discard
     and committed piles and in the box (CANCEL returns cards to the end of the hand), and without
-    the count of CANCELs (left in the dict only when the turn ended the game)."""
+    the turn's bookkeeping (`turn`: nothing after the end reads it, and the next turn resets it;
+    it is left over only where the search stops, at END_DISCARD or the end of the game, e.g. the
+    target of an adventure step paid for and then cancelled)."""
     d = s.to_dict()
-    del d["rng"]
-    del d["turn"]["cancels"]
+    del d["rng"], d["turn"]
     for pl in d["players"]:
         for f in _PLAYER_CARD_LISTS:
             pl[f] = sorted(pl[f])

@@ -213,7 +213,7 @@ def test_control_the_search_finds_the_old_loops_without_the_rule():
 
 def test_the_budget_removes_no_end_of_turn_position(monkeypatch):
     """Every CANCEL can be left out of a turn (Q-T2): the end-of-turn positions (up to card order)
-    with the budget of 3 are those without any budget."""
+    with the budget of 3, and with a budget of 0, are those without any budget."""
     def no_cancel_count(s):             # the count matters to nothing without the budget
         return turn_key(s).replace(f'"cancels":{s.cancels}', '"cancels":0')
 
@@ -223,9 +223,11 @@ def test_the_budget_removes_no_end_of_turn_position(monkeypatch):
             continue
         monkeypatch.setattr(rules, "CANCEL_BUDGET", 10 ** 9)
         unbounded = search_turn(s, max_states=MAX_STATES, key=no_cancel_count)
+        monkeypatch.setattr(rules, "CANCEL_BUDGET", 0)
+        none = search_turn(s, max_states=MAX_STATES)
         monkeypatch.setattr(rules, "CANCEL_BUDGET", CANCEL_BUDGET)
-        assert unbounded.complete
-        assert bounded.ends == unbounded.ends
+        assert unbounded.complete and none.complete
+        assert bounded.ends == unbounded.ends == none.ends
         compared += 1
     assert compared >= 5
 
