@@ -282,3 +282,14 @@ def test_greedy_games_with_random_moves_and_cancels_stay_legal():
         for seed in seeds:
             out = fuzz_game(n, seed, options, cancel_rate=0.1, turn_limit=30, choose=greedy)
             assert 0 < out["longest_turn"] <= out["its_bound"]
+
+
+def test_the_search_finds_the_mark_loop_with_mark_return_allow():
+    """Q-T2's bound needs Q-F2's mark_return="forbid" too: with "allow" the search finds a cycle of
+    free actions only (FREE_ACTION, MARK), no CANCEL in it, under turn_loops="forbid"."""
+    cycles = []
+    for s in sample_states(2, 5, 4, rate=0.02, mark_return="allow"):
+        r = search_turn(without_tokens(s), max_states=300)
+        if r.cycle is not None:
+            cycles.append(r.cycle)
+    assert cycles and all(A.CANCEL not in c and set(c) <= {A.FREE_ACTION, A.MARK, A.MARK + 1} for c in cycles)
