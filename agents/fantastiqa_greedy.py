@@ -220,7 +220,9 @@ class FantastiqaGreedyAgent(Agent):
             dragons = [a for a in legal if a >= L.hand and s.g.K_POWER[(a - L.hand) % L.K] == P_PEACEFUL]
             if dragons:
                 return dragons[0]
-            return A.CONFIRM if A.CONFIRM in legal else A.CANCEL
+            if A.CONFIRM in legal:
+                return A.CONFIRM
+            return A.CANCEL if A.CANCEL in legal else legal[0]     # Q-T2: the budget may be spent
         if ph == A.MOVE_DEST:
             tgt = self._target(s, p)
             want = tgt[1] if tgt else s.position[p]
@@ -437,7 +439,9 @@ class FantastiqaGreedyAgent(Agent):
         if A.DONE in legal:
             return A.DONE
         # nothing good but we started: take any step rather than cancel (no loops)
-        return A.REGION + regions[0] if regions else A.CANCEL
+        if regions:
+            return A.REGION + regions[0]
+        return A.CANCEL if A.CANCEL in legal else legal[0]         # Q-T2: the budget may be spent
 
     def _best_buy(self, s, p, picks, need):
         g = s.g

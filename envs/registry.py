@@ -80,7 +80,10 @@ def get_game(name_or_id: str) -> GameSpec:
     except ImportError as exc:
         raise ValueError(f"game {name_or_id!r} could not be loaded: {exc}") from exc
     spec = _GAMES.get(base)
-    if spec is None or (name_or_id != base and name_or_id != spec.env_id):
+    if spec is not None and name_or_id != base and name_or_id != spec.env_id:
+        raise ValueError(f"env id {name_or_id!r} is retired or unknown; {spec.name}'s current env id is "
+                         f"{spec.env_id!r} (its docstring says what changed)")
+    if spec is None:
         raise ValueError(f"unknown game {name_or_id!r}; known: {list_games()} "
                          f"(env ids: {[_GAMES[g].env_id for g in _GAMES]})")
     return spec

@@ -25,7 +25,7 @@ _attach_information()  # FantastiqaState.information_state / .sample_consistent
 
 
 def _register() -> None:
-    """Register fantastiqa_v0 with PettingZoo and fantastiqa_rl/Fantastiqa-v0 with Gymnasium."""
+    """Register fantastiqa_v1 with PettingZoo and fantastiqa_rl/Fantastiqa-v0 with Gymnasium."""
     try:
         from fantastiqa_rl.environment import register_envs
     except ImportError:  # the rules core works without PettingZoo

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from fantastiqa_rl.powers import held_in_play
 from fantastiqa_rl.state import FantastiqaState
 
 
@@ -15,6 +16,7 @@ def zones(s: FantastiqaState) -> dict:
         "offer_quests": s.offer_quests, "offer_artifacts": s.offer_artifacts, "adventure": s.adventure,
         "pay": s.pay, "revealed": s.revealed, "in_play": s.in_play,
         "release_from_discard": s.release_from_discard,
+        "powered (in play)": [i for i in s.powered if held_in_play(s.opts, s.g, i)],
         "abbey_deck": s.abbey_deck, "abbey_returned": s.abbey_returned, "abbey_aside": s.abbey_aside,
     }
     for p in range(s.n):

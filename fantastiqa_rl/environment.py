@@ -1,7 +1,7 @@
 """
 # Fantastiqa
 
-| Import | `from fantastiqa_rl import env` (or `pettingzoo.make("aec", "fantastiqa_v0")`, `tabletop_rl.envs.make("fantastiqa_v0")`) |
+| Import | `from fantastiqa_rl import env` (or `pettingzoo.make("aec", "fantastiqa_v1")`, `tabletop_rl.envs.make("fantastiqa_v1")`) |
 |---|---|
 | Actions | Discrete(405) with the STAND-IN cards (30 + 3K + Q for a card file with K card kinds, Q quest kinds) |
 | Parallel API | No (turn-based; a turn is several steps of the same agent) |
@@ -19,14 +19,20 @@ final score wins. Rules: `docs/rules/fantastiqa.md` (ids Q-x); the rules core is
 `fantastiqa_rl.FantastiqaState`. The shipped cards are a STAND-IN set (`card_set=PATH` loads
 real ones written in the same format).
 
+Versions: `fantastiqa_v1` (issue 25) added the engine rule Q-T2, under which every turn ends (a
+CANCEL budget per turn; a card played for its power stays in play until the end of the turn;
+option `turn_loops`). `fantastiqa_v0`, the game before it, is RETIRED: its play differs, so
+`tabletop_rl.envs.make("fantastiqa_v0")` raises an error naming `fantastiqa_v1`; the old rules
+are `turn_loops="allow"`.
+
 ### Arguments
 
 ``` python
 fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="simple",
                   fly_in_adventure=True, bought_to="discard", card_use="symbol_or_power",
                   draw_rule="up_to_5", abbey=False, teams=False, mark_return="forbid",
-                  turn_limit=100, max_turns=None, reward="win_loss", render_mode=None,
-                  render_seat=None)
+                  turn_loops="forbid", turn_limit=100, max_turns=None, reward="win_loss",
+                  render_mode=None, render_seat=None)
 ```
 
 - `num_players`: 2, 3 or 4.
@@ -41,19 +47,26 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
   "forbid", MARK (Q-F2) cannot move your quest token back to an open quest it left this turn.
   The spec puts no limit on MARK, so "allow" lets a turn loop forever; "forbid" removes only
   such loops (every end-of-turn position stays reachable, through WITHDRAW).
+- `turn_loops` (Q-T2, an ENGINE rule): "forbid" (default) | "allow". With "forbid" every turn
+  ends: a turn may take 3 CANCELs while another action is legal (then CANCEL is legal only
+  where it is the only action), and a card played for its power lies in play (`turn.powered`)
+  until the end of the turn, so a draw cannot reshuffle it back into hand. "allow" is the
+  unbounded reading (the rules of `fantastiqa_v0`): a turn can loop forever (VISIT_STATUE,
+  CANCEL, ...), which the step guard below stops.
 - `turn_limit` (Q-E5, an ENGINE rule of the rules core): after this many completed turns PER
   PLAYER the game ENDS (terminal, not truncated), scored exactly like the creature-deck end
   (final scores, Q-E3; tie-breaks, Q-E4); `infos[agent]["end_reason"] == "turn_limit"`. Default
   100: greedy games end by themselves in a median of 11-29 turns per player, p95 at most 47
   (the pacing table in `docs/rules/fantastiqa.md`), so it cuts only games that would not end
   (uniform-random play takes hundreds to thousands of turns; a game where nobody subdues or
-  completes a quest never ends by the rulebook). It counts turns: a policy can still stall inside
-  one turn (ADVENTURE, CANCEL, ADVENTURE, ...), which the step guard below stops (truncation).
+  completes a quest never ends by the rulebook). It counts turns; inside one turn Q-T2 bounds the
+  steps (with `turn_loops="allow"` or `mark_return="allow"` a policy can stall inside a turn,
+  which the step guard below stops: truncation).
   `None`: the rulebook's unbounded game.
 - `max_turns`: TRUNCATION (the old end, now an option; default None: off) after this many
   completed turns per player. Whichever of `turn_limit` / `max_turns` is set also arms a step
-  guard: truncation after `limit x num_players x 100` steps (with `mark_return="allow"` a
-  policy can repeat free actions without end inside one turn). Truncated agents get no
+  guard: truncation after `limit x num_players x 100` steps (with `turn_loops="allow"` or
+  `mark_return="allow"` a policy can repeat actions without end inside one turn). Truncated agents get no
   win/loss reward.
 - `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; 0
   on truncation) or `"score_diff"` (dense and potential-based: phi = own score - best
@@ -141,7 +154,7 @@ from fantastiqa_rl.render import render_rgb, render_text
 from fantastiqa_rl.state import DEFAULT_TURN_LIMIT, FantastiqaState
 
 REWARD_OPTIONS = ("win_loss", "score_diff")
-ENV_ID = "fantastiqa_v0"
+ENV_ID = "fantastiqa_v1"
 STEPS_PER_TURN = 100  # step guard: truncate after (max_turns or turn_limit) x num_players x this many steps
 
 
@@ -162,13 +175,14 @@ class raw_env(TurnBasedAECEnv):
     def __init__(self, num_players: int = 2, goal: str = "short", card_set: str | None = None,
                  adventure_path: str = "simple", fly_in_adventure: bool = True, bought_to: str = "discard",
                  card_use: str = "symbol_or_power", draw_rule: str = "up_to_5", abbey: bool = False,
-                 teams: bool = False, mark_return: str = "forbid",
+                 teams: bool = False, mark_return: str = "forbid", turn_loops: str = "forbid",
                  turn_limit: int | None = DEFAULT_TURN_LIMIT, max_turns: int | None = None, reward: str = "win_loss",
                  render_mode: str | None = None, render_seat: int | None = None, _protected: bool = False):
         super().__init__()
         self.rule_options = dict(adventure_path=adventure_path, fly_in_adventure=fly_in_adventure,
                                  bought_to=bought_to, card_use=card_use, draw_rule=draw_rule,
-                                 abbey=abbey, teams=teams, mark_return=mark_return, turn_limit=turn_limit)
+                                 abbey=abbey, teams=teams, mark_return=mark_return, turn_loops=turn_loops,
+                                 turn_limit=turn_limit)
         # Validates num_players, goal, card_set and every rule option (errors name the allowed values).
         probe = FantastiqaState.new(num_players, seed=0, goal=goal, card_set=card_set, **self.rule_options)
         if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
@@ -288,13 +302,13 @@ GYM_ID = "fantastiqa_rl/Fantastiqa-v0"
 
 
 def register_envs() -> None:
-    """Register fantastiqa_v0 with PettingZoo's registry and the single-agent self-play adapter
+    """Register fantastiqa_v1 with PettingZoo's registry and the single-agent self-play adapter
     with Gymnasium (idempotent; `fantastiqa_rl/__init__.py` and `fantastiqa_rl.spec` call it)."""
     import warnings
 
     import pettingzoo
 
-    # PettingZoo's registry normalises the id ("fantastiqa_v0" is stored as "fantastiqa-v0").
+    # PettingZoo's registry normalises the id ("fantastiqa_v1" is stored as "fantastiqa-v1").
     if not {ENV_ID, ENV_ID.replace("_v", "-v")} & set(pettingzoo.aec_registry):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

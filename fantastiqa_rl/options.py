@@ -18,6 +18,7 @@ OPTIONS = {
     "abbey": (False, True),
     "teams": (False, True),
     "mark_return": ("forbid", "allow"),
+    "turn_loops": ("forbid", "allow"),
 }
 DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
 # Q-E5 (ENGINE rule, not in the rulebook): the game ends, scored as a creature-deck end, after
@@ -27,6 +28,10 @@ DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
 # not end (random play, stalled games).
 DEFAULT_TURN_LIMIT = 100
 DEFAULTS["turn_limit"] = DEFAULT_TURN_LIMIT
+# Q-T2 (ENGINE rule, turn_loops="forbid"): CANCELs a turn may take while another action is legal.
+# Every CANCEL can be left out of a turn without changing where the turn ends (docs/rules/
+# fantastiqa.md, Q-T2), so the budget only bounds the turn; 3 leaves room to look and back out.
+CANCEL_BUDGET = 3
 
 
 def check_options(opts: dict) -> dict:

@@ -13,6 +13,20 @@ from fantastiqa_rl.board import (NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY, P_GEM, P
 R_PEACEFUL, R_DRAGON, R_BREW = 0, 1, 2
 
 
+def held_in_play(opts: dict, g, i: int) -> bool:
+    """Whether card i of `turn.powered` (played for its power this turn) lies in play, in no other
+    zone, until the end of the turn (Q-T2, option turn_loops="forbid"). Otherwise the list only
+    marks it: with card_use="both" a card with symbols stays in hand for them (Q-F1)."""
+    return kind_held_in_play(opts, g, g.I_HAND_KIND[i])
+
+
+def kind_held_in_play(opts: dict, g, k: int) -> bool:
+    """`held_in_play` for a card of kind k (a Peaceful Dragon is given away instead)."""
+    if opts["card_use"] == "both" and g.K_PROFILE[k] is not None:
+        return False
+    return opts["turn_loops"] == "forbid"
+
+
 class Powers:
     """Playing cards for their power and resolving artifact effects."""
 
@@ -23,8 +37,8 @@ class Powers:
             return False
         if pw == P_FLY:
             return bool(self._moves(p, self.phase == A.ADV_MOVE))
-        if pw == P_KEY:
-            return bool(self._statue_options(p))
+        if pw == P_KEY:     # the options once the card has left the hand (into play, Q-T2)
+            return bool(self._statue_options(p, leaving=int(kind_held_in_play(self.opts, self.g, k))))
         if pw == P_DRAGON:
             return bool(self.dragons) and bool(self._opponents_here(p))
         if pw == P_PEACEFUL:
@@ -68,8 +82,12 @@ class Powers:
         else:
             i = self._find(hand, k)
             hand.remove(i)
-            if g.K_POWER[k] != P_PEACEFUL:
-                self.discard[p].append(i)
+            if g.K_POWER[k] == P_PEACEFUL:
+                pass                                # given away below (TARGET_SEAT)
+            elif self.opts["turn_loops"] == "forbid":
+                self.powered.append(i)              # Q-T2: in play until the end of the turn
+            else:
+                self.discard[p].append(i)           # the unbounded reading: discarded at once
         pw = g.K_POWER[k]
         if pw == P_FLY:
             if self.phase == A.MAIN:

@@ -20,6 +20,7 @@ from fantastiqa_rl.abbey import AbbeyRules
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, NUM_POSITIONS, P_FLY
 from fantastiqa_rl.chance import RNG_SEAT0
+from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.powers import Powers
 from fantastiqa_rl.statues import Statues
@@ -145,7 +146,11 @@ class Rules:
 
     # ------------------------------------------------------------------ legal actions
     def _legal_list(self) -> list:
-        return LEGAL[self.phase](self, self.cur)
+        out = LEGAL[self.phase](self, self.cur)
+        if self.cancels >= CANCEL_BUDGET and len(out) > 1 and A.CANCEL in out \
+                and self.opts["turn_loops"] == "forbid":
+            out.remove(A.CANCEL)                    # Q-T2: the budget is spent; back-outs end
+        return out
 
     def _legal_none(self, p) -> list:
         return []
@@ -249,6 +254,8 @@ class Rules:
 
     # ------------------------------------------------------------------ transitions
     def _do(self, a: int):
+        if a == A.CANCEL and self.opts["turn_loops"] == "forbid":   # CANCEL's id means CANCEL
+            self.cancels += 1                       # in every decision; Q-T2's budget counts it
         APPLY[self.phase](self, self.cur, a)
 
     def _apply_free_menu(self, p, a):

@@ -14,11 +14,15 @@ fields are named after these keys (supply.gems is `state.supply_gems`, setup_off
     setup_offer{quests, artifacts}, turn{action_used, plus_statue, boosted, powered, visited,
     prev, adventure, pay (cards chosen to pay, or to release from hand), target, revealed,
     count, key, effects, in_play, release_from_discard, token_left (open quests the token left
-    this turn), reason, ret},
+    this turn), cancels (CANCELs taken this turn, Q-T2), reason, ret},
     rng[10] (bit_generator.state of each chance source, `fantastiqa_rl.chance`)
   and only with abbey=True: abbey_deck (top LAST), abbey_returned, and in `turn`: abbey_aside
   (Abbey cards set aside in the current exploration), abbey_reward [gems, carpets, reshuffles]
   set aside with them. (Without the Abbey these keys are absent and the dict is unchanged.)
+`turn.powered` lists the cards played for their power this turn; with turn_loops="forbid" (Q-T2) a
+card there lies in play, in no other zone, until the end of the turn (`fantastiqa_rl.powers.
+held_in_play`; with card_use="both" a card with symbols stays in hand and the list only marks it).
+Version 2 (issue 25): `turn.cancels`, the option turn_loops and cards in play in `turn.powered`.
 
 A dict read back is untrusted: `from_dict` validates it completely first
 (`fantastiqa_rl.validation`) and raises ValueError naming the key path of any problem.
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import NUM_POSITIONS
-from fantastiqa_rl.validation import check_decision, check_reachable, validate_state_dict
+from fantastiqa_rl.validation import VERSION, check_decision, check_reachable, validate_state_dict
 
 
 def state_to_dict(s) -> dict:
@@ -47,7 +51,7 @@ def state_to_dict(s) -> dict:
             "position": s.position[p],
         })
     d = {
-        "version": 1,
+        "version": VERSION,
         "card_set": s.card_set, "num_players": n, "options": dict(s.opts),
         "goal": s.goal_name, "phase": PHASES[s.phase], "current": s.cur,
         "turns": s.turns,
@@ -71,7 +75,7 @@ def state_to_dict(s) -> dict:
                  "count": s.count, "key": s.key,
                  "effects": [list(e) for e in s.effects], "in_play": list(s.in_play),
                  "release_from_discard": list(s.release_from_discard),
-                 "token_left": list(s.token_left),
+                 "token_left": list(s.token_left), "cancels": s.cancels,
                  "reason": s.reason, "ret": PHASES[s.ret]},
         "rng": [r.bit_generator.state for r in s._rngs],
     }
@@ -128,6 +132,7 @@ def state_from_dict(cls, d: dict):
         s.in_play, s.reason, s.ret = list(t["in_play"]), t["reason"], PHASES.index(t["ret"])
         s.release_from_discard = list(t["release_from_discard"])
         s.token_left = list(t["token_left"])
+        s.cancels = t["cancels"]
         if s.opts["abbey"]:
             s.abbey_deck, s.abbey_returned = list(d["abbey_deck"]), list(d["abbey_returned"])
             s.abbey_aside, s.abbey_reward = list(t["abbey_aside"]), list(t["abbey_reward"])

@@ -4,7 +4,7 @@ Importing this module also
 - attaches `information_state(seat)` and `sample_consistent(seat, rng)` to `FantastiqaState`
   (from `fantastiqa_rl.information`; the generic MCTS determinizes with the latter) unless the
   core already defines them;
-- registers `fantastiqa_v0` with PettingZoo and `fantastiqa_rl/Fantastiqa-v0` with Gymnasium.
+- registers `fantastiqa_v1` with PettingZoo and `fantastiqa_rl/Fantastiqa-v0` with Gymnasium.
 
 The bots (greedy, MCTS with Fantastiqa knowledge) live in `tabletop_rl.agents`: a game package
 never imports them.
@@ -22,7 +22,7 @@ attach()
 register_envs()
 
 RULE_OPTIONS = ("goal", "card_set", "adventure_path", "fly_in_adventure", "bought_to", "card_use", "draw_rule",
-                "abbey", "teams", "mark_return", "turn_limit")
+                "abbey", "teams", "mark_return", "turn_loops", "turn_limit")
 
 GAME_SPEC = GameSpec(
     name="fantastiqa",
@@ -39,6 +39,7 @@ GAME_SPEC = GameSpec(
     render_text=render_text,
     render_rgb=render_rgb,
     view_text=view_text,  # what a human at a seat sees (tabletop_rl.agents.human)
-    max_steps=50_000,  # the step guard of SelfPlayEnv and training's evaluation (a turn can loop on free actions)
+    max_steps=50_000,  # the step guard of SelfPlayEnv and training's evaluation (with turn_loops="allow" or
+    # mark_return="allow" a turn can loop; under Q-T2 every turn ends)
 )
 register_game(GAME_SPEC)

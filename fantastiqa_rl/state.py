@@ -49,6 +49,13 @@ ValueError naming the allowed values):
                      into. Nothing is lost: returning to a quest left this turn leaves it
                      empty, which WITHDRAW of its cards (and discarding at end of turn)
                      reaches without moving, so every end-of-turn position stays reachable.
+    turn_loops       "forbid" (default, ENGINE rule) | "allow" (the unbounded reading)     Q-T2
+                     "forbid": every turn ends. A turn may CANCEL 3 times (CANCEL_BUDGET)
+                     where another action is legal, then only where nothing else is; a card
+                     played for its power lies in play (turn.powered) until the end of the
+                     turn, so a draw cannot reshuffle it back. The spec, Q-T2, gives the
+                     reason, the positions no longer reachable and the bound on a turn's
+                     steps (`fantastiqa_rl.turn_search`).
 
 Chance sources: one numpy Generator per source, spawned from the seed (`fantastiqa_rl.chance`).
 
@@ -66,7 +73,8 @@ ASSUMED rules and engine readings (besides the options above):
   opens the FREE_MENU decision listing the free actions (see fantastiqa_rl.actions).
 - Turn actions: ADVENTURE (A), VISIT_STATUE then STATUE_OPTION (B), QUEST q (C); the rules'
   PASS then END is one END_TURN (free actions are the same before and after the action).
-- Q-F1: a card played for its power goes to the discard pile at once (before its effect).
+- Q-F1: a card played for its power goes to the discard pile at the end of the turn (Q-T2; with
+  turn_loops="allow" at once, before its effect).
   A Looking Glass doubles one copy in hand; payments use a doubled copy first, every other move
   of that kind (commit, discard, play, release, give) an undoubled copy first.
 - ADVENTURE is offered only if some adjacent creature can be paid with the hand, and a creature

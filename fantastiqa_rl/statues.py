@@ -16,14 +16,15 @@ TELEPORT_COST = 2                # Q-V3: gems
 class Statues:
     """Statue options and the decisions they open."""
 
-    def _statue_options(self, p):
-        """Statue options (Q-V1..Q-V3) available at p's region."""
+    def _statue_options(self, p, leaving: int = 0):
+        """Statue options (Q-V1..Q-V3) available at p's region; `leaving` hand cards about to leave
+        the hand without reaching the discard (a KEY played into play, Q-T2) do not count."""
         out = []
         st = self.statue_at[self.position[p]]
         deck = (self.artifact_deck, self.beast_deck, self.quest_deck)[st]
         if deck and not (st == CHEST and len(self.quests[p]) >= PERSONAL_QUEST_CAP):
             out.append(A.STATUE_DRAW)
-        if self.gems[p] >= 1 and (self.hand[p] or self.discard[p]):
+        if self.gems[p] >= 1 and (len(self.hand[p]) > leaving or self.discard[p]):
             out.append(A.STATUE_RELEASE)
         if self.gems[p] >= TELEPORT_COST:
             out.append(A.STATUE_TELEPORT)

@@ -15,6 +15,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import ABBEY_CAP
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import NUM_POSITIONS, NUM_SPACES, REGIONS, STATUES, SYMBOLS
+from fantastiqa_rl.options import CANCEL_BUDGET
 
 
 def action_to_string(s, a) -> str:
@@ -94,8 +95,11 @@ def why_illegal(s, a: int) -> str:
     if name == "MARK" and s.phase == A.FREE_MENU and s.open_quests[a - A.MARK] in s.token_left:
         return ("mark_return='forbid': the quest token left this open quest earlier this turn "
                 "and may not return to it (use WITHDRAW to empty it instead)")
-    if s.phase == A.ABBEY_MATCH and a == A.CANCEL:
+    if s.phase == A.ABBEY_MATCH and a == A.CANCEL and s.abbey_aside:
         return "cannot cancel after the first match (the exploration has begun)"
+    if a == A.CANCEL and s.opts["turn_loops"] == "forbid" and s.cancels >= CANCEL_BUDGET:
+        return (f"Q-T2: this turn's CANCEL budget ({CANCEL_BUDGET}) is spent; CANCEL is legal only where "
+                "no other action is (turn_loops='allow' is the unbounded reading)")
     return (f"not legal in decision {PHASES[s.phase]} of seat {s.cur}; legal: "
             + ", ".join(action_to_string(s, int(x)) for x in s.legal_actions()[:12])
             + (" ..." if len(s.legal_actions()) > 12 else ""))

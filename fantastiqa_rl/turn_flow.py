@@ -8,6 +8,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import BAZAAR, CHEST, NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES, TOWER
 from fantastiqa_rl.chance import (RNG_ABBEY, RNG_BAZAAR, RNG_CREATURE, RNG_QUEST, RNG_SEAT0, RNG_SETUP,
                                   RNG_TOWER)
+from fantastiqa_rl.powers import held_in_play
 
 HAND_SIZE = 5                    # Q-S6, Q-T1: cards in hand after the draw
 START_TOKENS = 3                 # Q-S3: gems, flying carpets and reshuffle tokens of each seat
@@ -76,6 +77,7 @@ class TurnFlow:
         self.boosted, self.powered, self.adventure, self.pay = [], [], [], []
         self.revealed, self.effects, self.in_play, self.release_from_discard = [], [], [], []
         self.token_left = []      # open quests the mover's token left this turn (mark_return="forbid")
+        self.cancels = 0          # CANCELs taken this turn (Q-T2's budget, turn_loops="forbid")
 
     def _draw(self, p, n, dest):
         """Draw n from p's deck into dest; reshuffle the discard when empty (Q-X1)."""
@@ -154,9 +156,11 @@ class TurnFlow:
                     self.supply_gems += mx // 2
 
     def _end_turn(self, p):
-        if self.powered:                            # card_use="both": used cards go now (Q-T1)
+        if self.powered:                            # the cards used for their power go now (Q-T1)
             for i in self.powered:
-                if i in self.hand[p]:
+                if held_in_play(self.opts, self.g, i):
+                    self.discard[p].append(i)
+                elif i in self.hand[p]:             # card_use="both": it stayed in hand
                     self.hand[p].remove(i)
                     self.discard[p].append(i)
             self.powered = []

@@ -7,7 +7,8 @@ rejected, every value has its type and range, and what play conserves is checked
 - cards: every card instance id of the game is in exactly one place (decks, board, supply,
   box, offers, each player's deck/hand/discard/committed/quests/completed/Abbey cards, and the
   cards the turn in progress holds: pay, adventure, revealed, in_play, release_from_discard,
-  abbey_aside), and only in places its type can be (a quest is never in a hand, ...);
+  abbey_aside, and the cards of powered that lie in play, Q-T2, `check_turn_bounds`), and only in
+  places its type can be (a quest is never in a hand, ...);
 - tokens: gems (supply + players + board + set-aside Abbey reward), carpets, reshuffles and
   bonus tokens add up to the card set's supply, every count is >= 0;
 - what play reaches (`check_reachable`, on the built state): scores follow from the completed
@@ -34,10 +35,10 @@ from fantastiqa_rl.board import BAZAAR, CHEST, NEIGHBOURS, NUM_POSITIONS, TOWER
 from fantastiqa_rl.cards import EFFECT_OPS
 from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 from fantastiqa_rl.options import DEFAULTS
-from fantastiqa_rl.powers import R_DRAGON
+from fantastiqa_rl.powers import R_DRAGON, held_in_play
 from tabletop_rl.shown import shown
 
-VERSION = 1
+VERSION = 2                      # 2: Q-T2's turn.cancels and cards in play (issue 25)
 BASE_KEYS = ("version", "card_set", "num_players", "options", "goal", "phase", "current", "turns", "winners",
              "end_reason", "region_at", "statue_at", "board", "board_gems", "creature_deck", "artifact_deck",
              "beast_deck", "quest_deck", "open_quests", "open_bonus", "supply", "box", "players", "setup_offer",
@@ -48,7 +49,8 @@ PLAYER_KEYS = ("deck", "hand", "discard", "committed", "quests", "completed", "a
                "gems", "tokens", "position")
 TOKEN_KEYS = ("carpets", "reshuffles", "quest_token")
 TURN_KEYS = ("action_used", "plus_statue", "boosted", "powered", "visited", "prev", "adventure", "pay", "target",
-             "revealed", "count", "key", "effects", "in_play", "release_from_discard", "token_left", "reason", "ret")
+             "revealed", "count", "key", "effects", "in_play", "release_from_discard", "token_left", "cancels", "reason",
+             "ret")
 TURN_ABBEY_KEYS = ("abbey_aside", "abbey_reward")
 MAX_COUNT = 10 ** 6  # any counter above this is corrupt (no supply comes close)
 
@@ -278,6 +280,7 @@ def validate_state_dict(d, new_state) -> object:
             if int(q) not in set(P["quests"]) | {token}:
                 raise c.fail(f"{pp}.committed.{q}", "cards are committed only to the player's own quests or the "
                                                     "open quest under its token")
+    check_turn_bounds(c, t, s, seen)
     missing = [i for i in range(M) if i not in seen]
     if missing:
         raise c.fail("box", f"card {missing[0]} ({g.card_name(missing[0])}) is nowhere: every card must be "
@@ -308,6 +311,19 @@ def check_pcg64_state(c: _Check, st: dict, path: str) -> None:
         c.int(st["state"][k], f"{path}.state.{k}", 0, (1 << 128) - 1)
     c.int(st["has_uint32"], f"{path}.has_uint32", 0, 1)
     c.int(st["uinteger"], f"{path}.uinteger", 0, (1 << 32) - 1)
+
+
+def check_turn_bounds(c: _Check, t: dict, s, seen: dict) -> None:
+    """Q-T2's fields of the turn in progress: `cancels` is a count, and a card of `powered` that
+    lies in play (`held_in_play`) is in no other place (it is recorded in `seen` as there)."""
+    if c.int(t["cancels"], "turn.cancels", 0, 10 ** 4) and s.opts["turn_loops"] == "allow":
+        raise c.fail("turn.cancels", "must be 0 with turn_loops='allow' (no budget is counted)")
+    for i, x in enumerate(t["powered"]):
+        if held_in_play(s.opts, s.g, x):
+            if x in seen:
+                raise c.fail(f"turn.powered[{i}]", f"card {x} ({s.g.card_name(x)}) lies in play (Q-T2) "
+                                                   f"and is also at {seen[x]}")
+            seen[x] = f"turn.powered[{i}]"
 
 
 def check_decision(s) -> None:

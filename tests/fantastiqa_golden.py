@@ -15,6 +15,11 @@ canonical JSON of `state.to_dict()` after each action; the rng states are part o
 some uniformly random moves (epsilon, seeded), so they reach CANCELs, odd payments and every
 decision kind; the seed of a game that must end a certain way (creature deck, turn limit) is the
 first one from `seed` that does.
+
+Regenerated in issue 25 (fantastiqa_v1): the engine rule Q-T2 (a CANCEL budget per turn, cards
+played for their power in play until the end of the turn) changes play. The games recorded before
+it (fantastiqa_v0) stay in tests/data/fantastiqa_golden_v0.jsonl (actions and results, no digests):
+the unbounded reading, option turn_loops="allow", must replay them to the same results.
 """
 from __future__ import annotations
 
@@ -50,6 +55,8 @@ GAMES = (
     ("draw_rule draw_5", 3, 14, "short", {"draw_rule": "draw_5"}, 0.1, None, ["draw_rule=draw_5"]),
     ("mark_return allow", 2, 15, "short", {"mark_return": "allow", "turn_limit": 15}, 0.3, None,
      ["mark_return=allow"]),
+    ("turn_loops allow", 2, 16, "short", {"turn_loops": "allow", "turn_limit": 15}, 0.3, None,
+     ["turn_loops=allow"]),
 )
 
 

@@ -206,7 +206,9 @@ def test_Q_B3_no_match_no_exploring_and_cancel_before_the_first_match():
     assert s.phase == A.MAIN and not s.action_used
     d1 = s.to_dict()
     d0["phase"] = d1["phase"]
-    assert d0 == d1, "CANCEL before the first match changes nothing"
+    assert d1["turn"]["cancels"] == d0["turn"]["cancels"] + 1       # Q-T2's budget counts it
+    d0["turn"]["cancels"] = d1["turn"]["cancels"]
+    assert d0 == d1, "CANCEL before the first match changes nothing else"
     s.apply(s.layout.explore)
     s.apply(HAND(s, "Candle"))
     assert A.CANCEL not in legal(s)

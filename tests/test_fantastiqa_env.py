@@ -1,4 +1,4 @@
-"""The fantastiqa_v0 AEC env: PettingZoo's own tests on every option value, protections, rewards,
+"""The fantastiqa_v1 AEC env: PettingZoo's own tests on every option value, protections, rewards,
 truncation, infos, the registries, and agreement with the rules core step by step."""
 
 import gymnasium
@@ -8,7 +8,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from tabletop_rl import envs
-import fantastiqa_rl.spec  # noqa: F401  (registers fantastiqa_v0 and the Gymnasium adapter)
+import fantastiqa_rl.spec  # noqa: F401  (registers fantastiqa_v1 and the Gymnasium adapter)
 from tabletop_rl.agents import make_agent
 from fantastiqa_rl.environment import env, potential, raw_env
 from fantastiqa_rl.observation import observe
@@ -29,6 +29,8 @@ OPTION_SETS = [
     # issue 15: the strict fly reading, the turn limit off and short
     dict(num_players=2, fly_in_adventure=False, turn_limit=None, max_turns=50),
     dict(num_players=3, turn_limit=5),
+    # issue 25: Q-T2's unbounded reading
+    dict(num_players=3, turn_loops="allow", max_turns=20),
 ]
 
 
@@ -48,14 +50,16 @@ def test_raw_env_passes_the_api_test(n):
 
 
 def test_registries(fantastiqa_spec):
-    assert pettingzoo.spec("aec", "fantastiqa_v0").entry_point == "fantastiqa_rl.environment:env"
-    e = pettingzoo.make("aec", "fantastiqa_v0", num_players=3)
+    assert pettingzoo.spec("aec", "fantastiqa_v1").entry_point == "fantastiqa_rl.environment:env"
+    e = pettingzoo.make("aec", "fantastiqa_v1", num_players=3)
     e.reset(seed=1)
     assert e.possible_agents == ["player_0", "player_1", "player_2"]
     assert e.agent_selection == "player_2"  # Q-S4: setup runs in reverse seat order
-    assert fantastiqa_spec.env_id == "fantastiqa_v0" and envs.get_game("fantastiqa_v0") is fantastiqa_spec
-    assert envs.make("fantastiqa_v0", num_players=4).num_players == 4
-    assert set(fantastiqa_spec.rule_options) >= {"goal", "card_set", "adventure_path", "draw_rule"}
+    assert fantastiqa_spec.env_id == "fantastiqa_v1" and envs.get_game("fantastiqa_v1") is fantastiqa_spec
+    assert envs.make("fantastiqa_v1", num_players=4).num_players == 4
+    assert set(fantastiqa_spec.rule_options) >= {"goal", "card_set", "adventure_path", "draw_rule", "turn_loops"}
+    with pytest.raises(ValueError, match="'fantastiqa_v0' is retired.*'fantastiqa_v1'"):
+        envs.make("fantastiqa_v0")                  # retired in issue 25 (Q-T2 changed play)
     g = gymnasium.make("fantastiqa_rl/Fantastiqa-v0", num_players=2, opponent="random")
     obs, info = g.reset(seed=0)
     assert obs.shape == g.observation_space.shape and info["action_mask"].any()
@@ -68,6 +72,7 @@ def test_registries(fantastiqa_spec):
     (dict(render_mode="video"), "render_mode"), (dict(max_turns=0), "max_turns"),
     (dict(render_seat=2), "render_seat"), (dict(card_set="/nonexistent.toml"), "nonexistent"),
     (dict(mark_return="never"), r"mark_return.*\['forbid', 'allow'\]"),
+    (dict(turn_loops="never"), r"turn_loops.*\['forbid', 'allow'\]"),
 ])
 def test_bad_options_name_the_problem(kw, match):
     with pytest.raises(ValueError, match=match):

@@ -20,13 +20,15 @@ SMALL = dict(iterations=6, horizon=1)  # the tests' budget: the defaults' code p
 
 def _greedy_position(seed: int, plies: int, n: int = 2, **options) -> FantastiqaState:
     """A position reached by greedy play (realistic hands and quests), stopped at a decision of
-    the bot's default search phases."""
+    the bot's default search phases (None when the game ends first)."""
     s = FantastiqaState.new(n, seed=seed, **options)
     bots = [make_agent("fantastiqa", "greedy", seed=i) for i in range(n)]
     searched = FantastiqaMCTSAgent(seed=0).search_phases
     for i in range(10_000):
         if i >= plies and s.phase in searched and s.legal_actions().size > 1:
             return s
+        if s.is_terminal():
+            return None
         p = s.current_player
         s.apply(bots[p].act(None, None, state=s, seat=p))
     raise AssertionError("no searched decision found")
@@ -108,8 +110,10 @@ def test_own_hand_change_changes_the_decision_control():
     """Control for the test above (so it can fail): the same swap on the seat's OWN hand, which
     it does see, changes its move somewhere."""
     changed = 0
-    for seed in range(4):
+    for seed in range(8):       # 8 positions since Q-T2 (issue 25) changed play: the 4 before showed no change
         s = _greedy_position(seed + 10, 60 + 45 * seed)
+        if s is None:
+            continue
         seat = s.current_player
         t = swap_hidden(s, seat, np.random.default_rng(seed))
         if t.legal_set() == s.legal_set():

@@ -121,7 +121,7 @@ def test_make_recorded_fantastiqa(tmp_path):
     from tabletop_rl.envs.recording import make_recorded
 
     path = tmp_path / "q.jsonl"
-    env = make_recorded("fantastiqa_v0", path, num_players=2, max_turns=2, bought_to="hand")
+    env = make_recorded("fantastiqa_v1", path, num_players=2, max_turns=2, bought_to="hand")
     env.reset(seed=5)
     rng = np.random.default_rng(0)
     for _ in env.agent_iter():

@@ -30,8 +30,10 @@ def test_argmax_at_a_new_observation_least_tried_at_a_repeated_one():
 
 
 def test_a_policy_that_loves_cancel_still_plays_fantastiqa_turns(fantastiqa_spec):
-    """ADVENTURE then CANCEL returns to the same observation: a plain argmax cycles there for ever
-    (the turn never ends); the agent moves on, so turns keep passing."""
+    """ADVENTURE then CANCEL returns to the same observation: under the unbounded reading
+    (turn_loops="allow") a plain argmax cycles there for ever (the turn never ends); the agent
+    moves on, so turns keep passing. Under Q-T2 (the default since issue 25) the rules end the
+    cycle themselves: the CANCEL budget is spent after 3 laps."""
     from fantastiqa_rl import actions as A
 
     probe = fantastiqa_spec.new_state(num_players=2, seed=0)
@@ -42,17 +44,18 @@ def test_a_policy_that_loves_cancel_still_plays_fantastiqa_turns(fantastiqa_spec
         def act(self, observation, action_mask, **kw):
             return int(np.argmax(np.where(action_mask > 0, self.policy.logits(observation), -np.inf)))
 
-    def turns_after(agent, steps=3000, seed=0):
+    def turns_after(agent, steps=3000, seed=0, **rules):
         result = play_game(fantastiqa_spec, [agent, make_agent("fantastiqa", "random")], seed=seed,
-                           agent_seeds=[seed, seed + 1], max_steps=steps)
-        state = fantastiqa_spec.new_state(num_players=2, seed=seed)
+                           agent_seeds=[seed, seed + 1], max_steps=steps, rule_options=rules)
+        state = fantastiqa_spec.new_state(num_players=2, seed=seed, **rules)
         for a in result.actions:
             state.apply(a)
         return state.turns
 
-    assert turns_after(PlainArgmax(weights=weights)) <= 2, "the cycle this guards against"
+    assert turns_after(PlainArgmax(weights=weights), turn_loops="allow") <= 2, "the cycle this guards against"
+    assert turns_after(PlainArgmax(weights=weights)) >= 20, "Q-T2 ends it"
     for seed in range(3):
-        assert turns_after(PPOAgent(weights=weights), seed=seed) >= 20
+        assert turns_after(PPOAgent(weights=weights), seed=seed, turn_loops="allow") >= 20
 
 
 def test_policy_shape_mismatch_names_the_sizes():

@@ -39,7 +39,7 @@ def references(fae_spec):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0]))  # illegal
     illegal = got[0]
-    q = make_recorded("fantastiqa_v0", sink=got.append, num_players=2, max_turns=2)
+    q = make_recorded("fantastiqa_v1", sink=got.append, num_players=2, max_turns=2)
     _random_episode(q, 11)
     fantastiqa_truncated = got[1]
     assert (terminal["ended"], illegal["ended"], fantastiqa_truncated["ended"]) == (

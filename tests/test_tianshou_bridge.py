@@ -1,4 +1,4 @@
-"""Tianshou's PettingZooEnv and multi-agent manager over fae_v0 and fantastiqa_v0
+"""Tianshou's PettingZooEnv and multi-agent manager over fae_v0 and fantastiqa_v1
 (examples/tianshou_selfplay.py)."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""TorchRL's PettingZooWrapper over fae_v0 and fantastiqa_v0 (examples/torchrl_masked_policy.py)."""
+"""TorchRL's PettingZooWrapper over fae_v0 and fantastiqa_v1 (examples/torchrl_masked_policy.py)."""
 import pytest
 
 torch = pytest.importorskip("torch")
