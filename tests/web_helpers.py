@@ -39,9 +39,12 @@ def evil_sb3_zip(path, marker) -> None:
 
 def looping_record(loops: int, seed: int = 0) -> dict:
     """A valid Fantastiqa record (ended "truncated") whose turn goes VISIT_STATUE, CANCEL `loops`
-    times: 2 * loops + a few actions, each state legal, all but the last equal to an earlier one."""
+    times: 2 * loops + a few actions, each state legal, all but the last equal to an earlier one.
+    Played under turn_loops="allow" (Q-T2's unbounded reading, offered for human play): the default
+    rules end the loop after 3 CANCELs, but the record bounds must hold for any rules."""
     spec = get_game("fantastiqa")
-    state = spec.new_state(num_players=2, seed=seed)
+    options = {"turn_loops": "allow"}
+    state = spec.new_state(num_players=2, seed=seed, **options)
     rng = np.random.default_rng(seed)
     actions: list[int] = []
     for _ in range(5000):
@@ -56,7 +59,7 @@ def looping_record(loops: int, seed: int = 0) -> dict:
                     state.apply(visit[0])
                     state.apply(cancel[0])
                 actions += [visit[0], cancel[0]] * loops
-                return make_record(spec, num_players=2, seed=seed, rule_options={}, actions=actions,
+                return make_record(spec, num_players=2, seed=seed, rule_options=options, actions=actions,
                                    final_state=state)
         a = legal[rng.integers(len(legal))]
         state.apply(a)

@@ -72,7 +72,8 @@ OPTIONS = {
     "fantastiqa": {"goal": ["short", "long"], "adventure_path": ["simple", "loops"],
                    "fly_in_adventure": [False, True], "bought_to": ["discard", "hand"],
                    "card_use": ["symbol_or_power", "both"], "draw_rule": ["up_to_5", "draw_5"],
-                   "abbey": [False, True], "teams": [False, True], "mark_return": ["forbid", "allow"]},
+                   "abbey": [False, True], "teams": [False, True], "mark_return": ["forbid", "allow"],
+                   "turn_loops": ["forbid", "allow"]},
 }
 MAX_JSON_BYTES = 1 << 20  # a move or a new game is a few hundred bytes
 MAX_RECORDS_BYTES = 8 << 20
