@@ -52,20 +52,10 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop_rl.agents.match import drive_bots
-from tabletop_rl.envs.registry import GameSpec, get_game
+from tabletop_rl.envs.registry import get_game
+from tabletop_rl.envs.scalar_batch import observation_space
 
 REWARDS = ("win_loss", "score_diff")
-
-
-# ---------------------------------------------------------------------------- per-game hooks
-def _observation_space(spec: GameSpec, num_players: int, rule_opts: dict, obs_opts: dict) -> spaces.Box:
-    """Box of the game's observation vector, with the bounds its AEC env declares."""
-    aec = spec.raw_env(num_players=num_players, **rule_opts, **obs_opts)
-    space = aec.observation_space(aec.possible_agents[0])
-    if isinstance(space, spaces.Dict):
-        space = space["observation"]
-    return spaces.Box(np.asarray(space.low, dtype=np.float32), np.asarray(space.high, dtype=np.float32),
-                      dtype=np.float32)
 
 
 # ---------------------------------------------------------------------------- opponents
@@ -204,7 +194,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._potential = spec.potential
         if reward == "score_diff" and self._potential is None:
             raise ValueError(f"{spec.name} has no score_diff potential (GameSpec.potential)")
-        self.observation_space = _observation_space(spec, self.num_players, self.rule_options, self.observation_options)
+        self.observation_space = observation_space(spec, self.num_players, self.rule_options, self.observation_options)
         self._template = spec.new_state(num_players=self.num_players, seed=0, **self.rule_options)  # its type loads states
         n_actions = int(spec.action_mask(self._template, 0).size)
         self.action_space = spaces.Discrete(n_actions)

@@ -1,0 +1,189 @@
+"""`ScalarBatch`: N scalar games of any registered game presented as one `BatchedGame`.
+
+    from tabletop_rl.envs.scalar_batch import ScalarBatch
+    b = ScalarBatch("fantastiqa", num_envs=64, num_players=2)   # rule and observation options as keywords
+    b.reset(seeds)              # game i == spec.new_state(num_players, seed=seeds[i], **rule options)
+    b.legal_mask(); b.observe(seats); b.step(actions, games=None); b.returns(); b.state(i)
+
+It is the generic learner path: any game of the registry (a new one included) trains through
+`tabletop_rl.envs.learner` on it, exactly as it plays in the scalar env (masks, observations and
+returns are the game spec's `action_mask` and `observe`), only without a batched engine's speed:
+every call loops over the N games in Python. A game with a batched engine (`fae_rl.vector.FaeVector`)
+presents the same protocol natively.
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from tabletop_rl.envs.registry import GameSpec, get_game
+
+
+def observation_space(spec: GameSpec, num_players: int, rule_opts: dict, obs_opts: dict) -> spaces.Box:
+    """Box of the game's observation vector, with the bounds its AEC env declares."""
+    aec = spec.raw_env(num_players=num_players, **rule_opts, **obs_opts)
+    space = aec.observation_space(aec.possible_agents[0])
+    if isinstance(space, spaces.Dict):
+        space = space["observation"]
+    return spaces.Box(np.asarray(space.low, dtype=np.float32), np.asarray(space.high, dtype=np.float32),
+                      dtype=np.float32)
+
+
+def int_vector(values, n: int, name: str) -> np.ndarray:
+    """`values` as int64 (n,); anything else (floats, bools, another shape) raises ValueError naming `name`."""
+    arr = np.asarray(values)
+    if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must be {n} integers; got {arr.dtype} {arr.shape}")
+    return arr.astype(np.int64, copy=False)
+
+
+class ScalarBatch:
+    """N games of `game` (a GameSpec or a registered name), each a scalar `GameState`."""
+
+    def __init__(self, game, num_envs: int, num_players: int = 2, **options):
+        self.spec = spec = game if isinstance(game, GameSpec) else get_game(game)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int; got {num_envs!r}")
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
+                or not spec.min_players <= num_players <= spec.max_players:
+            raise ValueError(f"num_players must be in {spec.min_players}..{spec.max_players}; got {num_players!r}")
+        self.rule_options, self.observation_options = spec.check_options(options)
+        self._num_envs, self._num_players = int(num_envs), int(num_players)
+        template = spec.new_state(num_players=self._num_players, seed=0, **self.rule_options)
+        self._state_type = type(template)
+        self._num_actions = int(spec.action_mask(template, 0).size)
+        self._obs_size = int(np.asarray(spec.observe(template, 0, **self.observation_options)).size)
+        self.games: list = []
+        self.POTENTIALS = ("score_diff",) if spec.potential is not None else ()
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def num_envs(self) -> int:
+        return self._num_envs
+
+    @property
+    def num_players(self) -> int:
+        return self._num_players
+
+    @property
+    def num_actions(self) -> int:
+        return self._num_actions
+
+    @property
+    def obs_size(self) -> int:
+        return self._obs_size
+
+    def observation_space(self) -> spaces.Box:
+        return observation_space(self.spec, self._num_players, self.rule_options, self.observation_options)
+
+    # ------------------------------------------------------------------ dealing
+    def _deal(self, seed: int):
+        return self.spec.new_state(num_players=self._num_players, seed=int(seed), **self.rule_options)
+
+    def reset(self, seeds) -> None:
+        seeds = int_vector(seeds, self._num_envs, "seeds")
+        self.games = [self._deal(s) for s in seeds]
+
+    def reset_done(self, seeds) -> np.ndarray:
+        self._check_dealt()
+        seeds = int_vector(seeds, self._num_envs, "seeds")
+        done = np.flatnonzero(self.terminated)
+        for i in done:
+            self.games[i] = self._deal(seeds[i])
+        return done
+
+    def _check_dealt(self) -> None:
+        if not self.games:
+            raise ValueError("ScalarBatch: call reset(seeds) before using the games")
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def current_player(self) -> np.ndarray:
+        self._check_dealt()
+        return np.fromiter((-1 if s.is_terminal() else s.current_player for s in self.games), np.int64, self._num_envs)
+
+    @property
+    def terminated(self) -> np.ndarray:
+        self._check_dealt()
+        return np.fromiter((s.is_terminal() for s in self.games), np.bool_, self._num_envs)
+
+    def _out(self, out, width: int, dtype) -> np.ndarray:
+        shape = (self._num_envs, width)
+        if out is None:
+            return np.zeros(shape, dtype=dtype)
+        if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype:
+            raise ValueError(f"out must be a {np.dtype(dtype).name} array of shape {shape}")
+        return out
+
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        out = self._out(out, self._num_actions, np.bool_)
+        for i, s in enumerate(self.games):
+            out[i] = False if s.is_terminal() else self.spec.action_mask(s, s.current_player)
+        return out
+
+    def observe(self, seats=None, *, out: np.ndarray | None = None) -> np.ndarray:
+        seats = self.current_player if seats is None else int_vector(seats, self._num_envs, "seats")
+        if ((seats < -1) | (seats >= self._num_players)).any():
+            raise ValueError(f"seats must be in -1..{self._num_players - 1}; got {seats.tolist()}")
+        self._check_dealt()
+        out = self._out(out, self._obs_size, np.float32)
+        for i, (s, seat) in enumerate(zip(self.games, seats)):
+            out[i] = 0.0 if seat < 0 else self.spec.observe(s, int(seat), **self.observation_options)
+        return out
+
+    def returns(self) -> np.ndarray:
+        self._check_dealt()
+        return np.stack([np.asarray(s.returns(), dtype=np.float64) for s in self.games])
+
+    def state(self, i: int):
+        self._check_dealt()
+        return self.games[self._index(i)].clone()
+
+    def view(self, i: int):
+        """Game i itself, not a copy: for a bot to read (never to change) without the cost of a clone."""
+        self._check_dealt()
+        return self.games[self._index(i)]
+
+    def set_state(self, i: int, state) -> None:
+        i = self._index(i)
+        if type(state) is not self._state_type or state.num_players != self._num_players:
+            raise ValueError(f"state must be a {self._state_type.__name__} of {self._num_players} players; "
+                             f"got {type(state).__name__}")
+        if not self.games:
+            self.reset(np.zeros(self._num_envs, dtype=np.int64))
+        self.games[i] = state.clone()
+
+    def _index(self, i) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self._num_envs:
+            raise ValueError(f"game index must be an int in 0..{self._num_envs - 1}; got {i!r}")
+        return int(i)
+
+    # ------------------------------------------------------------------ transitions
+    def step(self, actions, games=None) -> None:
+        self._check_dealt()
+        actions = int_vector(actions, self._num_envs, "actions")
+        if games is None:
+            games = np.ones(self._num_envs, dtype=np.bool_)
+        games = np.asarray(games)
+        if games.shape != (self._num_envs,) or games.dtype != np.bool_:
+            raise ValueError(f"games must be a bool array of shape ({self._num_envs},)")
+        todo = [i for i in np.flatnonzero(games) if not self.games[i].is_terminal()]
+        for i in todo:  # every action is checked before any is applied
+            s, a = self.games[i], int(actions[i])
+            if not (0 <= a < self._num_actions and self.spec.action_mask(s, s.current_player)[a]):
+                raise ValueError(f"game {i}: action {a} is illegal for seat {s.current_player}")
+        for i in todo:
+            self.games[i].apply(int(actions[i]))
+
+    def potential(self, seats, kind: str = "score_diff") -> np.ndarray:
+        """float64 (N,): the game spec's score_diff `potential(state, seat)` of seats[i] in game i."""
+        if kind != "score_diff" or self.spec.potential is None:
+            raise ValueError(f"{self.spec.name} has no score_diff potential (GameSpec.potential)")
+        return np.fromiter((self.spec.potential(s, int(p)) for s, p in zip(self.games, seats)), np.float64,
+                           self._num_envs)
+
+    def __repr__(self) -> str:
+        return f"ScalarBatch({self.spec.name!r}, num_envs={self._num_envs}, num_players={self._num_players})"
+
+
+__all__ = ["ScalarBatch", "int_vector", "observation_space"]
