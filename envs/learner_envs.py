@@ -13,7 +13,7 @@
 - `LearnerVectorEnv`: a Gymnasium `VectorEnv`, same-step autoreset (`infos["final_obs"]`,
   `infos["final_info"]`); the learner's masks in `infos["action_mask"]` and `action_masks()`; a cut
   game comes back `truncated`, a finished one `terminated`. `gymnasium.make_vec(gym_id, num_envs=...,
-  vectorization_mode="vector_entry_point")` builds it for every registered game (`vector_entry_point`).
+  vectorization_mode="vector_entry_point")` builds it for both games (`make_learner_vector_env`).
 - `LearnerEnv`: a single-agent Gymnasium `Env` over a core of one game; after a game ends the next
   `step` needs a `reset()` as usual (the core has dealt the next game already: `reset` hands it
   over without a new deal unless a seed is given).
@@ -86,14 +86,12 @@ class LearnerVectorEnv(VectorEnv):
         return self.core.masks()
 
 
-def vector_entry_point(game: str):
-    """Gymnasium's `vector_entry_point` for `game`: `make_vec(id, num_envs, vectorization_mode=
-    "vector_entry_point", **kwargs)` calls it with num_envs and the kwargs of `make_learner_core`."""
-    def make(num_envs: int = 1, **kwargs) -> LearnerVectorEnv:
-        kwargs.pop("render_mode", None)
-        return LearnerVectorEnv(make_learner_core(game, num_envs, **kwargs))
-
-    return make
+def make_learner_vector_env(num_envs: int = 1, game: str = "fae", **kwargs) -> LearnerVectorEnv:
+    """Gymnasium's `vector_entry_point` of every registered game's id: `gymnasium.make_vec(id,
+    num_envs, vectorization_mode="vector_entry_point", **kwargs)` calls it with the id's `game` and
+    the keyword arguments of `make_learner_core` (num_players, opponents, reward, options, ...)."""
+    kwargs.pop("render_mode", None)
+    return LearnerVectorEnv(make_learner_core(game, num_envs, **kwargs))
 
 
 class LearnerEnv(gymnasium.Env):
@@ -201,4 +199,4 @@ def __getattr__(name):  # the SB3 class is built on first use: Stable-Baselines3
     raise AttributeError(name)
 
 
-__all__ = ["LearnerEnv", "LearnerVecEnv", "LearnerVectorEnv", "observation_box", "vector_entry_point"]
+__all__ = ["LearnerEnv", "LearnerVecEnv", "LearnerVectorEnv", "make_learner_vector_env", "observation_box"]
