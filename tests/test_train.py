@@ -340,3 +340,23 @@ def test_sb3_and_rllib_evaluations_are_one_loop_with_one_seeding():
                   for a in (0, 4))
     rllib = rllib_evaluate(PPOAgent(weights=bot.policy), "fae", 2, ["greedy"], 8, seed=11, options=opts)
     assert sb3 == chunked == rllib["greedy"] * 8
+
+
+def test_tiny_fantastiqa_run_trains_through_the_learner_core_with_a_users_bot_and_reward(tmp_path):
+    """Fantastiqa trains through the learner core (ScalarBatch) like Fae, with a user's registered bot
+    among the opponents (--imports, --opponents) and a user's reward callable (--reward-fn)."""
+    cfg = train.parse_args(["--preset", "tiny", "--game", "fantastiqa", "--runs-dir", str(tmp_path), "--run-name", "q",
+                            "--n-envs", "4", "--total-steps", "512", "--eval-every", "0", "--final-eval-games", "4",
+                            "--checkpoint-every", "256", "--bc-teacher", "", "--max-game-steps", "300",
+                            "--imports", "tests.learner_helpers", "--opponents", "lowest=1",
+                            "--reward-fn", "tests.learner_helpers:step_penalty"])
+    summary = train.train(cfg)
+    from tests import learner_helpers
+
+    assert summary["steps"] == 512 and summary["throughput"]["vec_env"] == "learner"
+    assert learner_helpers.REWARD_CALLS and set(learner_helpers.REWARD_CALLS) == {4}
+    assert {r["opponent"] for r in summary["final_eval"]} == {"random", "greedy"}
+    ckpt = train.load_checkpoint(sorted(glob.glob(str(tmp_path / "q" / "checkpoints" / "*.pt")))[-1])
+    assert len(ckpt["fae_vector"]["meta"]["games"]) == 4  # the core's games, whatever the game
+    with pytest.raises(SystemExit, match="unknown opponent"):
+        train.train(dataclasses.replace(cfg, run_name="bad", opponents="nobody=1"))
