@@ -54,6 +54,13 @@ class ScalarBatch:
         self._num_actions = int(spec.action_mask(template, 0).size)
         self._obs_size = int(np.asarray(spec.observe(template, 0, **self.observation_options)).size)
         self.games: list = []
+        # Per-game caches, refreshed only for the games that changed (an opponent round steps a few
+        # games of many): the mover, the end, and the mover's mask (recomputed lazily where stale).
+        n = self._num_envs
+        self._cur = np.full(n, -1, dtype=np.int64)
+        self._term = np.zeros(n, dtype=np.bool_)
+        self._mask = np.zeros((n, self._num_actions), dtype=np.bool_)
+        self._stale = np.ones(n, dtype=np.bool_)
         self.POTENTIALS = ("score_diff",) if spec.potential is not None else ()
 
     # ------------------------------------------------------------------ sizes
@@ -83,14 +90,24 @@ class ScalarBatch:
     def reset(self, seeds) -> None:
         seeds = int_vector(seeds, self._num_envs, "seeds")
         self.games = [self._deal(s) for s in seeds]
+        self._changed(range(self._num_envs))
 
     def reset_done(self, seeds) -> np.ndarray:
         self._check_dealt()
         seeds = int_vector(seeds, self._num_envs, "seeds")
-        done = np.flatnonzero(self.terminated)
+        done = np.flatnonzero(self._term)
         for i in done:
             self.games[i] = self._deal(seeds[i])
+        self._changed(done)
         return done
+
+    def _changed(self, games) -> None:
+        """Refresh the caches of `games` after they changed."""
+        for i in games:
+            s = self.games[i]
+            self._term[i] = end = s.is_terminal()
+            self._cur[i] = -1 if end else s.current_player
+            self._stale[i] = True
 
     def _check_dealt(self) -> None:
         if not self.games:
@@ -100,12 +117,12 @@ class ScalarBatch:
     @property
     def current_player(self) -> np.ndarray:
         self._check_dealt()
-        return np.fromiter((-1 if s.is_terminal() else s.current_player for s in self.games), np.int64, self._num_envs)
+        return self._cur.copy()
 
     @property
     def terminated(self) -> np.ndarray:
         self._check_dealt()
-        return np.fromiter((s.is_terminal() for s in self.games), np.bool_, self._num_envs)
+        return self._term.copy()
 
     def _out(self, out, width: int, dtype) -> np.ndarray:
         shape = (self._num_envs, width)
@@ -116,10 +133,17 @@ class ScalarBatch:
         return out
 
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        self._check_dealt()
+        self._fresh_masks()
         out = self._out(out, self._num_actions, np.bool_)
-        for i, s in enumerate(self.games):
-            out[i] = False if s.is_terminal() else self.spec.action_mask(s, s.current_player)
+        out[:] = self._mask
         return out
+
+    def _fresh_masks(self) -> None:
+        for i in np.flatnonzero(self._stale):
+            s = self.games[i]
+            self._mask[i] = False if self._term[i] else self.spec.action_mask(s, s.current_player)
+        self._stale[:] = False
 
     def observe(self, seats=None, *, out: np.ndarray | None = None) -> np.ndarray:
         seats = self.current_player if seats is None else int_vector(seats, self._num_envs, "seats")
@@ -152,6 +176,7 @@ class ScalarBatch:
         if not self.games:
             self.reset(np.zeros(self._num_envs, dtype=np.int64))
         self.games[i] = state.clone()
+        self._changed([i])
 
     def _index(self, i) -> int:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self._num_envs:
@@ -167,13 +192,15 @@ class ScalarBatch:
         games = np.asarray(games)
         if games.shape != (self._num_envs,) or games.dtype != np.bool_:
             raise ValueError(f"games must be a bool array of shape ({self._num_envs},)")
-        todo = [i for i in np.flatnonzero(games) if not self.games[i].is_terminal()]
+        todo = np.flatnonzero(games & ~self._term)
+        self._fresh_masks()
         for i in todo:  # every action is checked before any is applied
-            s, a = self.games[i], int(actions[i])
-            if not (0 <= a < self._num_actions and self.spec.action_mask(s, s.current_player)[a]):
-                raise ValueError(f"game {i}: action {a} is illegal for seat {s.current_player}")
+            a = int(actions[i])
+            if not (0 <= a < self._num_actions and self._mask[i, a]):
+                raise ValueError(f"game {i}: action {a} is illegal for seat {self._cur[i]}")
         for i in todo:
             self.games[i].apply(int(actions[i]))
+        self._changed(todo)
 
     def potential(self, seats, kind: str = "score_diff") -> np.ndarray:
         """float64 (N,): the game spec's score_diff `potential(state, seat)` of seats[i] in game i."""
