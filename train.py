@@ -66,7 +66,7 @@ class Config:
     game: str = "fae"  # registered game name (envs.get_game)
     num_players: int = 2  # players at the table (the learner takes one seat)
     options: str = ""  # game options as k=v pairs, comma separated (rule and observation options); "" = the game's training default (GAME_OPTIONS)
-    reward: str = "score_diff"  # "score_diff" (dense, potential-based), "win_loss" (terminal only) or, Fae's batched env only, "seat_diff" (score_diff against the other seats' colours only: a training signal that reads them)
+    reward: str = "score_diff"  # "win_loss" (terminal only) or a potential of the game (dense): "score_diff" (the game spec's), Fae's "seat_diff" (score_diff against the other seats' colours only: a training signal that reads them)
     win_bonus: float = 5.0  # score_diff only: win_loss return x this, added at the end of a game
     reward_scale: float = 0.1  # every reward is multiplied by this (Fae margins are ~+-10 points)
     max_game_steps: int = 0  # step guard of training episodes and evaluation games (0 = the game's own); a game cut by it is not won

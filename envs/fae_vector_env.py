@@ -26,12 +26,14 @@ batched warm start and evaluation use it directly).
 
 In every game the learner holds one seat, rotating with the game's episodes (game i's e-th episode
 seats it at (i + e) mod num_players), and the other seats are ONE opponent per episode, drawn from
-`opponents` (weights over "random", "greedy") or, with chance `snapshot_prob` once any exist, a
-frozen snapshot of the learner (`add_snapshot(PolicyWeights)`, uniform over the `max_snapshots`
-latest). Opponents move inside `step`, batched: the uniformly random legal move; the greedy bot's
-(`FaeVector.greedy_actions`: one-move margin lookahead, ties uniform); a snapshot's move sampled
-from its masked policy, one numpy forward for all games where that snapshot is to move. So every
-game handed back has the learner to move.
+`opponents` (weights over registered bot names: "random", "greedy", your own) or, with chance
+`snapshot_prob` once any exist, a frozen snapshot of the learner (`add_snapshot(PolicyWeights)`,
+uniform over the `max_snapshots` latest). Opponents move inside `step`, batched: the uniformly
+random legal move; the greedy bot's (`FaeBatch.greedy_actions`: one-move margin lookahead, ties
+uniform); a snapshot's move sampled from its masked policy, one numpy forward for all games where
+that snapshot is to move; another bot per game (`tabletop_rl.envs.learner`). So every game handed
+back has the learner to move. The core's other keywords (`reward_fn`, `max_steps`, `cut_reward`)
+pass through `FaeLearnerCore`.
 
 - Observation: `fae_rl.observe(state, learner_seat, history)` followed by the `action_features`
   blocks (`fae_rl.features`), exactly what `spec.observe(state, seat, history=..., action_features=...)`
@@ -40,7 +42,7 @@ game handed back has the learner to move.
   the learner's potential (own colour score + own ritual cards - best other colour's score) from one
   of its decisions to the next, opponents' moves included, plus `win_bonus` x its win/loss return
   at the end; `"win_loss"` only the return at the end; every reward times `reward_scale`.
-  `"seat_diff"` (this env only) is `"score_diff"` with the potential that decides the game: the
+  `"seat_diff"` (Fae's second potential, `FaeBatch`) is `"score_diff"` with the potential that decides the game: the
   learner's final colour score so far (F-E2) minus the best among the other SEATS' colours (F-E3),
   not among all other colours. It reads the other seats' secret colours: a training signal, never
   part of an observation (the policy and value net still see only the learner's view).

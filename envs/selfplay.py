@@ -1,5 +1,11 @@
 """Single-agent Gymnasium view of a multi-player game, for self-play training.
 
+Kept beside the one learner core (`tabletop_rl.envs.learner`, which every game trains on): this is
+the env `gymnasium.make("fae_rl:fae_rl/Fae-v0")` builds (a random seat each episode, an opponent per
+seat, an illegal action ends the episode), `train.py --vec-env dummy|subproc` trains on it, and
+`benchmarks/bench_learner.py` measures the core against it. The core's single-agent face is
+`tabletop_rl.envs.learner_envs.LearnerEnv`.
+
     import gymnasium
     env = gymnasium.make("fae_rl:fae_rl/Fae-v0", opponent="greedy", num_players=2)
     obs, info = env.reset(seed=0)
