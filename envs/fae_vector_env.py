@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from tabletop_rl.envs.fae_batch import FaeBatch
 from tabletop_rl.envs.learner import LearnerCore
-from tabletop_rl.envs.learner_envs import LearnerVectorEnv
+from tabletop_rl.envs.learner_envs import LearnerVectorEnv, lazy_attribute
 
 FIXED_OPPONENTS = ("random", "greedy")  # the batched bots of the original env (any registered bot works now)
 REWARDS = ("win_loss", "score_diff", "seat_diff")
@@ -100,12 +100,7 @@ def _sb3_vecenv():
     return FaeLearnerVecEnv
 
 
-def __getattr__(name):  # the SB3 class is built on first use: Stable-Baselines3 is imported only then
-    if name == "FaeLearnerVecEnv":
-        cls = _sb3_vecenv()
-        globals()[name] = cls
-        return cls
-    raise AttributeError(name)
+__getattr__ = lazy_attribute(globals(), "FaeLearnerVecEnv", _sb3_vecenv)
 
 
 __all__ = ["FaeLearnerCore", "FaeLearnerVecEnv", "FaeLearnerVectorEnv"]

@@ -191,12 +191,19 @@ def _sb3_vecenv():
     return LearnerVecEnv
 
 
-def __getattr__(name):  # the SB3 class is built on first use: Stable-Baselines3 is imported only then
-    if name == "LearnerVecEnv":
-        cls = _sb3_vecenv()
-        globals()[name] = cls
-        return cls
-    raise AttributeError(name)
+def lazy_attribute(namespace: dict, name: str, build):
+    """A module `__getattr__` that builds `name` with `build()` on first use and keeps it in
+    `namespace` (the module's globals): the SB3 classes, so Stable-Baselines3 is imported only then."""
+    def __getattr__(attr: str):
+        if attr != name:
+            raise AttributeError(attr)
+        namespace[name] = value = build()
+        return value
+
+    return __getattr__
+
+
+__getattr__ = lazy_attribute(globals(), "LearnerVecEnv", _sb3_vecenv)
 
 
 __all__ = ["LearnerEnv", "LearnerVecEnv", "LearnerVectorEnv", "make_learner_vector_env", "observation_box"]

@@ -48,53 +48,37 @@ class ScalarBatch:
                 or not spec.min_players <= num_players <= spec.max_players:
             raise ValueError(f"num_players must be in {spec.min_players}..{spec.max_players}; got {num_players!r}")
         self.rule_options, self.observation_options = spec.check_options(options)
-        self._num_envs, self._num_players = int(num_envs), int(num_players)
-        template = spec.new_state(num_players=self._num_players, seed=0, **self.rule_options)
+        self.num_envs, self.num_players = int(num_envs), int(num_players)
+        template = spec.new_state(num_players=self.num_players, seed=0, **self.rule_options)
         self._state_type = type(template)
-        self._num_actions = int(spec.action_mask(template, 0).size)
-        self._obs_size = int(np.asarray(spec.observe(template, 0, **self.observation_options)).size)
+        self.num_actions = int(spec.action_mask(template, 0).size)
+        self.obs_size = int(np.asarray(spec.observe(template, 0, **self.observation_options)).size)
         self.games: list = []
         # Per-game caches, refreshed only for the games that changed (an opponent round steps a few
         # games of many): the mover, the end, and the mover's mask (recomputed lazily where stale).
-        n = self._num_envs
+        n = self.num_envs
         self._cur = np.full(n, -1, dtype=np.int64)
         self._term = np.zeros(n, dtype=np.bool_)
-        self._mask = np.zeros((n, self._num_actions), dtype=np.bool_)
+        self._mask = np.zeros((n, self.num_actions), dtype=np.bool_)
         self._stale = np.ones(n, dtype=np.bool_)
         self.POTENTIALS = ("score_diff",) if spec.potential is not None else ()
 
     # ------------------------------------------------------------------ sizes
-    @property
-    def num_envs(self) -> int:
-        return self._num_envs
-
-    @property
-    def num_players(self) -> int:
-        return self._num_players
-
-    @property
-    def num_actions(self) -> int:
-        return self._num_actions
-
-    @property
-    def obs_size(self) -> int:
-        return self._obs_size
-
     def observation_space(self) -> spaces.Box:
-        return observation_space(self.spec, self._num_players, self.rule_options, self.observation_options)
+        return observation_space(self.spec, self.num_players, self.rule_options, self.observation_options)
 
     # ------------------------------------------------------------------ dealing
     def _deal(self, seed: int):
-        return self.spec.new_state(num_players=self._num_players, seed=int(seed), **self.rule_options)
+        return self.spec.new_state(num_players=self.num_players, seed=int(seed), **self.rule_options)
 
     def reset(self, seeds) -> None:
-        seeds = int_vector(seeds, self._num_envs, "seeds")
+        seeds = int_vector(seeds, self.num_envs, "seeds")
         self.games = [self._deal(s) for s in seeds]
-        self._changed(range(self._num_envs))
+        self._changed(range(self.num_envs))
 
     def reset_done(self, seeds) -> np.ndarray:
         self._check_dealt()
-        seeds = int_vector(seeds, self._num_envs, "seeds")
+        seeds = int_vector(seeds, self.num_envs, "seeds")
         done = np.flatnonzero(self._term)
         for i in done:
             self.games[i] = self._deal(seeds[i])
@@ -125,7 +109,7 @@ class ScalarBatch:
         return self._term.copy()
 
     def _out(self, out, width: int, dtype) -> np.ndarray:
-        shape = (self._num_envs, width)
+        shape = (self.num_envs, width)
         if out is None:
             return np.zeros(shape, dtype=dtype)
         if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype:
@@ -135,7 +119,7 @@ class ScalarBatch:
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         self._check_dealt()
         self._fresh_masks()
-        out = self._out(out, self._num_actions, np.bool_)
+        out = self._out(out, self.num_actions, np.bool_)
         out[:] = self._mask
         return out
 
@@ -146,11 +130,11 @@ class ScalarBatch:
         self._stale[:] = False
 
     def observe(self, seats=None, *, out: np.ndarray | None = None) -> np.ndarray:
-        seats = self.current_player if seats is None else int_vector(seats, self._num_envs, "seats")
-        if ((seats < -1) | (seats >= self._num_players)).any():
-            raise ValueError(f"seats must be in -1..{self._num_players - 1}; got {seats.tolist()}")
+        seats = self.current_player if seats is None else int_vector(seats, self.num_envs, "seats")
+        if ((seats < -1) | (seats >= self.num_players)).any():
+            raise ValueError(f"seats must be in -1..{self.num_players - 1}; got {seats.tolist()}")
         self._check_dealt()
-        out = self._out(out, self._obs_size, np.float32)
+        out = self._out(out, self.obs_size, np.float32)
         for i, (s, seat) in enumerate(zip(self.games, seats)):
             out[i] = 0.0 if seat < 0 else self.spec.observe(s, int(seat), **self.observation_options)
         return out
@@ -170,33 +154,33 @@ class ScalarBatch:
 
     def set_state(self, i: int, state) -> None:
         i = self._index(i)
-        if type(state) is not self._state_type or state.num_players != self._num_players:
-            raise ValueError(f"state must be a {self._state_type.__name__} of {self._num_players} players; "
+        if type(state) is not self._state_type or state.num_players != self.num_players:
+            raise ValueError(f"state must be a {self._state_type.__name__} of {self.num_players} players; "
                              f"got {type(state).__name__}")
         if not self.games:
-            self.reset(np.zeros(self._num_envs, dtype=np.int64))
+            self.reset(np.zeros(self.num_envs, dtype=np.int64))
         self.games[i] = state.clone()
         self._changed([i])
 
     def _index(self, i) -> int:
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self._num_envs:
-            raise ValueError(f"game index must be an int in 0..{self._num_envs - 1}; got {i!r}")
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ValueError(f"game index must be an int in 0..{self.num_envs - 1}; got {i!r}")
         return int(i)
 
     # ------------------------------------------------------------------ transitions
     def step(self, actions, games=None) -> None:
         self._check_dealt()
-        actions = int_vector(actions, self._num_envs, "actions")
+        actions = int_vector(actions, self.num_envs, "actions")
         if games is None:
-            games = np.ones(self._num_envs, dtype=np.bool_)
+            games = np.ones(self.num_envs, dtype=np.bool_)
         games = np.asarray(games)
-        if games.shape != (self._num_envs,) or games.dtype != np.bool_:
-            raise ValueError(f"games must be a bool array of shape ({self._num_envs},)")
+        if games.shape != (self.num_envs,) or games.dtype != np.bool_:
+            raise ValueError(f"games must be a bool array of shape ({self.num_envs},)")
         todo = np.flatnonzero(games & ~self._term)
         self._fresh_masks()
         for i in todo:  # every action is checked before any is applied
             a = int(actions[i])
-            if not (0 <= a < self._num_actions and self._mask[i, a]):
+            if not (0 <= a < self.num_actions and self._mask[i, a]):
                 raise ValueError(f"game {i}: action {a} is illegal for seat {self._cur[i]}")
         for i in todo:
             self.games[i].apply(int(actions[i]))
@@ -207,10 +191,10 @@ class ScalarBatch:
         if kind != "score_diff" or self.spec.potential is None:
             raise ValueError(f"{self.spec.name} has no score_diff potential (GameSpec.potential)")
         return np.fromiter((self.spec.potential(s, int(p)) for s, p in zip(self.games, seats)), np.float64,
-                           self._num_envs)
+                           self.num_envs)
 
     def __repr__(self) -> str:
-        return f"ScalarBatch({self.spec.name!r}, num_envs={self._num_envs}, num_players={self._num_players})"
+        return f"ScalarBatch({self.spec.name!r}, num_envs={self.num_envs}, num_players={self.num_players})"
 
 
 __all__ = ["ScalarBatch", "int_vector", "observation_space"]
