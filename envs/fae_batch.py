@@ -90,8 +90,12 @@ class FaeBatch:
         v.observe(seats=seats, history=self.history, out=self._base)
         out[:, :self.n_base] = self._base
         if self._feat.shape[1]:
-            batch_features(v, self.action_features, (seats == cur) & (seats >= 0), self._feat, margins=self._margins)
-            out[:, self.n_base:] = self._feat
+            movers = (seats == cur) & (seats >= 0)  # F-I1: the per-action blocks only where the seat is to move
+            if movers.any():
+                batch_features(v, self.action_features, movers, self._feat, margins=self._margins)
+                out[:, self.n_base:] = self._feat
+            else:  # e.g. the final positions: no kernel pass
+                out[:, self.n_base:] = 0.0
         return out
 
     # ------------------------------------------------------------------ Fae's batched hooks
