@@ -359,3 +359,44 @@ def test_single_agent_face_plays_whole_games():
         env.step(0.5)
     with pytest.raises(ValueError, match="one game"):
         LearnerEnv(make_learner_core("fae", 2))
+
+
+def test_fae_learner_core_plays_the_games_the_previous_env_played():
+    """The digest of 60 steps of two configurations (observations, masks, rewards, dones, finished
+    games), recorded from the FaeLearnerCore that predates the learner core (commit dffebbe): the
+    face over the core plays the very same games, draw for draw."""
+    import hashlib
+
+    from tabletop_rl.envs.fae_vector_env import FaeLearnerCore
+
+    h = hashlib.sha256()
+    for kw in (dict(num_players=2, reward="seat_diff", opponents={"random": 1.0, "greedy": 2.0},
+                    action_features="versus", history="none", win_bonus=1.0),
+               dict(num_players=3, reward="score_diff", opponents={"greedy": 1.0}, action_features="margin",
+                    reward_scale=0.1)):
+        core = FaeLearnerCore(8, seed=21, **kw)
+        core.reset()
+        rng = np.random.default_rng(4)
+        for _ in range(60):
+            o = core.learner_obs(np.zeros((8, core.obs_size), np.float32))
+            m = core.masks()
+            r, d, fin = core.step(_random_actions(m, rng))
+            for a in (o, m, r, d):
+                h.update(np.ascontiguousarray(a).tobytes())
+            h.update(repr([(f["index"], round(f["r"], 5), f["l"], f["win_share"], f["opponent"]) for f in fin]).encode())
+            for f in fin:
+                h.update(f["terminal_observation"].tobytes())
+    assert h.hexdigest() == "aa29a1cd58af0f7eb87e9183680e866eae0193fb15be8aec1b0143d2e4e024a2"
+
+
+@pytest.mark.parametrize("game,players", [("fae", 3), ("fae", 4), ("fantastiqa", 3), ("fantastiqa", 4)])
+def test_three_and_four_players_go_through_the_same_core(game, players):
+    opts = {"history": "none"} if game == "fae" else {}
+    core = make_learner_core(game, 2 * players, players, opponents={"random": 1.0, "greedy": 1.0}, seed=0,
+                             max_steps=3000, **opts)
+    core.reset()
+    assert sorted(core.seat.tolist()) == sorted(list(range(players)) * 2)  # game i starts at seat i mod N
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        assert (core.batch.current_player == core.seat).all()
+        core.step(_random_actions(core.masks(), rng))
