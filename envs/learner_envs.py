@@ -13,7 +13,9 @@
 - `LearnerVectorEnv`: a Gymnasium `VectorEnv`, same-step autoreset (`infos["final_obs"]`,
   `infos["final_info"]`); the learner's masks in `infos["action_mask"]` and `action_masks()`; a cut
   game comes back `truncated`, a finished one `terminated`. `gymnasium.make_vec(gym_id, num_envs=...,
-  vectorization_mode="vector_entry_point")` builds it for both games (`make_learner_vector_env`).
+  vectorization_mode="vector_entry_point")` builds it for both games (`make_learner_vector_env`); as
+  Gymnasium does for any id with a vector entry point, `make_vec` without a mode builds it too,
+  while `vectorization_mode="sync"` or `"async"` still wraps N single `SelfPlayEnv`s.
 - `LearnerEnv`: a single-agent Gymnasium `Env` over a core of one game; after a game ends the next
   `step` needs a `reset()` as usual (the core has dealt the next game already: `reset` hands it
   over without a new deal unless a seed is given).
