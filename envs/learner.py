@@ -172,6 +172,7 @@ class LearnerCore:
         self.ep_return = np.zeros(n, dtype=np.float64)
         self.ep_length = np.zeros(n, dtype=np.int64)  # learner decisions this episode
         self.game_steps = np.zeros(n, dtype=np.int64)  # every seat's steps this episode (the step guard)
+        self.active = np.ones(n, dtype=np.bool_)  # games still played (`retire`)
         self._obs = np.zeros((n, self.obs_size), dtype=np.float32)
         self._mask = np.zeros((n, self.num_actions), dtype=np.bool_)
 
@@ -262,6 +263,7 @@ class LearnerCore:
         while True:
             cur = b.current_player
             todo = (cur >= 0) & (cur != self.seat)
+            todo &= self.active
             if self.max_steps is not None:
                 todo &= self.game_steps < self.max_steps
             if not todo.any():
@@ -296,9 +298,16 @@ class LearnerCore:
     def _rule_options(self) -> dict:
         return dict(getattr(self.batch, "rule_options", None) or {})
 
+    def retire(self, games) -> None:
+        """Stop playing `games` (indices) until the next `reset`: an evaluation that has its result
+        from a game stops paying for it. A retired game is left as it is; its observation row is
+        zeros, its reward 0 and it is never done. Not part of `get_state` (`set_state` plays all)."""
+        self.active[np.asarray(games, dtype=np.int64)] = False
+
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+        self.active[:] = True
         self.episodes[:] = 0
         self.batch.reset(self.rng.integers(_SEED_SPACE, size=self.num_envs))
         games = np.arange(self.num_envs)
@@ -310,7 +319,8 @@ class LearnerCore:
     # ------------------------------------------------------------------ the learner's side
     def learner_obs(self, out: np.ndarray | None = None) -> np.ndarray:
         """float32 (N, obs_size): the learner's observation in every game (it is to move in all of them)."""
-        return self.batch.observe(self.seat, out=self._obs if out is None else out)
+        seats = self.seat if self.active.all() else np.where(self.active, self.seat, -1)
+        return self.batch.observe(seats, out=self._obs if out is None else out)
 
     def masks(self) -> np.ndarray:
         """bool (N, num_actions): the learner's legal actions in every game."""
@@ -323,16 +333,16 @@ class LearnerCore:
         """
         b = self.batch
         actions = int_vector(actions, self.num_envs, "actions")
-        b.step(actions)  # every game has the learner to move; illegal actions raise and change nothing
-        self.ep_length += 1
-        self.game_steps += 1
+        b.step(actions, games=self.active)  # the learner is to move in every game; an illegal action raises, changing nothing
+        self.ep_length += self.active
+        self.game_steps += self.active
         self._advance_opponents()
-        ended = b.terminated
-        cut = self._cut()
+        ended = b.terminated & self.active
+        cut = self._cut() & self.active
         dones = ended | cut
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         if self.reward_type != "win_loss":
-            phi = self._potential()
+            phi = np.where(self.active, self._potential(), self.phi)
             rewards += phi - self.phi
             self.phi = phi
         if self.reward_fn is not None:
@@ -430,6 +440,7 @@ class LearnerCore:
                 bot.rng = gen
         self.snapshots = snaps[-self.max_snapshots:]
         self.rng = rng
+        self.active[:] = True
 
     def _dealt(self) -> bool:
         try:

@@ -68,7 +68,8 @@ def evaluate(weights, cfg: Config, opponent: str, games: int, seed: int, workers
 def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: int, seed: int,
                     options: dict | None = None, max_steps: int = 0, learner_sample: bool = False,
                     batched: bool = True) -> dict:
-    """The win share of `weights` (argmax of the masked logits; sampled with `learner_sample`) over
+    """The win share of `weights` (played as `PPOAgent` plays it: argmax of the masked logits with its
+    cycle breaking; sampled with `learner_sample`) over
     `games` seat-rotated games against `opponent` (any registered bot), all played at once in the
     learner core (`tabletop_rl.envs.learner`: the game's batched engine, or N scalar games; one
     policy forward per step for every game). train.py's periodic and final evaluations of every
@@ -77,25 +78,31 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     Game i seats the policy at i mod num_players; a shared win counts 1/k; a game the step guard
     (`max_steps`, 0: the game's own) cuts is not won; 95% Wilson interval.
     """
+    from tabletop_rl.agents.ppo_agent import PPOAgent
     from tabletop_rl.envs.learner import make_learner_core
 
     start = time.perf_counter()
     core = make_learner_core(game, games, num_players, batched=batched, opponents={opponent: 1.0}, reward="win_loss",
                              max_steps=max_steps or None, seed=seed, **dict(options or {}))
     core.reset()
+    # One PPOAgent per game chooses from the batched logits, so the policy plays exactly as the bot
+    # does in the arena (argmax, breaking cycles of repeated observations: Fantastiqa's turns can loop).
+    players = [PPOAgent(weights=weights) for _ in range(games)]
     obs = np.zeros((games, core.obs_size), dtype=np.float32)
     share = np.full(games, np.nan)
     while np.isnan(share).any():
         masks = core.masks()
         logits = np.where(masks, weights.logits(core.learner_obs(obs)).astype(np.float64), -np.inf)
+        actions = np.argmax(masks, axis=1)  # retired games: any legal action (ignored)
+        live = np.flatnonzero(core.active)
         if learner_sample:
-            logits = logits + core.rng.gumbel(size=logits.shape)
-        actions = np.argmax(logits, axis=1)
-        actions[~masks.any(axis=1)] = 0
+            actions[live] = np.argmax(logits[live] + core.rng.gumbel(size=(live.size, logits.shape[1])), axis=1)
+        else:
+            actions[live] = [players[i].choose(obs[i], logits[i]) for i in live]
         _, _, finished = core.step(actions)
         for f in finished:
-            if np.isnan(share[f["index"]]):
-                share[f["index"]] = f["win_share"]
+            share[f["index"]] = f["win_share"]
+        core.retire([f["index"] for f in finished])  # its result is in: stop playing that game
     wins = float(share.sum())
     low, high = wilson(wins, games)
     return {"opponent": opponent, "games": games, "win_share": wins / games, "ci_low": low, "ci_high": high,
