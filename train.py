@@ -24,7 +24,8 @@ the weights), so it starts near greedy play and PPO learns on top; its MLPs read
 (`mlp_inputs`). Before PPO, the policy may be warm-started by imitating a
 teacher bot (`bc_teacher`; `bc_samples` scales with `total_steps` unless set). The learning curve
 starts at the policy PPO starts from (step 0). Every `eval_every` steps the current policy (argmax
-of the masked logits) plays `eval_games` seat-rotated games against random and against greedy;
+of the masked logits, as the ppo bot plays: `training.evaluate_policy`, all games at once in the
+learner core) plays `eval_games` seat-rotated games against random and against greedy;
 win shares (95% Wilson intervals) go to TensorBoard and `eval.csv`. Checkpoints (tensors for
 `torch.load(weights_only=True)` plus JSON: policy, optimizer, RNG states, opponents, the games in
 progress) are written atomically every `checkpoint_every` steps; `--resume` continues from the
