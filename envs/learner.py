@@ -89,7 +89,7 @@ def make_learner_core(game, num_envs: int, num_players: int = 2, *, batched: boo
     return LearnerCore(batch, spec, opponents=opponents, snapshot_prob=snapshot_prob, max_snapshots=max_snapshots,
                        reward=reward, win_bonus=win_bonus, reward_scale=reward_scale, reward_fn=reward_fn,
                        max_steps=max_steps, cut_reward=cut_reward, seed=seed,
-                       observation_options=spec.split_options(options)[1])
+                       rule_options=spec.split_options(options)[0], observation_options=spec.split_options(options)[1])
 
 
 def _finite_weights(opponents) -> dict[str, float]:
@@ -110,7 +110,8 @@ class LearnerCore:
     def __init__(self, batch: BatchedGame, game, opponents: dict | None = None, snapshot_prob: float = 0.0,
                  max_snapshots: int = 8, reward: str = "score_diff", win_bonus: float = 0.0,
                  reward_scale: float = 1.0, reward_fn: Callable[..., Any] | None = None, max_steps: int | None = None,
-                 cut_reward: float = 0.0, seed: int = 0, observation_options: dict | None = None):
+                 cut_reward: float = 0.0, seed: int = 0, rule_options: dict | None = None,
+                 observation_options: dict | None = None):
         from tabletop_rl.agents.registry import agent_names, make_agent
 
         missing = missing_members(batch, BatchedGame)
@@ -122,6 +123,8 @@ class LearnerCore:
         self.num_envs, self.num_players = batch.num_envs, batch.num_players
         self.num_actions, self.obs_size = batch.num_actions, batch.obs_size
         self.observation_options = dict(observation_options or {})
+        # the rules a cut game is dealt again with (default: the batch's `rule_options`, if it names them)
+        self.rule_options = dict(getattr(batch, "rule_options", None) or {}) if rule_options is None else dict(rule_options)
         self.potentials = self._potential_names()
         if reward not in BUILTIN_REWARDS + self.potentials:
             raise ValueError(f"reward must be one of {BUILTIN_REWARDS + self.potentials}; got {reward!r}")
@@ -287,16 +290,13 @@ class LearnerCore:
             cut &= ~b.terminated
             for i in np.flatnonzero(cut):  # reset_done deals finished games only: a cut one is dealt here
                 b.set_state(int(i), self.spec.new_state(num_players=self.num_players, seed=int(seeds[i]),
-                                                        **self._rule_options()))
+                                                        **self.rule_options))
             b.reset_done(seeds)
             self._new_games(games)
             self._advance_opponents()
             # a game that ended (or was cut) before the learner's first decision is dealt again
             again = b.terminated | self._cut()
             games = games[again[games]]
-
-    def _rule_options(self) -> dict:
-        return dict(getattr(self.batch, "rule_options", None) or {})
 
     def retire(self, games) -> None:
         """Stop playing `games` (indices) until the next `reset`: an evaluation that has its result
@@ -323,8 +323,9 @@ class LearnerCore:
         return self.batch.observe(seats, out=self._obs if out is None else out)
 
     def masks(self) -> np.ndarray:
-        """bool (N, num_actions): the learner's legal actions in every game."""
-        return self.batch.legal_mask()
+        """bool (N, num_actions): the learner's legal actions in every game (a copy: an engine may
+        hand out its own buffer, which its next call overwrites)."""
+        return self.batch.legal_mask().copy()
 
     def step(self, actions):
         """Apply the learner's actions, play the opponents, auto-reset finished games.
@@ -398,7 +399,7 @@ class LearnerCore:
 
         n = self.num_envs
         state_type = type(self.batch.state(0)) if self._dealt() else \
-            type(self.spec.new_state(num_players=self.num_players, seed=0, **self._rule_options()))
+            type(self.spec.new_state(num_players=self.num_players, seed=0, **self.rule_options))
         try:
             games = [state_type.from_dict(d) for d in meta["games"]]
             if len(games) != n:

@@ -150,7 +150,7 @@ def test_fantastiqa_learner_view_seats_rewards_and_seeding():
 
 def test_step_guard_cuts_pays_cut_reward_and_deals_again():
     core = make_learner_core("fantastiqa", 3, opponents={"random": 1.0}, reward="win_loss", max_steps=40,
-                             cut_reward=-2.0, reward_scale=0.5, seed=0)
+                             cut_reward=-2.0, reward_scale=0.5, seed=0, goal="long")
     core.reset()
     rng = np.random.default_rng(0)
     cuts = 0
@@ -164,6 +164,7 @@ def test_step_guard_cuts_pays_cut_reward_and_deals_again():
         assert np.array_equal(r[~d], np.zeros((~d).sum()))
     assert cuts >= 3
     assert (core.batch.current_player == core.seat).all()
+    assert {core.batch.state(i).goal_name for i in range(3)} == {"long"}  # cut games are dealt with the same rules
 
 
 def test_non_integer_and_illegal_actions_are_refused_and_change_nothing():
