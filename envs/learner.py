@@ -73,7 +73,7 @@ def make_batch(game, num_envs: int, num_players: int = 2, batched: bool = True, 
     one and `batched`, else `ScalarBatch`. Unknown options raise ValueError naming them."""
     spec = game if isinstance(game, GameSpec) else get_game(game)
     spec.check_options(options)
-    cls = batch_class(spec.name) if batched else None
+    cls = batch_class(spec.name) if batched is True else None
     if cls is None:
         return ScalarBatch(spec, num_envs, num_players, **options)
     return cls(num_envs, num_players, **options)
@@ -134,13 +134,17 @@ class LearnerCore:
         unknown = sorted(set(weights) - set(agent_names(self.spec.name)))
         if unknown:
             raise ValueError(f"unknown opponent(s) {unknown} for {self.spec.name}; known: {agent_names(self.spec.name)}")
+        for name, value in (("snapshot_prob", snapshot_prob), ("win_bonus", win_bonus), ("reward_scale", reward_scale),
+                            ("cut_reward", cut_reward)):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not np.isfinite(value):
+                raise ValueError(f"{name} must be a finite number; got {value!r}")
         if not 0.0 <= snapshot_prob <= 1.0:
             raise ValueError(f"snapshot_prob must be in [0, 1]; got {snapshot_prob!r}")
-        if int(max_snapshots) < 1:
-            raise ValueError(f"max_snapshots must be >= 1; got {max_snapshots!r}")
         max_steps = self.spec.max_steps if max_steps is None else max_steps
-        if max_steps is not None and (isinstance(max_steps, bool) or int(max_steps) < 1):
-            raise ValueError(f"max_steps must be None or >= 1; got {max_steps!r}")
+        for name, value in (("max_snapshots", max_snapshots), ("max_steps", max_steps)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+                raise ValueError(f"{name} must be an int >= 1{' or None' if name == 'max_steps' else ''}; got {value!r}")
         self.reward_type, self.win_bonus, self.reward_scale = reward, float(win_bonus), float(reward_scale)
         self.reward_fn = reward_fn
         self.max_steps, self.cut_reward = (None if max_steps is None else int(max_steps)), float(cut_reward)

@@ -233,6 +233,10 @@ def test_opponents_from_one_pool_any_registered_bot():
             make_learner_core("fae", 2, opponents={"my_bot": 1.0})
         with pytest.raises(ValueError, match="weights"):
             make_learner_core("fae", 2, opponents={"random": -1.0})
+        for bad in (dict(cut_reward=float("nan")), dict(reward_scale="1"), dict(max_steps=0), dict(max_steps=2.5),
+                    dict(max_snapshots=True), dict(snapshot_prob=1.5)):
+            with pytest.raises(ValueError, match=next(iter(bad))):
+                make_learner_core("fae", 2, **bad)
     finally:
         _FACTORIES.pop(("fantastiqa", "lowest"), None)
         _FACTORIES.pop(("*", "lowest_batch"), None)
