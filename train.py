@@ -8,11 +8,14 @@
     python train.py --evaluate runs/<run-name>/policy.npz   # 1000 seat-rotated games vs random and greedy
     python train.py --help                             # every hyper-parameter and preset, with its help line
 
-Fae trains on `tabletop_rl.envs.fae_vector_env.FaeLearnerVecEnv` (`--vec-env auto`): `n_envs` games
-stepped together in `fae_rl.vector.FaeVector`; in each the learner holds one seat (rotating) and
-the opponents (random, greedy, frozen snapshots of the learner refreshed every `snapshot_every`
-steps) move inside the batch. Other games use the scalar `tabletop_rl.envs.selfplay.SelfPlayEnv`
-in a DummyVecEnv. Fae's observation adds per-action blocks (`action_features`, `fae_rl.features`):
+Every game trains on the one learner core (`tabletop_rl.envs.learner`, `--vec-env auto`) behind
+the SB3 face `LearnerVecEnv`: `n_envs` games stepped together in the game's batched engine (Fae:
+`fae_rl.vector.FaeVector`; a game without one: `ScalarBatch`, N scalar games, same path, slower);
+in each the learner holds one seat (rotating) and the opponents (the pool's bots, `--opponents`
+for your own, frozen snapshots of the learner refreshed every `snapshot_every` steps) move inside
+the batch; `--reward-fn module:function` adds your reward over the batch. `--vec-env dummy` or
+`subproc` runs the scalar `tabletop_rl.envs.selfplay.SelfPlayEnv` instead (the old path, kept for
+comparison: benchmarks/bench_learner.py). Fae's observation adds per-action blocks (`action_features`, `fae_rl.features`):
 each action's greedy one-move margin and greedy-best flag and, with "versus" (the default), its
 margin against the colours the other seats most likely hold and that margin's best flag. The
 policy adds the blocks to its logits through learned scales (`PolicyWeights.skip`; the greedy
@@ -21,7 +24,8 @@ the weights), so it starts near greedy play and PPO learns on top; its MLPs read
 (`mlp_inputs`). Before PPO, the policy may be warm-started by imitating a
 teacher bot (`bc_teacher`; `bc_samples` scales with `total_steps` unless set). The learning curve
 starts at the policy PPO starts from (step 0). Every `eval_every` steps the current policy (argmax
-of the masked logits) plays `eval_games` seat-rotated games against random and against greedy;
+of the masked logits, as the ppo bot plays: `training.evaluate_policy`, all games at once in the
+learner core) plays `eval_games` seat-rotated games against random and against greedy;
 win shares (95% Wilson intervals) go to TensorBoard and `eval.csv`. Checkpoints (tensors for
 `torch.load(weights_only=True)` plus JSON: policy, optimizer, RNG states, opponents, the games in
 progress) are written atomically every `checkpoint_every` steps; `--resume` continues from the
@@ -52,9 +56,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabletop_rl.training import (  # noqa: F401  (wilson, play_matches: the notebooks' and tests' helpers)
-    _atomic_write_text, check_checkpoint, evaluate, evaluate_batched, explicit_fields, latest_valid_checkpoint,
-    load_checkpoint, parse_options, play_matches, plot_curve, print_summary, prune_checkpoints, read_run_config,
-    resume_config, save_checkpoint, wilson, write_eval_csv,
+    _atomic_write_text, check_checkpoint, evaluate, evaluate_batched, evaluate_policy, explicit_fields,
+    latest_valid_checkpoint, load_checkpoint, parse_options, play_matches, plot_curve, print_summary,
+    prune_checkpoints, read_run_config, resume_config, save_checkpoint, wilson, write_eval_csv,
 )
 
 # Defaults chosen by measurement on 2 shared CPU cores (see `throughput` in summary.json): one
@@ -67,7 +71,7 @@ class Config:
     game: str = "fae"  # registered game name (envs.get_game)
     num_players: int = 2  # players at the table (the learner takes one seat)
     options: str = ""  # game options as k=v pairs, comma separated (rule and observation options); "" = the game's training default (GAME_OPTIONS)
-    reward: str = "score_diff"  # "score_diff" (dense, potential-based), "win_loss" (terminal only) or, Fae's batched env only, "seat_diff" (score_diff against the other seats' colours only: a training signal that reads them)
+    reward: str = "score_diff"  # "win_loss" (terminal only) or a potential of the game (dense): "score_diff" (the game spec's), Fae's "seat_diff" (score_diff against the other seats' colours only: a training signal that reads them)
     win_bonus: float = 5.0  # score_diff only: win_loss return x this, added at the end of a game
     reward_scale: float = 0.1  # every reward is multiplied by this (Fae margins are ~+-10 points)
     max_game_steps: int = 0  # step guard of training episodes and evaluation games (0 = the game's own); a game cut by it is not won
@@ -80,7 +84,7 @@ class Config:
     time_limit_min: float = 0.0  # stop training after this many minutes (0 = no limit); the summary says so
     progress: bool = True  # show a progress bar
     # --- vectorised envs
-    vec_env: str = "auto"  # "auto" (Fae: "fae-vector", the batched FaeLearnerVecEnv; others: "dummy"), "dummy" (in-process) or "subproc" (one process per env)
+    vec_env: str = "auto"  # "auto" (= "learner": the learner core, batched where the game has an engine; "fae-vector" is its old name), "dummy" or "subproc" (the scalar SelfPlayEnv, in-process or one process per env)
     n_envs: int = 256  # parallel envs (games in the batch for fae-vector)
     torch_threads: int = 1  # torch intra-op threads
     # --- PPO (sb3-contrib MaskablePPO)
@@ -102,6 +106,9 @@ class Config:
     # --- opponent pool
     pool_random: float = 1.0  # weight of the random bot among fixed opponents
     pool_greedy: float = 0.5  # weight of the greedy bot among fixed opponents (if the game has one)
+    opponents: str = ""  # more fixed opponents as name=weight pairs, comma separated: any registered bot (your own via --import)
+    reward_fn: str = ""  # learner core: "module:function" whose reward_fn(batch, seats, dones) -> (N,) floats is added to the reward
+    imports: str = ""  # modules to import first, comma separated (e.g. one that calls register_agent for --opponents)
     snapshot_prob: float = 0.2  # chance an opponent is a snapshot of the learner (once one exists)
     snapshot_every: int = 40_000  # steps between snapshots
     max_snapshots: int = 8  # snapshots kept (oldest dropped)
@@ -116,7 +123,7 @@ class Config:
     eval_every: int = 100_000  # steps between evaluations (0 = only at the end)
     eval_games: int = 100  # games per opponent per periodic evaluation (seat-rotated)
     final_eval_games: int = 1000  # games per opponent in the final evaluation (0 = skip)
-    eval_workers: int = 2  # processes for the final evaluation
+    eval_workers: int = 2  # processes for --evaluate's scalar games (training's evaluations run batched in the learner core)
     checkpoint_every: int = 50_000  # steps between checkpoints (0 = none)
     keep_checkpoints: int = 2  # most recent checkpoints kept
     # --- RLlib backend (--backend rllib; envs/rllib_backend.py; run with .venv-rllib/bin/python, see `make venv-rllib`)
@@ -150,7 +157,7 @@ PRESETS = {
     # A quest takes tens of steps, so a longer horizon than Fae's (gamma 0.99) and, after the
     # warm start, a gentler step size: at Fae's 3e-4 and gamma 0.95 the win share against random
     # fell from the warm start's 0.90 to 0.81 in 600k steps.
-    # It keeps the scalar SelfPlayEnv in a DummyVecEnv, with the PPO sizes measured for it.
+    # The PPO sizes were measured on the scalar SelfPlayEnv (8 envs); it now runs on the learner core.
     # A cut game pays the learner -2 (cut_reward), less than a loss. From scratch, a learner losing
     # to greedy learns to stall (a turn can go on forever: ADVENTURE, CANCEL, VISIT_STATUE, CANCEL,
     # ...; its episodes grow to the 4,000-step cut). Measured (`--bc-teacher ""`): with 0 its win
@@ -167,7 +174,7 @@ PRESETS = {
 }
 PRESET_HELP = {
     "make-train": "Fae 2p, the shipped policy: up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
-    "fantastiqa": "Fantastiqa 2p on the scalar SelfPlayEnv: 45 min of training (<= 1 hour in all)",
+    "fantastiqa": "Fantastiqa 2p on the learner core: 45 min of training (<= 1 hour in all)",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
 # Each game's observation options when --options is empty: Fae adds the action-centric margin features.
@@ -224,11 +231,9 @@ def bc_samples(cfg: Config) -> int:
     return cfg.bc_samples or max(256, min(100_000, cfg.total_steps // 20))
 
 
-def fae_teacher_data(cfg: Config, samples: int):
-    """The greedy bot's decisions in Fae games played in the batched engine (a `bc_explore` share of
-    the moves random instead), against the training opponents: (obs, masks, actions)."""
-    if cfg.bc_teacher != "greedy":
-        raise SystemExit(f"--bc-teacher: Fae's batched warm start imitates 'greedy' (or '' for none); got {cfg.bc_teacher!r}")
+def batched_teacher_data(cfg: Config, samples: int):
+    """The greedy bot's decisions in games of the game's batched engine (`greedy_actions`; a
+    `bc_explore` share of the moves random instead), against the training opponents: (obs, masks, actions)."""
     core = make_core(cfg, num_envs=min(cfg.n_envs, samples), seed=cfg.seed * 7_919 + 101)
     core.reset()
     obs, masks, actions = [], [], []
@@ -252,8 +257,8 @@ def behaviour_clone(model, cfg: Config) -> dict:
 
     samples = bc_samples(cfg)
     start = time.perf_counter()
-    if resolve_vec_env(cfg) == "fae-vector":
-        parts = [fae_teacher_data(cfg, samples)]
+    if cfg.bc_teacher == "greedy" and resolve_vec_env(cfg) == "learner" and has_batched_greedy(cfg):
+        parts = [batched_teacher_data(cfg, samples)]
     else:
         opts = parse_options(cfg.options)
         workers = max(1, min(cfg.bc_workers, samples // 1000))
@@ -361,28 +366,81 @@ class TimedVecEnv:
 
 
 def resolve_vec_env(cfg: Config) -> str:
-    if cfg.vec_env not in ("auto", "fae-vector", "dummy", "subproc"):
-        raise ValueError(f"vec_env must be 'auto', 'fae-vector', 'dummy' or 'subproc'; got {cfg.vec_env!r}")
-    if cfg.vec_env == "auto":
-        return "fae-vector" if cfg.game == "fae" else "dummy"
-    if cfg.vec_env == "fae-vector" and cfg.game != "fae":
-        raise ValueError(f"vec_env 'fae-vector' is Fae's batched env; game is {cfg.game!r}")
-    return cfg.vec_env
+    """"learner" (the learner core; "auto" and the old name "fae-vector"), "dummy" or "subproc" (SelfPlayEnv)."""
+    if cfg.vec_env not in ("auto", "learner", "fae-vector", "dummy", "subproc"):
+        raise ValueError(f"vec_env must be 'auto', 'learner', 'dummy' or 'subproc'; got {cfg.vec_env!r}")
+    return "learner" if cfg.vec_env in ("auto", "learner", "fae-vector") else cfg.vec_env
 
 
-def fae_opponents(cfg: Config) -> dict:
-    return {k: w for k, w in (("random", cfg.pool_random), ("greedy", cfg.pool_greedy)) if w > 0}
+def learner_opponents(cfg: Config) -> dict:
+    """The fixed opponents' weights: random, greedy (where the game has it) and `--opponents`."""
+    from tabletop_rl.agents import agent_names
+
+    fixed = {"random": cfg.pool_random}
+    if "greedy" in agent_names(cfg.game):
+        fixed["greedy"] = cfg.pool_greedy
+    for name, weight in parse_options(cfg.opponents).items():
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+            raise SystemExit(f"--opponents: {name}={weight!r} needs a numeric weight")
+        fixed[name] = fixed.get(name, 0.0) + float(weight)
+    return {k: w for k, w in fixed.items() if w > 0}
 
 
-def make_core(cfg: Config, num_envs: int, seed: int):
-    """A `FaeLearnerCore` (the batched games behind FaeLearnerVecEnv) for `cfg`."""
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerCore
+def user_reward(cfg: Config):
+    """The `--reward-fn module:function` callable, or None."""
+    if not cfg.reward_fn:
+        return None
+    import importlib
+
+    module, _, name = cfg.reward_fn.partition(":")
+    fn = getattr(importlib.import_module(module), name, None) if name else None
+    if not callable(fn):
+        raise SystemExit(f"--reward-fn must name a callable as module:function; got {cfg.reward_fn!r}")
+    return fn
+
+
+def make_core(cfg: Config, num_envs: int, seed: int, **overrides):
+    """The learner core (`tabletop_rl.envs.learner.make_learner_core`) for `cfg`: the one place its
+    arguments are spelled out (training, warm start)."""
+    from tabletop_rl.envs.learner import make_learner_core
+
+    kwargs = dict(opponents=learner_opponents(cfg), snapshot_prob=cfg.snapshot_prob, max_snapshots=cfg.max_snapshots,
+                  reward=cfg.reward, win_bonus=cfg.win_bonus, reward_scale=cfg.reward_scale, reward_fn=user_reward(cfg),
+                  max_steps=cfg.max_game_steps or None, cut_reward=cfg.cut_reward, seed=seed)
+    kwargs.update(overrides)
+    try:
+        return make_learner_core(cfg.game, num_envs, cfg.num_players, **kwargs, **parse_options(cfg.options))
+    except ValueError as exc:
+        raise SystemExit(f"train.py: {exc}") from None
+
+
+def has_batched_greedy(cfg: Config) -> bool:
+    from tabletop_rl.envs.learner import batch_class
+
+    return hasattr(batch_class(cfg.game), "greedy_actions")
+
+
+def policy_layout(cfg: Config) -> tuple[tuple, tuple, tuple | None]:
+    """(skip_starts, skip_init, mlp_inputs) of the policy: the game's per-action observation blocks
+    that reach the logits through learned scales (Fae's `action_features`, `fae_rl.features`), and
+    the inputs its MLPs read; a game without such blocks gets none and an MLP over everything."""
+    if cfg.game != "fae":
+        return (), (), None
+    from fae_rl.features import feature_layout
+    from fae_rl.observation import observation_layout, observation_size
 
     opts = parse_options(cfg.options)
-    return FaeLearnerCore(num_envs, num_players=cfg.num_players, big_stack_merge=bool(opts.get("big_stack_merge", False)),
-                          history=opts.get("history", "summary"), action_features=opts.get("action_features", "none"),
-                          opponents=fae_opponents(cfg), snapshot_prob=cfg.snapshot_prob, max_snapshots=cfg.max_snapshots,
-                          reward=cfg.reward, win_bonus=cfg.win_bonus, reward_scale=cfg.reward_scale, seed=seed)
+    history = opts.get("history", "summary")
+    layout = feature_layout(history, opts.get("action_features", "none"))
+    skip_starts = tuple(sl.start for sl in layout.values())
+    skip_init = tuple(cfg.skip_init if name in ("margin", "best") else 0.0 for name in layout)
+    if cfg.mlp_inputs not in ("board", "all"):
+        raise ValueError(f"mlp_inputs must be 'board' or 'all'; got {cfg.mlp_inputs!r}")
+    mlp_inputs = None
+    if cfg.mlp_inputs == "board":
+        terrain = observation_layout(history)["terrain"]
+        mlp_inputs = tuple(i for i in range(observation_size(history)) if not terrain.start <= i < terrain.stop)
+    return skip_starts, skip_init, mlp_inputs
 
 
 def build(cfg: Config, pool):
@@ -391,40 +449,18 @@ def build(cfg: Config, pool):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from fae_rl.features import feature_layout
-    from fae_rl.observation import observation_layout, observation_size
     from tabletop_rl.ppo_policy import SkipPolicy
 
     torch.set_num_threads(cfg.torch_threads)
-    kind = resolve_vec_env(cfg)
-    skip_starts, skip_init, mlp_inputs = (), 0.0, None
     torch.distributions.Distribution.set_default_validate_args(False)  # SB3 builds a masked Categorical per call: ~10% of an update
-    if kind == "fae-vector":
-        from tabletop_rl.envs import get_game
-        from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
+    if resolve_vec_env(cfg) == "learner":
+        from tabletop_rl.envs.learner_envs import LearnerVecEnv
 
-        opts = parse_options(cfg.options)
-        try:
-            get_game("fae").check_options(opts)
-        except ValueError as exc:
-            raise SystemExit(f"--options: {exc}") from None
-        venv = FaeLearnerVecEnv(cfg.n_envs, num_players=cfg.num_players, big_stack_merge=bool(opts.get("big_stack_merge", False)),
-                                history=opts.get("history", "summary"), action_features=opts.get("action_features", "none"),
-                                opponents=fae_opponents(cfg), snapshot_prob=cfg.snapshot_prob,
-                                max_snapshots=cfg.max_snapshots, reward=cfg.reward, win_bonus=cfg.win_bonus,
-                                reward_scale=cfg.reward_scale, seed=cfg.seed)
-        history = opts.get("history", "summary")
-        layout = feature_layout(history, opts.get("action_features", "none"))
-        skip_starts = tuple(sl.start for sl in layout.values())  # the per-action blocks (fae_rl.features)
-        skip_init = tuple(cfg.skip_init if name in ("margin", "best") else 0.0 for name in layout)
-        if cfg.mlp_inputs not in ("board", "all"):
-            raise ValueError(f"mlp_inputs must be 'board' or 'all'; got {cfg.mlp_inputs!r}")
-        if cfg.mlp_inputs == "board":
-            terrain = observation_layout(history)["terrain"]
-            mlp_inputs = tuple(i for i in range(observation_size(history)) if not terrain.start <= i < terrain.stop)
+        venv = LearnerVecEnv(make_core(cfg, cfg.n_envs, cfg.seed))
     else:
         factories = [_EnvFactory(cfg, pool, i) for i in range(cfg.n_envs)]
-        venv = DummyVecEnv(factories) if kind == "dummy" else SubprocVecEnv(factories, start_method="spawn")
+        venv = DummyVecEnv(factories) if resolve_vec_env(cfg) == "dummy" else SubprocVecEnv(factories, start_method="spawn")
+    skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
     venv = TimedVecEnv(venv)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
     hidden = [int(h) for h in cfg.net_arch.split(",") if h.strip()]
@@ -479,7 +515,7 @@ def make_callback(cfg: Config, run_dir: str, pool, venv, history: dict):
             if steps == history["last_resumed_at"]:
                 return  # we just loaded this point
             if cfg.snapshot_every and steps - history["last_snapshot"] >= cfg.snapshot_every:
-                if resolve_vec_env(cfg) == "fae-vector":
+                if resolve_vec_env(cfg) == "learner":
                     venv.unwrapped.core.add_snapshot(policy_weights(self.model, cfg))
                 else:
                     pool.add_snapshot(policy_weights(self.model, cfg))
@@ -520,7 +556,7 @@ def make_callback(cfg: Config, run_dir: str, pool, venv, history: dict):
                 "last_obs": model._last_obs, "last_episode_starts": model._last_episode_starts,
                 "ep_info_buffer": list(model.ep_info_buffer), "history": history, "config": dataclasses.asdict(cfg),
             }
-            if resolve_vec_env(cfg) == "fae-vector":
+            if resolve_vec_env(cfg) == "learner":  # the learner core's state (the key's name predates the core)
                 meta, arrays = venv.unwrapped.core.get_state()
                 ckpt["fae_vector"] = {"meta": meta, "arrays": arrays}
             else:
@@ -586,17 +622,18 @@ def restores_cleanly(cfg: Config, ckpt: dict) -> None:
         venv.close()
 
 
-def eval_policy(weights, cfg: Config, opponent: str, games: int, seed: int, workers: int = 1) -> dict:
-    """Seat-rotated win share: Fae games all at once in the batched engine, other games in the scalar envs."""
-    if cfg.game == "fae":
-        return evaluate_batched(weights, cfg.num_players, opponent, games, seed, parse_options(cfg.options))
-    return evaluate(weights, cfg, opponent, games, seed, workers=workers)
+def eval_policy(weights, cfg: Config, opponent: str, games: int, seed: int) -> dict:
+    """Seat-rotated win share of `weights` against `opponent`: `tabletop_rl.training.evaluate_policy`,
+    every game at once in the learner core (batched where the game has an engine)."""
+    return evaluate_policy(weights, cfg.game, cfg.num_players, opponent, games, seed, parse_options(cfg.options),
+                           max_steps=cfg.max_game_steps)
 
 
 # ---------------------------------------------------------------------------- main
 def train(cfg: Config) -> dict:
     from tabletop_rl.extras import require_extra
 
+    import_modules(cfg)
     if cfg.backend == "rllib":
         require_extra("rllib", ("ray", "torch"), "--backend rllib")  # before the run folder is made
         from tabletop_rl.envs.rllib_backend import train_rllib  # imports ray/torch lazily; needs the rllib extra
@@ -688,7 +725,7 @@ def train(cfg: Config) -> dict:
         print(f"evaluating over {cfg.final_eval_games} seat-rotated games per opponent ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         for opp in history["eval_opponents"]:
-            row = eval_policy(weights, cfg, opp, cfg.final_eval_games, seed=999_983, workers=cfg.eval_workers)
+            row = eval_policy(weights, cfg, opp, cfg.final_eval_games, seed=999_983)
             row["steps"] = model.num_timesteps
             final.append(row)
         eval_seconds = time.perf_counter() - start
@@ -715,6 +752,7 @@ def train(cfg: Config) -> dict:
 
 def evaluate_only(cfg: Config) -> list[dict]:
     """`--evaluate PATH`: the final evaluation of a saved policy, printed as in the summary."""
+    import_modules(cfg)
     from tabletop_rl.agents import agent_names
     from tabletop_rl.agents.ppo_agent import PolicyWeights
 
@@ -737,6 +775,14 @@ def evaluate_only(cfg: Config) -> list[dict]:
         print(f"{cfg.evaluate} vs {opp:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
               f"  ({r['games']} seat-rotated games, {r['seconds']:.0f} s)", flush=True)
     return rows
+
+
+def import_modules(cfg: Config) -> None:
+    """`--imports`: the user's modules (e.g. one registering its bots with `register_agent`)."""
+    import importlib
+
+    for name in filter(None, (m.strip() for m in cfg.imports.split(","))):
+        importlib.import_module(name)
 
 
 def main(argv=None) -> int:

@@ -289,14 +289,20 @@ class PPOAgent(Agent):
                 f"options {self.policy.meta.get('options')})")
         if not mask.any():
             raise ValueError(f"{type(self).__name__}.act: the action mask has no legal action")
-        logits = np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf)
+        return self.choose(obs, np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf))
+
+    def choose(self, obs: np.ndarray, logits: np.ndarray) -> int:
+        """The move from this game's masked logits (float64, -inf where illegal) at observation
+        `obs`: sampled, or the argmax with the cycle breaking (a repeated observation plays its
+        least-tried action first). `act` uses it; a batched evaluation calls it with logits from one
+        forward over many games (`tabletop_rl.training.evaluate_policy`)."""
         if not self.deterministic:
             p = np.exp(logits - logits.max())
             p /= p.sum()
             return int(self.rng.choice(p.size, p=p))
         tried = self._tried.setdefault(hash(obs.tobytes()), {})
         if tried:  # a repeated observation: least-tried first, so no cycle repeats for ever
-            penalty = np.zeros(mask.size)
+            penalty = np.zeros(logits.size)
             for a, times in tried.items():
                 penalty[a] = times
             logits = logits - 1e9 * penalty

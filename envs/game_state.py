@@ -1,4 +1,4 @@
-"""The rules-state contract every game of the suite satisfies: `GameState`.
+"""The rules-state contract every game of the suite satisfies, `GameState`, and its batched twin, `BatchedGame`.
 
     from tabletop_rl.envs.game_state import GameState
     isinstance(fae_rl.FaeState.new(2, seed=0), GameState)            # True (checked at runtime)
@@ -11,7 +11,8 @@ the Protocol is structural, and this module imports nothing of the suite (the bo
 `docs/architecture.md`).
 
 `isinstance(x, GameState)` (the Protocol is runtime-checkable) checks only that every member
-exists, not its signature; the mypy test checks the signatures.
+exists, not its signature; the mypy test checks the signatures. The same holds for `BatchedGame`
+(N games stepped together: what the learner core runs on; `FaeVector`, `ScalarBatch`).
 """
 from __future__ import annotations
 
@@ -108,4 +109,85 @@ def integers(value, what: str = "action", shape: tuple | None = None):
     return arr.astype(np.int64, copy=False)
 
 
-__all__ = ["GameState", "integers"]
+@runtime_checkable
+class BatchedGame(Protocol):
+    """N games of one table size and rule set stepped together: the learner's engine.
+
+    `fae_rl.vector.FaeVector` has this shape, `tabletop_rl.envs.scalar_batch.ScalarBatch` presents
+    N scalar `GameState`s of any registered game through it, and the learner core
+    (`tabletop_rl.envs.learner`) runs on any of them. Game i of a batch is an ordinary game: seeds,
+    masks, observations and returns are exactly those of its scalar core.
+    """
+
+    @property
+    def num_envs(self) -> int:
+        """Games in the batch (N)."""
+        ...
+
+    @property
+    def num_players(self) -> int:
+        ...
+
+    @property
+    def num_actions(self) -> int:
+        """Width of `legal_mask()`."""
+        ...
+
+    @property
+    def obs_size(self) -> int:
+        """Width of `observe()`."""
+        ...
+
+    def reset(self, seeds: Any) -> None:
+        """Deal every game: game i exactly as the scalar core's new state with seed `seeds[i]`."""
+        ...
+
+    def reset_done(self, seeds: Any) -> np.ndarray:
+        """Deal again only the finished games (game i with `seeds[i]`); returns their indices."""
+        ...
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """int64 (N,): the seat to act, -1 where the game is over."""
+        ...
+
+    @property
+    def terminated(self) -> np.ndarray:
+        """bool (N,)."""
+        ...
+
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """bool (N, num_actions): the mover's legal actions; all False where the game is over."""
+        ...
+
+    def observe(self, seats: Any = None, *, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 (N, obs_size): row i is seat `seats[i]`'s observation of game i (default: the
+        movers); a seat of -1 gives zeros."""
+        ...
+
+    def step(self, actions: Any, games: Any = None) -> None:
+        """Apply `actions[i]` to every unfinished game i (only where the bool `games` is True, if
+        given); an illegal action raises ValueError naming the game, and no game changes."""
+        ...
+
+    def returns(self) -> np.ndarray:
+        """float64 (N, num_players): each game's `GameState.returns()` (zeros until it is over)."""
+        ...
+
+    def state(self, i: int) -> Any:
+        """A `GameState` equal (to_dict) to game i: a copy."""
+        ...
+
+    def set_state(self, i: int, state: Any) -> None:
+        """Make game i equal to `state` (a state of this batch's game, table size and rules)."""
+        ...
+
+
+def missing_members(obj: Any, protocol: type) -> list[str]:
+    """The public members of `protocol` that `obj`'s class lacks. Unlike `isinstance`, it reads no
+    property, so it also checks a batch that is not dealt yet (whose queries raise)."""
+    names = [n for n, v in vars(protocol).items() if not n.startswith("_") and (callable(v) or isinstance(v, property))]
+    return [n for n in names if not hasattr(type(obj), n) and not hasattr(obj, n)]
+
+
+__all__ = ["BatchedGame", "GameState", "integers", "missing_members"]

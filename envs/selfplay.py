@@ -1,5 +1,11 @@
 """Single-agent Gymnasium view of a multi-player game, for self-play training.
 
+Kept beside the one learner core (`tabletop_rl.envs.learner`, which every game trains on): this is
+the env `gymnasium.make("fae_rl:fae_rl/Fae-v0")` builds (a random seat each episode, an opponent per
+seat, an illegal action ends the episode), `train.py --vec-env dummy|subproc` trains on it, and
+`benchmarks/bench_learner.py` measures the core against it. The core's single-agent face is
+`tabletop_rl.envs.learner_envs.LearnerEnv`.
+
     import gymnasium
     env = gymnasium.make("fae_rl:fae_rl/Fae-v0", opponent="greedy", num_players=2)
     obs, info = env.reset(seed=0)
@@ -53,20 +59,10 @@ from gymnasium import spaces
 
 from tabletop_rl.agents.match import drive_bots
 from tabletop_rl.envs.game_state import integers
-from tabletop_rl.envs.registry import GameSpec, get_game
+from tabletop_rl.envs.registry import get_game
+from tabletop_rl.envs.scalar_batch import observation_space
 
 REWARDS = ("win_loss", "score_diff")
-
-
-# ---------------------------------------------------------------------------- per-game hooks
-def _observation_space(spec: GameSpec, num_players: int, rule_opts: dict, obs_opts: dict) -> spaces.Box:
-    """Box of the game's observation vector, with the bounds its AEC env declares."""
-    aec = spec.raw_env(num_players=num_players, **rule_opts, **obs_opts)
-    space = aec.observation_space(aec.possible_agents[0])
-    if isinstance(space, spaces.Dict):
-        space = space["observation"]
-    return spaces.Box(np.asarray(space.low, dtype=np.float32), np.asarray(space.high, dtype=np.float32),
-                      dtype=np.float32)
 
 
 # ---------------------------------------------------------------------------- opponents
@@ -205,7 +201,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._potential = spec.potential
         if reward == "score_diff" and self._potential is None:
             raise ValueError(f"{spec.name} has no score_diff potential (GameSpec.potential)")
-        self.observation_space = _observation_space(spec, self.num_players, self.rule_options, self.observation_options)
+        self.observation_space = observation_space(spec, self.num_players, self.rule_options, self.observation_options)
         self._template = spec.new_state(num_players=self.num_players, seed=0, **self.rule_options)  # its type loads states
         n_actions = int(spec.action_mask(self._template, 0).size)
         self.action_space = spaces.Discrete(n_actions)

@@ -158,6 +158,16 @@ class FaeVector:
 
     # ------------------------------------------------------------------ queries
     @property
+    def num_actions(self) -> int:
+        """Width of `legal_mask()` (the suite's `BatchedGame` protocol)."""
+        return NUM_ACTIONS
+
+    @property
+    def obs_size(self) -> int:
+        """Width of `observe()` with its default history ("summary")."""
+        return observation_size("summary")
+
+    @property
     def terminated(self) -> np.ndarray:
         """bool (N,): True where the game is over."""
         self._check_dealt()

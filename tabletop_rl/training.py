@@ -1,9 +1,11 @@
 """Evaluation, checkpoints and reporting for `train.py` (the algorithm and its Config live there).
 
-- Evaluation: `evaluate` plays seat-rotated games of a numpy policy (`PolicyWeights`) against a bot
-  in the scalar envs (`play_matches`, the arena's code path); `evaluate_batched` plays Fae games all
-  at once in `fae_rl.vector` (one policy forward for every game), the same games' rules and the
-  same observation, far faster: train.py's periodic and final evaluations of Fae use it.
+- Evaluation: `evaluate_policy` plays seat-rotated games of a numpy policy (`PolicyWeights`) against
+  a bot all at once in the learner core (batched where the game has an engine; one policy forward
+  for every game): train.py's periodic and final evaluations of every game use it
+  (`evaluate_batched` is its Fae name, kept). `evaluate` plays them one by one in the scalar core
+  (`play_matches`, the arena's and the RLlib backend's code path): `train.py --evaluate`'s
+  independent check.
 - Checkpoints hold no pickle: tensors in a `.pt` file read with `torch.load(weights_only=True)` and
   everything else (RNG states, the opponent pool, the envs' games, the run history) in a `.json`
   beside it (`save_checkpoint` / `load_checkpoint`). Both are written atomically (temp file +
@@ -65,38 +67,54 @@ def evaluate(weights, cfg: Config, opponent: str, games: int, seed: int, workers
 
 
 
-def evaluate_batched(weights, num_players: int, opponent: str, games: int, seed: int, options: dict,
-                     learner_sample: bool = False) -> dict:
-    """Fae only: the win share of `weights` (argmax of the masked logits) over `games` seat-rotated
-    games against `opponent` ("random" or "greedy"), all played at once in `fae_rl.vector`.
+def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: int, seed: int,
+                    options: dict | None = None, max_steps: int = 0, learner_sample: bool = False,
+                    batched: bool = True) -> dict:
+    """The win share of `weights` (played as `PPOAgent` plays it: argmax of the masked logits with its
+    cycle breaking; sampled with `learner_sample`) over
+    `games` seat-rotated games against `opponent` (any registered bot), all played at once in the
+    learner core (`tabletop_rl.envs.learner`: the game's batched engine, or N scalar games; one
+    policy forward per step for every game). train.py's periodic and final evaluations of every
+    game use it.
 
-    Game i seats the policy at i mod num_players; a shared win counts 1/k; 95% Wilson interval.
+    Game i seats the policy at i mod num_players; a shared win counts 1/k; a game the step guard
+    (`max_steps`, 0: the game's own) cuts is not won; 95% Wilson interval.
     """
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerCore
+    from tabletop_rl.agents.ppo_agent import PPOAgent
+    from tabletop_rl.envs.learner import make_learner_core
 
-    rule = {k: v for k, v in options.items() if k == "big_stack_merge"}
     start = time.perf_counter()
-    core = FaeLearnerCore(games, num_players=num_players, history=options.get("history", "summary"),
-                          action_features=options.get("action_features", "none"), opponents={opponent: 1.0},
-                          reward="win_loss", seed=seed, **rule)
+    core = make_learner_core(game, games, num_players, batched=batched, opponents={opponent: 1.0}, reward="win_loss",
+                             max_steps=max_steps or None, seed=seed, **dict(options or {}))
     core.reset()
+    # One PPOAgent per game chooses from the batched logits, so the policy plays exactly as the bot
+    # does in the arena (argmax, breaking cycles of repeated observations: Fantastiqa's turns can loop).
+    players = [PPOAgent(weights=weights) for _ in range(games)]
     obs = np.zeros((games, core.obs_size), dtype=np.float32)
     share = np.full(games, np.nan)
     while np.isnan(share).any():
         masks = core.masks()
         logits = np.where(masks, weights.logits(core.learner_obs(obs)).astype(np.float64), -np.inf)
+        actions = np.argmax(masks, axis=1)  # retired games: any legal action (ignored)
+        live = np.flatnonzero(core.active)
         if learner_sample:
-            logits = logits + core.rng.gumbel(size=logits.shape)
-        actions = np.argmax(logits, axis=1)
-        actions[~masks.any(axis=1)] = 0
+            actions[live] = np.argmax(logits[live] + core.rng.gumbel(size=(live.size, logits.shape[1])), axis=1)
+        else:
+            actions[live] = [players[i].choose(obs[i], logits[i]) for i in live]
         _, _, finished = core.step(actions)
         for f in finished:
-            if np.isnan(share[f["index"]]):
-                share[f["index"]] = f["win_share"]
+            share[f["index"]] = f["win_share"]
+        core.retire([f["index"] for f in finished])  # its result is in: stop playing that game
     wins = float(share.sum())
     low, high = wilson(wins, games)
     return {"opponent": opponent, "games": games, "win_share": wins / games, "ci_low": low, "ci_high": high,
             "seconds": time.perf_counter() - start}
+
+
+def evaluate_batched(weights, num_players: int, opponent: str, games: int, seed: int, options: dict,
+                     learner_sample: bool = False) -> dict:
+    """Fae's `evaluate_policy` (the name the notebooks use; kept)."""
+    return evaluate_policy(weights, "fae", num_players, opponent, games, seed, options, learner_sample=learner_sample)
 
 
 # ---------------------------------------------------------------------------- files
@@ -160,9 +178,15 @@ def print_summary(summary: dict) -> None:
         f"   PPO throughput {t['steps_per_second']:.0f} env steps/s; {100 * t['env_share']:.0f}% of PPO time inside the envs "
         f"({t['vec_env']} x{t['n_envs']}, {t['torch_threads']} torch thread(s))",
     ]
+    first = {}
+    for r in summary.get("evals", []):  # the policy PPO started from (after any warm start)
+        first.setdefault(r["opponent"], r)
     for r in summary["final_eval"]:
+        start = first.get(r["opponent"])
+        began = f"; at step {start['steps']:,}: {start['win_share']:.3f}" if start is not None else ""
         lines.append(f"   vs {r['opponent']:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-                     f"  ({r['games']} seat-rotated games, {r['seconds']:.0f} s)")
+                     f"  (fair share {1 / summary['num_players']:.3f}{began}; {r['games']} seat-rotated games, "
+                     f"{r['seconds']:.0f} s)")
     if summary["final_eval"]:
         lines.append(f"   evaluation took {summary['final_eval_seconds']:.0f} s")
     d = summary["run_dir"]

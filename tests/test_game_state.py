@@ -88,21 +88,29 @@ def test_seat_scores_agree_with_each_cores_own_names(game):
 # ------------------------------------------------------------------------------------ static check
 STATIC_CHECK = """\
 from fae_rl.state import FaeState
+from fae_rl.vector import FaeVector
 from fantastiqa_rl.state import FantastiqaState
-from tabletop_rl.envs.game_state import GameState
+from tabletop_rl.envs.fae_batch import FaeBatch
+from tabletop_rl.envs.game_state import BatchedGame, GameState
+from tabletop_rl.envs.scalar_batch import ScalarBatch
 
 fae: GameState = FaeState.new(2, seed=0)
 fantastiqa: GameState = FantastiqaState.new(2, seed=0)
+fae_vector: BatchedGame = FaeVector(4, 2)
+fae_batch: BatchedGame = FaeBatch(4, 2)
+scalar_batch: BatchedGame = ScalarBatch("fantastiqa", 4, 2)
 
 
-class NotAState:  # the control: it lacks most members, so mypy must reject the line below
+class NotAState:  # the control: it lacks most members, so mypy must reject the lines below
     def legal_actions(self) -> list[int]:
         return []
 
 
 control: GameState = NotAState()
+batched_control: BatchedGame = NotAState()
 """
-CONTROL_LINE = STATIC_CHECK.splitlines().index("control: GameState = NotAState()") + 1
+CONTROL_LINES = [STATIC_CHECK.splitlines().index(line) + 1 for line in
+                 ("control: GameState = NotAState()", "batched_control: BatchedGame = NotAState()")]
 
 
 def _layout_for_mypy(tmp: Path) -> str:
@@ -129,11 +137,13 @@ def run_mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_cores_satisfy_the_protocol_statically(tmp_path):
-    """mypy accepts both cores as GameState and reports exactly one error: the control class's line
-    (so the check is live; renaming a core's method makes its line fail too)."""
+    """mypy accepts both cores as GameState and the batches (FaeVector, FaeBatch, ScalarBatch) as
+    BatchedGame, and reports exactly two errors: the control class's lines (so the check is live;
+    renaming a core's or a batch's method makes its line fail too)."""
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (the dev extra has it)")
     done = run_mypy(tmp_path, STATIC_CHECK)
     errors = [ln for ln in done.stdout.splitlines() if ": error:" in ln]
-    assert done.returncode == 1 and len(errors) == 1, done.stdout + done.stderr
-    assert f"check_game_state.py:{CONTROL_LINE}: error: Incompatible types in assignment" in errors[0], errors
+    assert done.returncode == 1 and len(errors) == 2, done.stdout + done.stderr
+    for line, error in zip(CONTROL_LINES, errors):
+        assert f"check_game_state.py:{line}: error: Incompatible types in assignment" in error, errors

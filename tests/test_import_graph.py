@@ -47,7 +47,8 @@ LAYERS = {
     # the AEC envs, the suite registry and their base; bridges that present a game to another library
     "env": ["fae_rl", "fae_rl.environment", "fae_rl.spec", "fae_rl.openspiel", "fae_rl.playthrough",
             "fantastiqa_rl", "fantastiqa_rl.environment", "fantastiqa_rl.spec",
-            "tabletop_rl.envs", "tabletop_rl.envs.aec_base", "tabletop_rl.envs.registry"],
+            "tabletop_rl.envs", "tabletop_rl.envs.aec_base", "tabletop_rl.envs.registry",
+            "tabletop_rl.envs.scalar_batch", "tabletop_rl.envs.fae_batch"],
     # bots, the bot-driving loop, game records
     "bots": ["tabletop_rl.agents", "tabletop_rl.agents.base", "tabletop_rl.agents.registry",
              "tabletop_rl.agents.fae_greedy", "tabletop_rl.agents.fantastiqa_greedy", "tabletop_rl.agents.mcts",
@@ -56,7 +57,7 @@ LAYERS = {
              "tabletop_rl.agents.imitation", "tabletop_rl.agents.match", "tabletop_rl.agents.records",
              "tabletop_rl.envs.recording"],
     # self-play adapters and trainers
-    "training": ["tabletop_rl.envs.selfplay", "tabletop_rl.envs.fae_vector_env", "tabletop_rl.envs.rllib_env",
+    "training": ["tabletop_rl.envs.learner", "tabletop_rl.envs.learner_envs", "tabletop_rl.envs.selfplay", "tabletop_rl.envs.fae_vector_env", "tabletop_rl.envs.rllib_env",
                  "tabletop_rl.envs.rllib_backend", "tabletop_rl.training", "tabletop_rl.ppo_policy",
                  "tabletop_rl.train", "train"],
     # what people run: the arena, terminal play, the web app
