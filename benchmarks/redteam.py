@@ -447,7 +447,7 @@ def action_rows() -> list[dict]:
     core = venv.core
 
     def core_state():
-        return (core.vec._b.copy(), core.vec._w.copy(), core.rng.bit_generator.state)
+        return (core.vec.engine._b.copy(), core.vec.engine._w.copy(), core.rng.bit_generator.state)
 
     def again():
         venv.reset(seed=0)
@@ -460,7 +460,7 @@ def action_rows() -> list[dict]:
     for case, acts in bad_batches.items():
         row("FaeLearnerVectorEnv.step", case, lambda a=acts: venv.step(a), core_state, again)
         row("FaeLearnerCore.step", case, lambda a=acts: core.step(a), core_state, again)
-        row("FaeVector.step", case, lambda a=acts: core.vec.step(a), core_state, again)
+        row("FaeVector.step", case, lambda a=acts: core.vec.engine.step(a), core_state, again)
     for seed in (True, 1.5, "1"):
         row("FaeLearnerVectorEnv.reset", f"seed={seed!r}", lambda s=seed: venv.reset(seed=s), core_state, again)
     try:
@@ -470,7 +470,7 @@ def action_rows() -> list[dict]:
         sb3.reset()
         for case, acts in bad_batches.items():
             row("FaeLearnerVecEnv.step_async (SB3)", case, lambda a=acts: sb3.step_async(a),
-                lambda: (sb3.core.vec._b.copy(), sb3.core.vec._w.copy()), sb3.reset)
+                lambda: (sb3.core.vec.engine._b.copy(), sb3.core.vec.engine._w.copy()), sb3.reset)
     except ImportError:
         print("SB3 is not installed: FaeLearnerVecEnv rows are not included")
     return rows

@@ -310,7 +310,7 @@ class LearnerCore:
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = np.random.default_rng(integers(seed, "seed"))
         self.active[:] = True
         self.episodes[:] = 0
         self.batch.reset(self.rng.integers(_SEED_SPACE, size=self.num_envs))

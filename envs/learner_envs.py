@@ -155,7 +155,7 @@ def _sb3_vecenv():
             return self.core.learner_obs(self._buf).copy()
 
         def step_async(self, actions):
-            self._actions = actions
+            self._actions = integers(actions, "actions", (self.num_envs,))  # checked when given, as SB3 expects
 
         def step_wait(self):
             rewards, dones, finished = self.core.step(self._actions)

@@ -185,10 +185,10 @@ def test_learner_envs_refuse_a_seed_that_is_not_an_int(seed):
     assert env.get_snapshot() == before
     venv = FaeLearnerVectorEnv(num_envs=2, opponents={"random": 1.0}, seed=0)
     venv.reset(seed=0)
-    b = venv.core.vec._b.copy()
+    b = venv.core.vec.engine._b.copy()
     with pytest.raises(ValueError, match="seed must be an int"):
         venv.reset(seed=seed)
-    assert np.array_equal(venv.core.vec._b, b)
+    assert np.array_equal(venv.core.vec.engine._b, b)
 
 
 def _bad_batches(firsts: np.ndarray) -> dict:
@@ -214,12 +214,12 @@ def test_fae_vector_adapters_take_integer_actions_only(entry):
         env = FaeLearnerVectorEnv(num_envs=4, opponents={"random": 1.0}, seed=0)
         env.reset(seed=0)
         step = {"FaeLearnerVectorEnv.step": env.step, "FaeLearnerCore.step": env.core.step,
-                "FaeVector.step": env.core.vec.step}[entry]
+                "FaeVector.step": env.core.vec.engine.step}[entry]
     core = env.core
     firsts = np.array([np.flatnonzero(m)[0] for m in core.masks()])
     for case, actions in _bad_batches(firsts).items():
-        b, w = core.vec._b.copy(), core.vec._w.copy()
+        b, w = core.vec.engine._b.copy(), core.vec.engine._w.copy()
         with pytest.raises(ValueError, match="must be (integers|an int)"):
             step(actions)
-        assert np.array_equal(core.vec._b, b) and np.array_equal(core.vec._w, w), case
+        assert np.array_equal(core.vec.engine._b, b) and np.array_equal(core.vec.engine._w, w), case
     step(firsts)  # integers still play

@@ -172,7 +172,7 @@ def test_non_integer_and_illegal_actions_are_refused_and_change_nothing():
     core.reset()
     before = json.dumps(core.get_state()[0])
     for bad in (np.zeros(2), np.array([True, False]), np.zeros(3, dtype=np.int64), [0.5, 1]):
-        with pytest.raises(ValueError, match="actions must be 2 integers"):
+        with pytest.raises(ValueError, match="(each entry of )?actions must (have shape|be)"):
             core.step(bad)
     masks = core.masks()
     acts = _random_actions(masks, np.random.default_rng(0))
@@ -360,7 +360,7 @@ def test_single_agent_face_plays_whole_games():
             assert info["win_share"] in (0.0, 0.5, 1.0)
             games += 1
             obs, info = env.reset()
-    with pytest.raises(ValueError, match="integer"):
+    with pytest.raises(ValueError, match="must be an int"):
         env.step(0.5)
     with pytest.raises(ValueError, match="one game"):
         LearnerEnv(make_learner_core("fae", 2))
