@@ -436,19 +436,19 @@ class FaeVector:
         if games is None:
             return None
         games = np.asarray(games)
+        wanted = f"games must be a bool array of shape ({self.num_envs},) or distinct int game indices in " \
+                 f"0..{self.num_envs - 1}"
         if games.dtype == np.bool_:
             if games.shape != (self.num_envs,):
-                raise ValueError(f"games must be a bool array of shape ({self.num_envs},) or game indices; "
-                                 f"got bool {games.shape}")
+                raise ValueError(f"{wanted}; got a bool array of shape {games.shape}")
             return games
         if games.ndim != 1 or not (games.size == 0 or np.issubdtype(games.dtype, np.integer)):
-            raise ValueError(f"games must be a bool array of shape ({self.num_envs},) or a 1-D array of int "
-                             f"game indices; got {games.dtype} {games.shape}")
+            raise ValueError(f"{wanted}; got a {games.ndim}-D {games.dtype} array")
         games = games.astype(np.int64)
         if games.size and (games.min() < 0 or games.max() >= self.num_envs):
-            raise ValueError(f"game indices must be in 0..{self.num_envs - 1}; got {games.min()}..{games.max()}")
+            raise ValueError(f"{wanted}; got indices {games.min()}..{games.max()}")
         if np.unique(games).size != games.size:
-            raise ValueError("game indices must be distinct")
+            raise ValueError(f"{wanted}; got a repeated index")
         mask = np.zeros(self.num_envs, dtype=np.bool_)
         mask[games] = True
         return mask

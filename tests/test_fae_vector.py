@@ -335,8 +335,8 @@ def test_greedy_actions_for_some_games_equal_the_full_call_there():
 
 
 @pytest.mark.parametrize("games, problem", [
-    (np.ones(3, dtype=bool), "shape"), ([0, 12], "0..11"), ([-1], "0..11"), ([2, 2], "distinct"),
-    (np.array([0.0, 1.0]), "int"), ([[0, 1]], "1-D")])
+    (np.ones(3, dtype=bool), "bool array of shape .3,."), ([0, 12], "indices 0..12"), ([-1], "indices -1..-1"),
+    ([2, 2], "repeated index"), (np.array([0.0, 1.0]), "1-D float64"), ([[0, 1]], "2-D int64")])
 def test_greedy_actions_refuses_bad_games(games, problem):
     v = FaeVector(num_envs=12)
     v.reset(np.arange(12))
