@@ -87,3 +87,20 @@ def test_readme_block_runs_alone(block, tmp_path):
         pytest.skip(f"README.md:{block.line} needs {', '.join(missing)}, not installed")
     proc = run_alone(block.code, tmp_path)  # outside the checkout: only the installed packages
     assert proc.returncode == 0, f"README.md block at line {block.line} failed:\n{proc.stderr[-3000:]}"
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's anchor of every heading: lower case, punctuation but '-' and '_' dropped, spaces to '-'."""
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#{1,6} (.+)$", markdown, re.M)}
+
+
+def test_readme_links_reach_their_headings():
+    text = README.read_text(encoding="utf-8")
+    docs = {"": _anchors(text)}
+    links = re.findall(r"\]\(([\w/.\-]*\.md)?#([\w\-]+)\)", text)
+    assert len(links) >= 10
+    for path, anchor in links:
+        if path not in docs:
+            docs[path] = _anchors((README.parent / path).read_text(encoding="utf-8"))
+        assert anchor in docs[path], f"README links to {path or 'README.md'}#{anchor}, which has no such heading"
