@@ -104,3 +104,13 @@ def test_readme_links_reach_their_headings():
         if path not in docs:
             docs[path] = _anchors((README.parent / path).read_text(encoding="utf-8"))
         assert anchor in docs[path], f"README links to {path or 'README.md'}#{anchor}, which has no such heading"
+
+
+def test_the_bridges_section_has_one_block_per_library_each_fenced_with_its_needs():
+    text = README.read_text(encoding="utf-8")
+    start = text.index("### Use with OpenSpiel / TorchRL / Tianshou")
+    end = re.compile(r"^#{1,3} ", re.M).search(text, start + 1).start()
+    blocks = readme_blocks(text[start:end])
+    assert [b.needs for b in blocks] == [("pyspiel",), ("torchrl",), ("tianshou",)]
+    assert [("pyspiel" in b.code, "torchrl" in b.code, "tianshou" in b.code) for b in blocks] == [
+        (True, False, False), (False, True, False), (False, False, True)]
