@@ -114,3 +114,13 @@ def test_the_bridges_section_has_one_block_per_library_each_fenced_with_its_need
     assert [b.needs for b in blocks] == [("pyspiel",), ("torchrl",), ("tianshou",)]
     assert [("pyspiel" in b.code, "torchrl" in b.code, "tianshou" in b.code) for b in blocks] == [
         (True, False, False), (False, True, False), (False, False, True)]
+
+
+def test_every_script_the_figures_name_exists():
+    """docs/benchmarks.md gives each figure with the command that produces it: those scripts exist."""
+    root = README.parent
+    for doc in (README, root / "docs" / "benchmarks.md"):
+        scripts = set(re.findall(r"python (benchmarks/[\w/]+\.py|train\.py)", doc.read_text(encoding="utf-8")))
+        assert len(scripts) >= 3, doc
+        missing = sorted(s for s in scripts if not (root / s).is_file())
+        assert not missing, f"{doc.name} names scripts that do not exist: {missing}"
