@@ -34,7 +34,8 @@ file, the line and the field. Labels (agents, meta, package_version, rewards) ar
 but cannot be verified; observation_options are checked against the game's options and values,
 but which ones a seat really observed with cannot be verified either. A record's length is bounded too: `replay` refuses one with more than
 `max_steps` actions (default MAX_REPLAY_STEPS) before replaying anything, since a short file can
-hold a long legal game (a turn that loops VISIT_STATUE / CANCEL 100,000 times is valid).
+hold a long legal game (under Fantastiqa's `turn_loops="allow"`, a turn that loops VISIT_STATUE /
+CANCEL 100,000 times is valid).
 """
 from __future__ import annotations
 
