@@ -26,6 +26,7 @@ class GameResult:
     scores: list[float] | None = None  # per seat, see tabletop_rl.agents.records.seat_scores
     move_times: list[list[float]] | None = None  # per seat, seconds per act() call (timing=True)
     rule_options: dict = field(default_factory=dict)
+    observation_options: list[dict] | None = None  # per seat: what each seat's observations were made with
     final_state: object = field(default=None, repr=False, compare=False)
 
     def to_record(self, spec: GameSpec, agents: list[str] | None = None, **extra) -> dict:
@@ -33,7 +34,8 @@ class GameResult:
         from tabletop_rl.agents.records import make_record
 
         return make_record(spec, num_players=self.num_players, seed=self.seed, rule_options=self.rule_options,
-                           actions=self.actions, final_state=self.final_state, agents=agents, **extra)
+                           observation_options=self.observation_options, actions=self.actions,
+                           final_state=self.final_state, agents=agents, **extra)
 
 
 def bot_inputs(agent: Agent, spec: GameSpec, state: GameState, seat: int,
@@ -127,7 +129,7 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
     returns = [float(r) for r in np.asarray(state.returns())]
     return GameResult(seed, n, returns, list(state.winners()), actions, len(actions),
                       scores=seat_scores(state) if state.is_terminal() else None, move_times=times,
-                      rule_options=rule_options, final_state=state)
+                      rule_options=rule_options, observation_options=own_opts, final_state=state)
 
 
 def win_share_against(agent: Agent, game: str, num_players: int, opponent: str, games: int, seed: int,

@@ -8,16 +8,20 @@
             pass
 
 A record holds what rebuilds the game exactly (env id and version, package version, number of
-players, rule options, seed, actions) and what it produced (returns, winners, seat scores, a
+players, rule options, seed, actions), what each seat observed with (its observation options),
+and what it produced (returns, winners, seat scores, a
 SHA-256 digest of the final state's `to_dict()`), plus optional labels (the bot on each seat).
 The deal, and in games with chance every chance event, comes from `seed` inside the rules core's
 `new_state`, so seed + actions determine every state. `replay` checks every field, then the
 outcome (digest, returns, winners, scores) whatever ended the game, and raises `ReplayError`
 naming the first problem, so a record doubles as a regression
-test, a bug report and offline-RL data (`transitions(record)` yields observation, mask, action).
+test, a bug report and offline-RL data (`transitions(record)` yields observation, mask, action,
+each observation made with the options the acting seat played with).
 
 Fields (format_version 1): format, format_version, game, env_id, env_version, package_version,
-num_players, options (rule options), seed, actions, returns, winners, scores (`GameState.seat_scores`),
+num_players, options (rule options), observation_options (one object per seat: the observation
+options that seat's observations were made with, every option of the game written out; absent in
+older records, which then mean the defaults), seed, actions, returns, winners, scores (`GameState.seat_scores`),
 final_state_sha256, ended ("terminal", "illegal_action" or "truncated"; absent means terminal), and optionally agents
 (per seat), illegal_action (with ended "illegal_action"), rewards (env rewards summed, from
 `tabletop_rl.envs.recording`), meta. Every record carries the digest of its final state, whatever
@@ -27,13 +31,16 @@ seat that made the illegal action and 0 for the others; 0 for every seat of a tr
 Files from others are data, never code: `read_records` parses JSON only, and `replay` checks
 every field (types included) against the rules; every failure is a `ReplayError` naming the
 file, the line and the field. Labels (agents, meta, package_version, rewards) are type-checked
-but cannot be verified. A record's length is bounded too: `replay` refuses one with more than
+but cannot be verified; observation_options are checked against the game's options and values,
+but which ones a seat really observed with cannot be verified either. A record's length is bounded too: `replay` refuses one with more than
 `max_steps` actions (default MAX_REPLAY_STEPS) before replaying anything, since a short file can
-hold a long legal game (a turn that loops VISIT_STATUE / CANCEL 100,000 times is valid).
+hold a long legal game (under Fantastiqa's `turn_loops="allow"`, a turn that loops VISIT_STATUE /
+CANCEL 100,000 times is valid).
 """
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 from typing import Any, Iterable, Iterator
@@ -100,9 +107,35 @@ def _env_version(env_id: str) -> int | None:
     return int(tail) if sep and tail.isdigit() else None
 
 
+def observation_defaults(spec) -> dict:
+    """The default value of each of `spec`'s observation options (from its `observe` signature)."""
+    params = inspect.signature(spec.observe).parameters
+    return {k: params[k].default for k in spec.observation_options
+            if k in params and params[k].default is not inspect.Parameter.empty}
+
+
+def seat_observation_options(spec, num_players: int, observation_options=None) -> list[dict]:
+    """One dict per seat of every observation option of `spec`, defaults filled in: what a record
+    stores. `observation_options` is one dict for every seat, a list with one per seat, or None."""
+    per_seat = observation_options if isinstance(observation_options, (list, tuple)) else \
+        [observation_options] * num_players
+    if len(per_seat) != num_players:
+        raise ValueError(f"observation_options lists {len(per_seat)} seats for {num_players}")
+    out = []
+    for opts in per_seat:
+        opts = dict(opts or {})
+        unknown = sorted(set(opts) - set(spec.observation_options), key=str)
+        if unknown:
+            raise ValueError(f"{unknown} are not observation options of {spec.name} ({list(spec.observation_options)})")
+        out.append(_jsonable({**observation_defaults(spec), **opts}))
+    return out
+
+
 def make_record(spec, *, num_players: int, seed: int, rule_options: dict | None, actions: Iterable[int],
-                final_state: GameState | None = None, agents: list[str] | None = None, **extra) -> dict:
-    """Build a record for a game of `spec` (a `GameSpec`). `final_state` fills the outcome fields."""
+                final_state: GameState | None = None, agents: list[str] | None = None,
+                observation_options: dict | list[dict] | None = None, **extra) -> dict:
+    """Build a record for a game of `spec` (a `GameSpec`). `final_state` fills the outcome fields.
+    `observation_options`: one dict for every seat or a list with one per seat (None: the defaults)."""
     if seed is None or isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise ValueError(f"a record needs an int seed to be replayable; got {seed!r}")
     rec = {
@@ -114,6 +147,7 @@ def make_record(spec, *, num_players: int, seed: int, rule_options: dict | None,
         "package_version": package_version(),
         "num_players": int(num_players),
         "options": _jsonable(dict(rule_options or {})),
+        "observation_options": seat_observation_options(spec, int(num_players), observation_options),
         "seed": int(seed),
         "actions": [int(a) for a in actions],
     }
@@ -151,7 +185,7 @@ def append_record(path: str | os.PathLike, record: dict) -> None:
 
 MAX_LINE_BYTES = 64 << 20  # a longer line is refused before parsing
 ENDINGS = ("terminal", "illegal_action", "truncated")
-_OPTIONAL_KEYS = ("package_version", "winners", "scores", "final_state_sha256", "agents", "ended",
+_OPTIONAL_KEYS = ("observation_options", "package_version", "winners", "scores", "final_state_sha256", "agents", "ended",
                   "illegal_action", "rewards", "meta")
 KNOWN_KEYS = REQUIRED_KEYS + _OPTIONAL_KEYS
 
@@ -255,6 +289,14 @@ def _check(record: dict) -> None:
     for k, v in record["options"].items():
         if v is not None and not isinstance(v, (str, int, float, bool)):
             raise _fail(record, f"options.{k}", f"must be a JSON scalar; got {type(v).__name__}")
+    if "observation_options" in record:  # absent in older records (the defaults); present, it is checked
+        seat_opts = record["observation_options"]
+        if not isinstance(seat_opts, list) or len(seat_opts) != n or not all(isinstance(o, dict) for o in seat_opts):
+            raise _fail(record, "observation_options", f"must be a list of {n} objects (one per seat); got {seat_opts!r}")
+        for seat, opts in enumerate(seat_opts):
+            for k, v in opts.items():
+                if v is not None and not isinstance(v, (str, int, float, bool)):
+                    raise _fail(record, f"observation_options[{seat}].{k}", f"must be a JSON scalar; got {type(v).__name__}")
     if not _is_int(record["seed"]) or record["seed"] < 0:
         raise _fail(record, "seed", f"must be an int >= 0; got {record['seed']!r}")
     actions = record["actions"]
@@ -323,6 +365,11 @@ def _spec_for(record: dict):
     unknown = sorted(set(record["options"]) - set(spec.rule_options))
     if unknown:
         raise _fail(record, "options", f"{unknown} are not rule options of {spec.name} ({list(spec.rule_options)})")
+    for seat, opts in enumerate(record.get("observation_options") or []):
+        unknown = sorted(set(opts) - set(spec.observation_options))
+        if unknown:
+            raise _fail(record, f"observation_options[{seat}]", f"{unknown} are not observation options of "
+                                                                f"{spec.name} ({list(spec.observation_options)})")
     return spec
 
 
@@ -382,6 +429,11 @@ def _replayed_states(record: dict, spec, check: bool) -> Iterator:
         state = spec.new_state(num_players=n, seed=record["seed"], **record["options"])
     except ValueError as exc:
         raise _fail(record, "options", f"rejected by the rules: {exc}") from None
+    for seat, opts in enumerate(record.get("observation_options", [])):
+        try:  # a value the observation refuses (it cannot check which options a seat really used)
+            spec.observe(state, seat, **opts)
+        except (ValueError, TypeError) as exc:
+            raise _fail(record, f"observation_options[{seat}]", f"rejected by the observation: {exc}") from None
     yield state
     for i, a in enumerate(record["actions"]):
         try:
@@ -423,11 +475,17 @@ def _check_outcome(record: dict, state) -> None:
 
 
 def transitions(record: dict, **observation_options) -> Iterator[dict]:
-    """Offline-RL view of a record: for each action, the acting seat's observation, mask and action."""
+    """Offline-RL view of a record: for each action, the acting seat's observation, mask and action.
+
+    Each observation is made with the observation options the acting seat played with (the
+    record's `observation_options`; the defaults for older records without them), so a policy
+    gets the width it saw; keyword arguments override them for every seat."""
     spec = validate_record(record)
     for _ in replay(record, stream=True):  # the whole record checks out before any transition
         pass
+    seat_opts = [{**opts, **observation_options}
+                 for opts in record.get("observation_options", [{}] * record["num_players"])]
     for state, action in zip(replay(record, False, stream=True), record["actions"]):
         seat = state.current_player
-        yield {"seat": seat, "observation": spec.observe(state, seat, **observation_options),
+        yield {"seat": seat, "observation": spec.observe(state, seat, **seat_opts[seat]),
                "action_mask": spec.action_mask(state, seat), "action": int(action)}

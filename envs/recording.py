@@ -10,7 +10,10 @@
 
 Works for every game of the suite registry: the wrapper finds the game by the env's
 `metadata["name"]` (its env id), reads the rule options from the unwrapped env's attributes of
-the same name or its `rule_options` dict (or takes `options=`), and seat i is `possible_agents[i]`. A record needs the seed
+the same name or its `rule_options` dict (or takes `options=`), the observation options (e.g.
+Fae's `history`, `action_features`) from its attributes of the same name (or takes
+`observation_options=`), so `transitions()` observes as the env did, and seat i is
+`possible_agents[i]`. A record needs the seed
 that dealt the game: when `reset()` gets no seed the wrapper draws one from its own generator
 (seeded by `seed=` at construction) and passes it on, so every recorded episode is replayable.
 At the end the wrapper rebuilds the final state from seed + actions on the rules core (cheap)
@@ -34,7 +37,8 @@ class RecordEpisodes(BaseWrapper):
     """Records every episode of `env` to the JSONL file `path` and/or passes it to `sink(record)`."""
 
     def __init__(self, env, path: str | os.PathLike | None = None, sink: Callable[[dict], None] | None = None,
-                 options: dict | None = None, seed: int | None = None, meta: dict | None = None):
+                 options: dict | None = None, seed: int | None = None, meta: dict | None = None,
+                 observation_options: dict | None = None):
         super().__init__(env)
         from tabletop_rl.envs.registry import get_game
 
@@ -60,6 +64,17 @@ class RecordEpisodes(BaseWrapper):
                 raise ValueError(f"options {unknown} are not rule options of {self.spec.name} "
                                  f"({list(self.spec.rule_options)})")
         self.rule_options = dict(options)
+        if observation_options is None:
+            # every seat observes with the env's own options, its attributes of the same name
+            missing = [k for k in self.spec.observation_options if not hasattr(raw, k)]
+            if missing:
+                raise ValueError(f"RecordEpisodes: the env has no attribute(s) {missing} for observation options of "
+                                 f"{self.spec.name}; pass observation_options= explicitly")
+            observation_options = {k: getattr(raw, k) for k in self.spec.observation_options}
+        from tabletop_rl.agents.records import seat_observation_options
+
+        seat_observation_options(self.spec, 1, observation_options)  # unknown names fail here, not at the first record
+        self.observation_options = dict(observation_options)
         self.path = path
         self.sink = sink
         self.meta = meta
@@ -109,7 +124,7 @@ class RecordEpisodes(BaseWrapper):
             extra["meta"] = self.meta
         ended = "illegal_action" if illegal is not None else "terminal" if state.is_terminal() else "truncated"
         rec = make_record(spec, num_players=n, seed=self._seed, rule_options=self.rule_options, actions=self._actions,
-                          final_state=state, ended=ended,
+                          observation_options=self.observation_options, final_state=state, ended=ended,
                           **({"illegal_action": illegal} if illegal is not None else {}), **extra)
         self.last_record = rec
         self.episodes_recorded += 1

@@ -21,10 +21,11 @@ For a training loop, on top (same meanings):
 - `scores()` (N, 5) colour scores from rituals, `final_colour_scores()` (N, 5) with the ritual-card
   bonus (F-E2), `winners()` bool (N, num_players) (F-E3, F-E4; all False before the end),
   `colours()` (N, num_players), `cards_used` (N,).
-- `greedy_actions(rng)`: for each unfinished game an action of the greedy bot's best set
+- `greedy_actions(rng, games=None)`: for each unfinished game an action of the greedy bot's best set
   (`agents/fae_greedy.py`: one-move margin lookahead searching every ritual resolution order),
   ties broken uniformly with `rng` (one Generator, or a sequence of N Generators, one per game);
-  -1 for finished games. `margins()` gives the values it maximises (`fae_rl.margin`).
+  -1 for finished games; `games=` (a bool mask or game indices) computes only those games
+  (-1 for the others). `margins()` gives the values it maximises (`fae_rl.margin`).
 
 Errors: an illegal action raises ValueError naming the game index, the action and why, and no
 game changes (every action is checked before any is applied); malformed inputs (wrong shape,
@@ -334,18 +335,15 @@ class FaeVector:
     def step(self, actions, games=None) -> None:
         """Apply `actions[i]` to every unfinished game i; entries of finished games are ignored.
 
-        `games` (optional, bool (N,)): step only these games; the others are left as they are and
+        `games` (optional, bool (N,) or game indices): step only these games; the others are left as they are and
         their entries ignored, as for finished games (a training loop moves the opponents' games
         while the learner's wait).
         An illegal action raises ValueError naming the game index and the action, and no game changes.
         """
         self._check_dealt()
         actions = self._int_array(actions, "actions")
+        games = self._games_mask(games)
         if games is not None:
-            games = np.asarray(games)
-            if games.shape != (self.num_envs,) or games.dtype != np.bool_:
-                raise ValueError(f"games must be a bool array of shape ({self.num_envs},); got "
-                                 f"{getattr(games, 'dtype', '')} {games.shape}")
             idx = np.flatnonzero(games)
             if idx.size == self.num_envs:
                 games = None
@@ -375,15 +373,14 @@ class FaeVector:
         """float64 (N, 330): the greedy bot's value of each legal action of the mover (`fae_rl.margin`);
         -inf where the action is illegal or the game is over.
 
-        `games`: bool (N,), compute only these rows (the others of `out` are left as they are).
+        `games`: bool (N,) or game indices, compute only these rows (the others of `out` are left as they are).
         `against`: bool (N, 5), the colours whose gain counts against the mover; by default every
         colour but the mover's own (the greedy bot, which does not know the others' colours).
         """
         self._check_dealt()
         out = self._out(out, (self.num_envs, NUM_ACTIONS), np.float64)
-        games = np.ones(self.num_envs, dtype=np.bool_) if games is None else np.asarray(games, dtype=np.bool_)
-        if games.shape != (self.num_envs,):
-            raise ValueError(f"games must be a bool array of shape ({self.num_envs},); got {games.shape}")
+        games = self._games_mask(games)
+        games = np.ones(self.num_envs, dtype=np.bool_) if games is None else games
         if against is None:
             against = self._not_own
             own = self._w[np.arange(self.num_envs), W_COLOURS + self._w[:, W_CURRENT]]
@@ -413,21 +410,58 @@ class FaeVector:
         _margin.features(self._b, self._w, likely, versus, games, float(scale), float(clip), out, raw)
         return out
 
-    def greedy_actions(self, rng) -> np.ndarray:
+    def greedy_actions(self, rng, games=None) -> np.ndarray:
         """int64 (N,): per unfinished game, one of the greedy bot's best actions (ties uniform); -1 where over.
 
         `rng`: a numpy Generator, or a sequence of N Generators (game i draws from rng[i]).
+        `games` (optional, bool (N,) or game indices): compute only for these games, -1 for the
+        others (where the caller's own policy moves). A game gets the action the full call would
+        give it: a single Generator still draws N numbers, and only the chosen games' own
+        Generators draw.
         """
+        self._check_dealt()
+        games = self._games_mask(games)
         if isinstance(rng, np.random.Generator):
             u = rng.random(self.num_envs)
         else:
             rngs = list(rng)
             if len(rngs) != self.num_envs or not all(isinstance(r, np.random.Generator) for r in rngs):
                 raise ValueError(f"rng must be a numpy Generator or a sequence of {self.num_envs} Generators")
-            u = np.asarray([r.random() for r in rngs])
-        out = np.empty(self.num_envs, dtype=np.int64)
-        _margin.pick_best(self.margins(), u, out)
+            u = np.zeros(self.num_envs)
+            for i in (range(self.num_envs) if games is None else np.flatnonzero(games).tolist()):
+                u[i] = rngs[i].random()
+        out = np.full(self.num_envs, -1, dtype=np.int64)
+        if games is None:
+            _margin.pick_best(self.margins(), u, out)
+            return out
+        idx = np.flatnonzero(games)
+        picked = np.empty(idx.size, dtype=np.int64)
+        _margin.pick_best(self.margins(games=games)[idx], u[idx], picked)
+        out[idx] = picked
         return out
+
+    def _games_mask(self, games) -> np.ndarray | None:
+        """`games` as a bool (N,) mask: None stays None; a bool (N,) array, or distinct int game
+        indices in 0..N-1. Anything else raises ValueError naming the problem."""
+        if games is None:
+            return None
+        games = np.asarray(games)
+        wanted = f"games must be a bool array of shape ({self.num_envs},) or distinct int game indices in " \
+                 f"0..{self.num_envs - 1}"
+        if games.dtype == np.bool_:
+            if games.shape != (self.num_envs,):
+                raise ValueError(f"{wanted}; got a bool array of shape {games.shape}")
+            return games
+        if games.ndim != 1 or not (games.size == 0 or np.issubdtype(games.dtype, np.integer)):
+            raise ValueError(f"{wanted}; got a {games.ndim}-D {games.dtype} array")
+        games = games.astype(np.int64)
+        if games.size and (games.min() < 0 or games.max() >= self.num_envs):
+            raise ValueError(f"{wanted}; got indices {games.min()}..{games.max()}")
+        if np.unique(games).size != games.size:
+            raise ValueError(f"{wanted}; got a repeated index")
+        mask = np.zeros(self.num_envs, dtype=np.bool_)
+        mask[games] = True
+        return mask
 
     def __repr__(self) -> str:
         where = f"{int(self.terminated.sum())} of {self.num_envs} over" if self._dealt else "not dealt"

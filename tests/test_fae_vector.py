@@ -310,3 +310,35 @@ def test_margins_of_a_subset_of_games_and_against_given_colours():
         v.margins(games=np.ones(3, dtype=bool))
     with pytest.raises(ValueError, match="against must be"):
         v.margins(against=np.ones((16, 4), dtype=bool))
+
+
+def test_greedy_actions_for_some_games_equal_the_full_call_there():
+    n = 12
+    v = FaeVector(num_envs=n, num_players=3)
+    v.reset(np.arange(n) + 5)
+    rng = np.random.default_rng(3)
+    for _ in range(40):  # along random games, some of them over
+        v.step(random_actions(v.legal_mask(), rng))
+    want = rng.random(n) < 0.5
+    want[[0, 1]] = True, False
+    full = v.greedy_actions(np.random.default_rng(9))
+    by_mask = v.greedy_actions(np.random.default_rng(9), games=want)
+    by_index = v.greedy_actions(np.random.default_rng(9), games=np.flatnonzero(want))
+    assert by_mask.tolist() == by_index.tolist() == np.where(want, full, -1).tolist()
+    # per-game Generators: the chosen games draw from their own, the others' are not touched
+    rngs = [np.random.default_rng(s) for s in range(n)]
+    full = v.greedy_actions([np.random.default_rng(s) for s in range(n)])
+    assert v.greedy_actions(rngs, games=np.flatnonzero(want)).tolist() == np.where(want, full, -1).tolist()
+    untouched = np.random.default_rng(1).random()
+    assert rngs[1].random() == untouched
+    assert (v.greedy_actions(rng, games=[]) == -1).all()
+
+
+@pytest.mark.parametrize("games, problem", [
+    (np.ones(3, dtype=bool), "bool array of shape .3,."), ([0, 12], "indices 0..12"), ([-1], "indices -1..-1"),
+    ([2, 2], "repeated index"), (np.array([0.0, 1.0]), "1-D float64"), ([[0, 1]], "2-D int64")])
+def test_greedy_actions_refuses_bad_games(games, problem):
+    v = FaeVector(num_envs=12)
+    v.reset(np.arange(12))
+    with pytest.raises(ValueError, match=problem):
+        v.greedy_actions(np.random.default_rng(0), games=games)

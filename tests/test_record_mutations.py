@@ -3,7 +3,8 @@ an illegal-action ending, truncated Fae and Fantastiqa episodes) are mutated fie
 field changed, types included), action by action (deleted, inserted, reordered) and byte by byte
 (a line truncated, bytes corrupted), well over 200 mutations. Every mutation that changes what a
 record says raises a ReplayError naming the file and line (and the field, when the line parses);
-only the unverifiable labels (agents, meta, package_version, rewards) may change unnoticed, and
+only the unverifiable labels (agents, meta, package_version, rewards) may change unnoticed, the
+observation options may be left out (an older record's form), and
 other actions that reach the very same final position and outcome (a consistent record)."""
 from __future__ import annotations
 
@@ -74,8 +75,9 @@ def _mutations(rec):
             # another action that is illegal there too cannot be told from the offending one
             kind = {"options": "actions", "illegal_action": "illegal"}.get(key, key not in LABELS)
             yield f"{key}={new!r}", dict(rec, **{key: new}), None, kind
-        yield f"delete {key}", {k: v for k, v in rec.items() if k != key}, None, key not in LABELS | {"ended"} or (
-            key == "ended" and rec["ended"] != "terminal")
+        # without observation_options a record reads as an older one (every seat on the defaults)
+        yield f"delete {key}", {k: v for k, v in rec.items() if k != key}, None, key not in LABELS | {
+            "ended", "observation_options"} or (key == "ended" and rec["ended"] != "terminal")
     yield "unknown field", dict(rec, extra=1), None, True
     acts = rec["actions"]
     for i in sorted(set(rng.integers(len(acts), size=8).tolist())):

@@ -95,6 +95,57 @@ def test_transitions_give_offline_rl_data():
     assert all(s["action_mask"][s["action"]] == 1 for s in steps)
 
 
+def test_records_keep_each_seats_observation_options_and_transitions_use_them():
+    # the shipped policy observes with history="none", action_features="versus" (2,183 floats); greedy
+    # with the defaults (1,703): each seat's transitions have the width that seat saw
+    ppo = make_agent("fae", "ppo", seed=0)
+    res = play_game(SPEC, [ppo, make_agent("fae", "greedy", seed=1)], seed=5, agent_seeds=[0, 1])
+    rec = json.loads(json.dumps(res.to_record(SPEC)))  # as read back from a file
+    assert rec["observation_options"] == [{"history": "none", "action_features": "versus"},
+                                          {"history": "summary", "action_features": "none"}]
+    steps = list(transitions(rec))
+    widths = {s["seat"]: s["observation"].shape for s in steps}
+    assert widths == {0: (2183,), 1: (1703,)}
+    first = FaeState.new(2, seed=5)
+    assert np.array_equal(steps[0]["observation"],
+                          SPEC.observe(first, steps[0]["seat"], **rec["observation_options"][steps[0]["seat"]]))
+    # a keyword still overrides them for every seat
+    plain = SPEC.observe(first, 0, history="summary").shape
+    assert {s["observation"].shape for s in transitions(rec, action_features="none", history="summary")} == {plain}
+
+
+def test_records_without_observation_options_still_read_with_the_defaults():
+    res, _ = _game(2, seed=1)
+    rec = res.to_record(SPEC)
+    del rec["observation_options"]  # a record written before the field existed
+    assert replay(rec)[-1] == res.final_state
+    assert {s["observation"].shape for s in transitions(rec)} == {(1703,)}
+
+
+@pytest.mark.parametrize("value, problem", [
+    ({"history": "none"}, "list of 2 objects"), ([{}], "list of 2 objects"),
+    ([{"history": ["none"]}, {}], "observation_options\\[0\\].history.*JSON scalar"),
+    ([{}, {"big_stack_merge": True}], "observation_options\\[1\\].*not observation options"),
+    ([{"history": "bogus"}, {}], "observation_options\\[0\\].*history must be one of")])
+def test_bad_observation_options_in_a_record_are_refused(value, problem):
+    res, _ = _game(2, seed=1)
+    rec = res.to_record(SPEC)
+    rec["observation_options"] = value
+    with pytest.raises(ReplayError, match=problem):
+        list(transitions(rec))
+
+
+def test_recording_wrapper_keeps_the_envs_observation_options(tmp_path):
+    got = []
+    env = RecordEpisodes(get_game("fae").env(num_players=2, history="none", action_features="versus"), sink=got.append)
+    _random_episode(env, np.random.default_rng(0), seed=8)
+    width = env.observation_space(env.possible_agents[0])["observation"].shape
+    assert got[0]["observation_options"] == [{"history": "none", "action_features": "versus"}] * 2
+    assert {s["observation"].shape for s in transitions(got[0])} == {width} == {(2183,)}
+    with pytest.raises(ValueError, match="not observation options"):
+        RecordEpisodes(get_game("fae").env(), sink=print, observation_options={"big_stack_merge": True})
+
+
 def _random_episode(env, rng, seed):
     env.reset(seed=seed)
     for agent in env.agent_iter():
@@ -191,14 +242,13 @@ def test_play_human_full_game_against_bots(tmp_path):
 
 # ---------------------------------------------------------------- issue 24: bounded replays
 def test_replay_has_a_step_budget_checked_before_replaying():
-    from tests.web_helpers import looping_record
-
-    rec = looping_record(300)
+    res, _ = _game(2, seed=1)
+    rec = res.to_record(SPEC)
     n = len(rec["actions"])
-    with pytest.raises(ReplayError, match=f"{n} actions exceed the replay budget of 100 steps"):
-        replay(rec, max_steps=100)
+    with pytest.raises(ReplayError, match=f"{n} actions exceed the replay budget of 10 steps"):
+        replay(rec, max_steps=10)
     with pytest.raises(ReplayError, match="replay budget"):
-        replay(rec, stream=True, max_steps=100)  # refused at the call, before any state is made
+        replay(rec, stream=True, max_steps=10)  # refused at the call, before any state is made
     assert len(replay(rec, max_steps=n)) == n + 1 and len(replay(rec, max_steps=None)) == n + 1
     for bad in (-1, 1.5, True, "10"):
         with pytest.raises(ValueError, match="max_steps"):
