@@ -631,6 +631,14 @@ def eval_policy(weights, cfg: Config, opponent: str, games: int, seed: int) -> d
 
 # ---------------------------------------------------------------------------- main
 def train(cfg: Config) -> dict:
+    """Train as `cfg` says; returns the run's summary. SB3's and gymnasium's UserWarnings (render_mode
+    and the like) are silenced inside the run only: the caller's warning filters are left as they were."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning)
+        return _train(cfg)
+
+
+def _train(cfg: Config) -> dict:
     from tabletop_rl.extras import require_extra
 
     import_modules(cfg)
@@ -642,7 +650,6 @@ def train(cfg: Config) -> dict:
     if cfg.backend != "sb3":
         raise SystemExit(f"--backend must be 'sb3' or 'rllib'; got {cfg.backend!r}")
     require_extra("train", ("torch", "stable_baselines3", "sb3_contrib"), "training with --backend sb3")
-    warnings.filterwarnings("ignore", category=UserWarning)
     from stable_baselines3.common.logger import configure
 
     from tabletop_rl.agents import agent_names

@@ -58,6 +58,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
                       f"environment: `make test-rllib` creates .venv-rllib") from exc
 
 from tabletop_rl.agents.match import bot_action
+from tabletop_rl.envs.game_state import integers
 from tabletop_rl.envs.registry import get_game
 
 MAIN = "main"
@@ -228,7 +229,7 @@ class RLlibGameEnv(MultiAgentEnv):
         name = self._names[mover]
         if name not in action_dict:
             raise ValueError(f"it is {name}'s turn; got actions for {sorted(action_dict)}")
-        aec.step(int(action_dict[name]))
+        aec.step(integers(action_dict[name], f"{name}'s action"))  # never coerced (3.7 must not play 3)
         obs_d, rew_d, term_d, trunc_d, info_d = {}, {}, {}, {}, {}
         final_info = None
         while aec.agents:  # as RLlib's PettingZooEnv: report the next mover, or everyone at the end

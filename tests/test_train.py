@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -453,6 +454,8 @@ def test_resume_names_a_damaged_config_json(resumable_run, tmp_path, text, named
     (run / "config.json").write_text(text)
     with pytest.raises(SystemExit, match=re.escape(named)):
         train.train(train.parse_args(["--resume", str(run)]))
+
+
 def test_tiny_fantastiqa_run_trains_through_the_learner_core_with_a_users_bot_and_reward(tmp_path):
     """Fantastiqa trains through the learner core (ScalarBatch) like Fae, with a user's registered bot
     among the opponents (--imports, --opponents) and a user's reward callable (--reward-fn)."""
@@ -461,7 +464,9 @@ def test_tiny_fantastiqa_run_trains_through_the_learner_core_with_a_users_bot_an
                             "--checkpoint-every", "256", "--bc-teacher", "", "--max-game-steps", "300",
                             "--imports", "tests.learner_helpers", "--opponents", "lowest=1",
                             "--reward-fn", "tests.learner_helpers:step_penalty"])
+    filters = list(warnings.filters)
     summary = train.train(cfg)
+    assert warnings.filters == filters  # train() silences SB3's UserWarnings inside the run only (issue 27)
     from tests import learner_helpers
 
     assert summary["steps"] == 512 and summary["throughput"]["vec_env"] == "learner"
