@@ -288,6 +288,21 @@ def save_checkpoint(path: str, ckpt: dict) -> None:
 MAX_CHECKPOINT_JSON_BYTES = 256 << 20  # a checkpoint's .json holds configs, histories and game dicts: a few MiB
 
 
+def read_json_file(path: str, max_bytes: int, prefix: str = ""):
+    """The JSON value in `path`, a file of at most `max_bytes`: a ValueError starting with `prefix`
+    and the path for a missing, oversized, too deeply nested or malformed file."""
+    try:
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise ValueError(f"{size} bytes, over the {max_bytes} allowed")
+        with open(path) as f:
+            return json.load(f)
+    except RecursionError:
+        raise ValueError(f"{prefix}{path}: not valid JSON (nested too deeply)") from None
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{prefix}{path}: missing or not valid JSON ({e})") from None
+
+
 def load_checkpoint(path: str) -> dict:
     """Inverse of `save_checkpoint`. No pickle runs: `torch.load(weights_only=True)` and JSON.
     Raises ValueError naming the file if either part is missing, truncated, oversized, nested too
@@ -300,17 +315,7 @@ def load_checkpoint(path: str) -> dict:
         raise ValueError(f"{path}: not a valid checkpoint tensor file ({type(e).__name__}: {e})") from None
     if not isinstance(tensors, dict) or not all(isinstance(v, torch.Tensor) for v in tensors.values()):
         raise ValueError(f"{path}: a checkpoint's .pt file must hold a dict of tensors")
-    meta_path = path[:-3] + ".json"
-    try:
-        size = os.path.getsize(meta_path)
-        if size > MAX_CHECKPOINT_JSON_BYTES:
-            raise ValueError(f"{size} bytes, over the {MAX_CHECKPOINT_JSON_BYTES} of a checkpoint")
-        with open(meta_path) as f:
-            meta = json.load(f)
-    except RecursionError:
-        raise ValueError(f"{meta_path}: not valid JSON (nested too deeply)") from None
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{meta_path}: missing or not valid JSON ({e})") from None
+    meta = read_json_file(path[:-3] + ".json", MAX_CHECKPOINT_JSON_BYTES)
     try:
         return _decode(meta, tensors)
     except RecursionError:
@@ -407,15 +412,7 @@ def read_run_config(run_dir: str, config_class) -> dict:
     import dataclasses
 
     path = os.path.join(run_dir, "config.json")
-    try:
-        if os.path.getsize(path) > MAX_CONFIG_BYTES:
-            raise ValueError(f"over {MAX_CONFIG_BYTES} bytes")
-        with open(path) as f:
-            saved = json.load(f)
-    except RecursionError:
-        raise ValueError(f"--resume: {path}: not valid JSON (nested too deeply)") from None
-    except (OSError, ValueError) as e:
-        raise ValueError(f"--resume: {path}: missing or not valid JSON ({e})") from None
+    saved = read_json_file(path, MAX_CONFIG_BYTES, "--resume: ")
     if not isinstance(saved, dict):
         raise ValueError(f"--resume: {path}: must be a JSON object of config fields")
     fields = {f.name: f for f in dataclasses.fields(config_class)}
