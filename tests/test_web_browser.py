@@ -137,10 +137,10 @@ def test_play_a_whole_fae_game_by_clicking(page):
         turns += 1
         if turns == 3:
             check_screenshot(page, "fae_play", "#board")
-        if turns == 15:  # stacks of several colours by now: each colour shows its count
-            shown = page.evaluate("""[...document.querySelectorAll('#fae-svg .space')].map((g) =>
-                [...g.querySelectorAll('text.count')].map((t) => Number(t.textContent)))""")
-            druids = page.evaluate("GAME.view.druids")
+        if turns == 15 and wait_turn(page) == "your-turn":  # stacks of several colours by now: each shows its count
+            # drawn board and view read in one evaluate, once the bots have moved (they move between renders)
+            shown, druids = page.evaluate("""[[...document.querySelectorAll('#fae-svg .space')].map((g) =>
+                [...g.querySelectorAll('text.count')].map((t) => Number(t.textContent))), GAME.view.druids]""")
             assert shown == [[n for n in d if n] for d in druids] and max(map(len, shown)) > 1
         assert turns < 400
     assert page.locator("#result").is_visible()
