@@ -194,9 +194,16 @@ def config_from(config) -> RLlibTrainConfig:
     if not isinstance(config, dict):
         raise TypeError(f"train_rllib takes a dict or a dataclass instance; got {type(config).__name__}")
     config = {k: v for k, v in config.items() if v is not None}
+    # train.py's `opponents` is a string of more name=weight pairs, added to its pool_random/pool_greedy
+    extra = parse_options(config.pop("opponents"), what="--opponents") if isinstance(config.get("opponents"), str) \
+        else {}
     if "pool_random" in config or "pool_greedy" in config:  # train.py's fixed-bot weights
         config.setdefault("opponents", {name: float(config.get(f"pool_{name}", 0.0)) for name in ("random", "greedy")
                                         if float(config.get(f"pool_{name}", 0.0)) > 0})
+    if extra:
+        config["opponents"] = dict(config.get("opponents", {}))
+        for name, weight in extra.items():
+            config["opponents"][name] = config["opponents"].get(name, 0.0) + weight
     if config.get("bc_samples") == 0:  # train.py's "scale with the run": the same rule as train.bc_samples
         config["bc_samples"] = max(256, min(100_000, int(config.get("total_steps", config.get("timesteps", 0))) // 20))
     for key in ("target_win_rate", "max_iterations", "address"):  # train.py's "off" values: 0 / ""

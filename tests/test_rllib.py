@@ -281,6 +281,8 @@ def test_train_py_config_maps_onto_the_rllib_config(tmp_path):
     assert (cfg.gamma, cfg.gae_lambda, cfg.clip_param, cfg.entropy_coeff, cfg.vf_loss_coeff, cfg.grad_clip) == \
         (tc.gamma, tc.gae_lambda, tc.clip_range, tc.ent_coef, tc.vf_coef, tc.max_grad_norm)
     assert cfg.opponents == {k: v for k, v in {"random": tc.pool_random, "greedy": tc.pool_greedy}.items() if v > 0}
+    more = config_from({**dataclasses.asdict(tc), "opponents": "greedy=1,mcts=0.5"})  # train.py's --opponents string
+    assert more.opponents == {**cfg.opponents, "greedy": cfg.opponents.get("greedy", 0.0) + 1, "mcts": 0.5}
     assert (cfg.league_size, cfg.league_prob, cfg.league_every) == (tc.max_snapshots, tc.snapshot_prob, tc.snapshot_every)
     cfg.validate()
     # The fields proposed for train.py's Config: "" / 0 mean off.
