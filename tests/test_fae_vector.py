@@ -6,20 +6,12 @@ import fae_rl
 from fae_rl import FaeState
 from fae_rl.board import NUM_ACTIONS, NUM_MOVE_ACTIONS, RESOLVE_OFFSET
 from fae_rl.vector import FaeVector
+from tests.batch_helpers import assert_finished_games_ignored, random_actions
 from tests.fae_observe_reference import observe_reference
 from tests.fae_helpers import random_state
 
 CONFIGS = [(p, big) for p in (2, 3, 4) for big in (False, True)]
 GAMES_PER_CONFIG = 170  # 6 configs x 170 = 1020 random games compared at every step
-
-
-def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row (-1 where no action is legal)."""
-    out = np.full(mask.shape[0], -1, dtype=np.int64)
-    for i in np.flatnonzero(mask.any(axis=1)):
-        legal = np.flatnonzero(mask[i])
-        out[i] = legal[rng.integers(legal.size)]
-    return out
 
 
 def play(v: FaeVector, rng: np.random.Generator, until) -> None:
@@ -131,15 +123,7 @@ def test_finished_games_entries_are_ignored():
     v.reset(np.arange(30))
     rng = np.random.default_rng(1)
     play(v, rng, until=lambda v: v.terminated.any())
-    done = v.terminated
-    before = [v.state(i).to_dict() for i in np.flatnonzero(done)]
-    mask = v.legal_mask()
-    assert not mask[done].any() and (v.current_player[done] == -1).all()
-    assert not v.observe()[done].any()
-    actions = random_actions(mask, rng)
-    actions[done] = 999  # out of range: ignored for finished games
-    v.step(actions)
-    assert [v.state(i).to_dict() for i in np.flatnonzero(done)] == before
+    assert_finished_games_ignored(v, rng)
 
 
 def test_reset_is_deterministic_and_deals_like_faestate_new():

@@ -17,6 +17,7 @@ from tabletop_rl.agents import make_agent
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 from tests.fantastiqa_golden import GAMES as GOLDEN_SPECS, PATH as GOLDEN_PATH, digest
 from tests.fantastiqa_helpers import reorder_decks, swap_hidden
+from tests.batch_helpers import assert_finished_games_ignored, random_actions
 
 # (num_players, goal, options): both goals, 2-4 players, the Abbey, teams, every ASSUMED option value
 CONFIGS = [
@@ -28,15 +29,6 @@ CONFIGS = [
 ]
 RANDOM_GAMES = 24       # per config, each to its end under TURN_LIMIT
 TURN_LIMIT = 8          # completed turns per player (Q-E5): random games end in a few hundred steps
-
-
-def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row (-1 where none is legal: ignored by step)."""
-    out = np.full(mask.shape[0], -1, dtype=np.int64)
-    for i in np.flatnonzero(mask.any(axis=1)):
-        legal = np.flatnonzero(mask[i])
-        out[i] = legal[rng.integers(legal.size)]
-    return out
 
 
 def check_equal(v: FantastiqaVector, refs: list, games) -> None:
@@ -238,15 +230,7 @@ def test_finished_games_entries_are_ignored():
     rng = np.random.default_rng(1)
     while not v.terminated.any():
         v.step(random_actions(v.legal_mask(), rng))
-    done = v.terminated
-    before = [v.state(i).to_dict() for i in np.flatnonzero(done)]
-    mask = v.legal_mask()
-    assert not mask[done].any() and (v.current_player[done] == -1).all()
-    assert not v.observe()[done].any()
-    actions = random_actions(mask, rng)
-    actions[done] = 999  # out of range: ignored for finished games
-    v.step(actions)
-    assert [v.state(i).to_dict() for i in np.flatnonzero(done)] == before
+    done = assert_finished_games_ignored(v, rng)
     assert (v.greedy_actions()[done] == -1).all()
 
 
