@@ -91,7 +91,7 @@ class FantastiqaVector:
         self._rule_options = dict(rule_options)
         self.num_actions = probe.num_actions
         enc = _encoder(probe.card_set, probe.n)
-        self.observation_size = enc.size
+        self.observation_size = self.obs_size = enc.size  # obs_size: the BatchedGame protocol's name
         self._tables = _kernel.Tables(enc).args()
         self._abbey_block = enc.layout["abbey"] if probe.opts["abbey"] or probe.opts["teams"] else None
         self._games: list[FantastiqaState] = []
@@ -246,14 +246,15 @@ class FantastiqaVector:
         self._reset_agents(i)
 
     # ------------------------------------------------------------------ transitions
-    def step(self, actions) -> None:
-        """Apply `actions[i]` to every unfinished game i; entries of finished games are ignored.
+    def step(self, actions, games=None) -> None:
+        """Apply `actions[i]` to every unfinished game i (only where the bool (N,) `games` is True, if
+        given); entries of finished or unchosen games are ignored.
 
         An illegal action raises ValueError naming the game index and the action, and no game changes.
         """
         self._check_dealt()
         actions = self._int_array(actions, "actions")
-        live = np.flatnonzero(self._cur >= 0).tolist()
+        live = np.flatnonzero(self._chosen(games)).tolist()
         games = self._games
         moves = actions[live].tolist()
         for i, a in zip(live, moves):
@@ -269,6 +270,17 @@ class FantastiqaVector:
             s.apply(a)
             cur[i] = s.current_player
 
+    def _chosen(self, games) -> np.ndarray:
+        """bool (N,): the unfinished games, of those `games` (a bool (N,) array, or None: all) names."""
+        want = self._cur >= 0
+        if games is not None:
+            games = np.asarray(games)
+            if games.shape != (self.num_envs,) or games.dtype != np.bool_:
+                raise ValueError(f"games must be a bool array of shape ({self.num_envs},); got "
+                                 f"{getattr(games, 'dtype', '')} {games.shape}")
+            want &= games
+        return want
+
     # ------------------------------------------------------------------ greedy opponent
     def greedy_actions(self, games=None) -> np.ndarray:
         """int64 (N,): per unfinished game, the move the `greedy` bot makes there (one bot per seat,
@@ -277,13 +289,7 @@ class FantastiqaVector:
         if self._greedy is None:
             raise ValueError("greedy_actions needs the bot: FantastiqaVector(..., greedy=FantastiqaGreedyAgent) "
                              "(from tabletop_rl.agents.fantastiqa_greedy)")
-        want = self._cur >= 0
-        if games is not None:
-            games = np.asarray(games)
-            if games.shape != (self.num_envs,) or games.dtype != np.bool_:
-                raise ValueError(f"games must be a bool array of shape ({self.num_envs},); got "
-                                 f"{getattr(games, 'dtype', '')} {games.shape}")
-            want &= games
+        want = self._chosen(games)
         if self._agents is None:
             self._agents = [[self._greedy() for _ in range(self.num_players)] for _ in range(self.num_envs)]
         out = np.full(self.num_envs, -1, dtype=np.int64)

@@ -331,3 +331,27 @@ def test_an_observation_row_never_depends_on_another_seats_hand_or_any_deck_orde
     # control: the same check catches an encoder that shows another seat's hand
     changed, same = _hidden_views(v, rng, leak_from=True)
     assert changed > 5 and not same
+
+
+def test_step_with_games_steps_only_those_games():
+    """step(actions, games=) (the BatchedGame protocol's form, for the learner core's opponent rounds):
+    the chosen games step as the scalar core does, the others do not change, even for an action that
+    would be illegal there; a `games` that is not a bool (N,) array is refused and nothing changes."""
+    v = FantastiqaVector(num_envs=4)
+    v.reset(np.arange(4))
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        chosen = rng.random(4) < 0.5
+        before = [v.state(i) for i in range(4)]
+        actions = random_actions(v.legal_mask(), rng)
+        actions[~chosen] = 10_000  # never legal: ignored where not chosen
+        v.step(actions, games=chosen)
+        for i in range(4):
+            want = before[i]
+            if chosen[i] and not want.is_terminal():
+                want.apply(int(actions[i]))
+            assert v.state(i).to_dict() == want.to_dict()
+    before = [v.state(i).to_dict() for i in range(4)]
+    with pytest.raises(ValueError, match="games must be a bool array"):
+        v.step(random_actions(v.legal_mask(), rng), games=np.array([1, 0, 1, 0]))
+    assert [v.state(i).to_dict() for i in range(4)] == before

@@ -25,7 +25,9 @@ def test_batches_are_batched_games_at_runtime():
     fv = FaeVector(3, 2)
     assert missing_members(fv, BatchedGame) == []  # before the deal too (isinstance would read a property)
     fv.reset([0, 1, 2])
-    for batch in (fv, FaeBatch(2, 2), ScalarBatch("fantastiqa", 2), ScalarBatch("fae", 2, 3)):
+    from fantastiqa_rl.vector import FantastiqaVector
+
+    for batch in (fv, FaeBatch(2, 2), ScalarBatch("fantastiqa", 2), ScalarBatch("fae", 2, 3), FantastiqaVector(2)):
         batch.reset(np.arange(batch.num_envs))
         assert isinstance(batch, BatchedGame), batch
 
