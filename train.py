@@ -302,14 +302,15 @@ def behaviour_clone(model, cfg: Config) -> dict:
 
 # ---------------------------------------------------------------------------- building blocks
 def make_pool(cfg: Config):
-    from tabletop_rl.agents import agent_names
-    from tabletop_rl.envs.selfplay import OpponentPool
+    """The run's one opponent pool (`tabletop_rl.envs.opponents.OpponentPool`), shared by the learner
+    core or every scalar env: the fixed bots (`learner_opponents`) and the learner's snapshots."""
+    from tabletop_rl.envs.opponents import OpponentPool
 
-    fixed = {"random": cfg.pool_random}
-    if "greedy" in agent_names(cfg.game) and cfg.pool_greedy > 0:
-        fixed["greedy"] = cfg.pool_greedy
-    return OpponentPool(fixed={k: v for k, v in fixed.items() if v > 0}, snapshot_prob=cfg.snapshot_prob,
-                        max_snapshots=cfg.max_snapshots)
+    try:
+        return OpponentPool(fixed=learner_opponents(cfg), snapshot_prob=cfg.snapshot_prob,
+                            max_snapshots=cfg.max_snapshots)
+    except ValueError as exc:
+        raise SystemExit(f"train.py: {exc}") from None
 
 
 class _EnvFactory:
@@ -399,14 +400,14 @@ def user_reward(cfg: Config):
     return fn
 
 
-def make_core(cfg: Config, num_envs: int, seed: int, **overrides):
-    """The learner core (`tabletop_rl.envs.learner.make_learner_core`) for `cfg`: the one place its
-    arguments are spelled out (training, warm start)."""
+def make_core(cfg: Config, num_envs: int, seed: int, pool=None, **overrides):
+    """The learner core (`tabletop_rl.envs.learner.make_learner_core`) for `cfg`, drawing from `pool`
+    (default: a fresh `make_pool(cfg)`): the one place its arguments are spelled out (training, warm start)."""
     from tabletop_rl.envs.learner import make_learner_core
 
-    kwargs = dict(opponents=learner_opponents(cfg), snapshot_prob=cfg.snapshot_prob, max_snapshots=cfg.max_snapshots,
-                  reward=cfg.reward, win_bonus=cfg.win_bonus, reward_scale=cfg.reward_scale, reward_fn=user_reward(cfg),
-                  max_steps=cfg.max_game_steps or None, cut_reward=cfg.cut_reward, seed=seed)
+    kwargs = dict(opponents=make_pool(cfg) if pool is None else pool, reward=cfg.reward, win_bonus=cfg.win_bonus,
+                  reward_scale=cfg.reward_scale, reward_fn=user_reward(cfg), max_steps=cfg.max_game_steps or None,
+                  cut_reward=cfg.cut_reward, seed=seed)
     kwargs.update(overrides)
     try:
         return make_learner_core(cfg.game, num_envs, cfg.num_players, **kwargs, **parse_options(cfg.options))
@@ -456,7 +457,7 @@ def build(cfg: Config, pool):
     if resolve_vec_env(cfg) == "learner":
         from tabletop_rl.envs.learner_envs import LearnerVecEnv
 
-        venv = LearnerVecEnv(make_core(cfg, cfg.n_envs, cfg.seed))
+        venv = LearnerVecEnv(make_core(cfg, cfg.n_envs, cfg.seed, pool))
     else:
         factories = [_EnvFactory(cfg, pool, i) for i in range(cfg.n_envs)]
         venv = DummyVecEnv(factories) if resolve_vec_env(cfg) == "dummy" else SubprocVecEnv(factories, start_method="spawn")
@@ -515,10 +516,8 @@ def make_callback(cfg: Config, run_dir: str, pool, venv, history: dict):
             if steps == history["last_resumed_at"]:
                 return  # we just loaded this point
             if cfg.snapshot_every and steps - history["last_snapshot"] >= cfg.snapshot_every:
-                if resolve_vec_env(cfg) == "learner":
-                    venv.unwrapped.core.add_snapshot(policy_weights(self.model, cfg))
-                else:
-                    pool.add_snapshot(policy_weights(self.model, cfg))
+                pool.add_snapshot(policy_weights(self.model, cfg))  # the one pool of the core or the scalar envs
+                if resolve_vec_env(cfg) == "subproc":  # each worker process holds a copy
                     venv.env_method("set_opponent_pool", pool)
                 history["last_snapshot"] = steps
             if cfg.eval_every and steps - history["last_eval"] >= cfg.eval_every:
@@ -587,8 +586,7 @@ def restore(ckpt: dict, model, venv, pool, history: dict) -> None:
     if "fae_vector" in ckpt:
         venv.unwrapped.core.set_state(ckpt["fae_vector"]["meta"], ckpt["fae_vector"]["arrays"])
     else:
-        restored = type(pool).from_state_dict(ckpt["pool"])
-        pool.__dict__.update(restored.__dict__)
+        pool.load_state_dict(ckpt["pool"])
         venv.env_method("set_opponent_pool", pool)
         for i, snap in enumerate(ckpt["envs"]):
             venv.env_method("set_snapshot", snap, indices=[i])

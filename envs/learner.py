@@ -12,12 +12,15 @@ game, slower); `LearnerCore(batch, game, ...)` takes any `BatchedGame` you built
 (`tabletop_rl.envs.learner_envs`: the SB3 `VecEnv`, the Gymnasium `VectorEnv` and single env) are
 thin; so are the old names `FaeLearnerCore`, `FaeLearnerVecEnv`, `FaeLearnerVectorEnv`.
 
-- Seats: game i's e-th episode seats the learner at (i + e) mod num_players; the other seats are
-  ONE opponent per episode.
-- Opponents, from one pool: `opponents` maps registered bot names (`tabletop_rl.agents.make_agent`:
-  "random", "greedy", a user's own via `register_agent`) to weights; with chance `snapshot_prob`
-  (once any exist) a frozen snapshot of the learner (`add_snapshot(PolicyWeights)`, uniform over the
-  `max_snapshots` latest). Each moves in its batched form where it has one: "random" (uniform over
+- Seats: game i's e-th episode seats the learner at (i + e) mod num_players (`seats="rotate"`;
+  `LearnerCore` also takes "random", drawn from the core's generator, or one fixed seat); the other
+  seats are ONE opponent per episode.
+- Opponents, from one pool (`tabletop_rl.envs.opponents.OpponentPool`, the suite's only one):
+  `opponents` is a pool (shared: snapshots added to it reach every core built on it) or maps
+  registered bot names (`tabletop_rl.agents.make_agent`: "random", "greedy", a user's own via
+  `register_agent`) to weights, with `snapshot_prob` and `max_snapshots` for the pool built from it;
+  with chance `snapshot_prob` (once any exist) an opponent is a frozen snapshot of the learner
+  (`add_snapshot(PolicyWeights)`, uniform over the `max_snapshots` latest). Each moves in its batched form where it has one: "random" (uniform over
   the mask), "greedy" where the batch has `greedy_actions(rng, games)`, a bot whose agent has
   `act_batch(batch, games, rng)` (one call for all the games it moves in), a snapshot (one policy
   forward for every game it moves in); any other bot per game, through `agents.match.bot_action`
@@ -34,12 +37,13 @@ thin; so are the old names `FaeLearnerCore`, `FaeLearnerVecEnv`, `FaeLearnerVect
   instead of a result; it is dealt again like a finished game.
 - Auto-reset: `step` returns `finished`, one dict per game that ended or was cut: its index,
   `terminal_observation`, `r` (episode return), `l` (learner decisions), `win_share` (1 won, 1/k
-  shared by k, 0 lost or cut), `opponent` (its kind), `cut`.
+  shared by k, 0 lost or cut), `opponent` (its kind), `cut`, `returns` (every seat's, float64).
 - Actions must be integers (N,), legal in every game; anything else raises ValueError and changes
   nothing.
 - Every draw (deals, opponent kinds, bot seeds, random moves, greedy ties, snapshot samples) comes
   from one numpy Generator seeded by `seed`: same seed, same actions, same games. `get_state()` /
-  `set_state()` give and take all of it as JSON plus arrays (no pickle), for checkpoints.
+  `set_state()` give and take all of it as JSON plus arrays (no pickle), for checkpoints; the pool's
+  snapshots with it (`snapshot_ids`, `next_snapshot_id`) unless `with_pool=False`.
 """
 from __future__ import annotations
 
@@ -49,6 +53,7 @@ from typing import Any, Callable
 import numpy as np
 
 from tabletop_rl.envs.game_state import BatchedGame, integers, missing_members
+from tabletop_rl.envs.opponents import OpponentPool
 from tabletop_rl.envs.registry import GameSpec, get_game
 from tabletop_rl.envs.scalar_batch import ScalarBatch
 
@@ -92,26 +97,14 @@ def make_learner_core(game, num_envs: int, num_players: int = 2, *, batched: boo
                        rule_options=spec.split_options(options)[0], observation_options=spec.split_options(options)[1])
 
 
-def _finite_weights(opponents) -> dict[str, float]:
-    if not isinstance(opponents, dict) or not opponents or not all(isinstance(k, str) for k in opponents):
-        raise ValueError(f"opponents must map bot names to weights; got {opponents!r}")
-    try:
-        w = {k: float(v) for k, v in opponents.items()}
-    except (TypeError, ValueError):
-        raise ValueError(f"opponents weights must be numbers; got {opponents!r}") from None
-    if any(not np.isfinite(x) or x < 0 for x in w.values()) or sum(w.values()) <= 0:
-        raise ValueError(f"opponents must map bot names to weights >= 0 with a positive sum; got {opponents!r}")
-    return {k: x for k, x in w.items() if x > 0}
-
-
 class LearnerCore:
     """The learner's view of a `BatchedGame` (see the module docstring)."""
 
-    def __init__(self, batch: BatchedGame, game, opponents: dict | None = None, snapshot_prob: float = 0.0,
-                 max_snapshots: int = 8, reward: str = "score_diff", win_bonus: float = 0.0,
+    def __init__(self, batch: BatchedGame, game, opponents: dict | OpponentPool | None = None,
+                 snapshot_prob: float = 0.0, max_snapshots: int = 8, reward: str = "score_diff", win_bonus: float = 0.0,
                  reward_scale: float = 1.0, reward_fn: Callable[..., Any] | None = None, max_steps: int | None = None,
                  cut_reward: float = 0.0, seed: int = 0, rule_options: dict | None = None,
-                 observation_options: dict | None = None):
+                 observation_options: dict | None = None, seats="rotate"):
         from tabletop_rl.agents.registry import agent_names, make_agent
 
         missing = missing_members(batch, BatchedGame)
@@ -130,35 +123,46 @@ class LearnerCore:
             raise ValueError(f"reward must be one of {BUILTIN_REWARDS + self.potentials}; got {reward!r}")
         if reward_fn is not None and not callable(reward_fn):
             raise ValueError(f"reward_fn must be callable(batch, seats, dones); got {reward_fn!r}")
-        weights = _finite_weights({"random": 1.0} if opponents is None else opponents)
-        unknown = sorted(set(weights) - set(agent_names(self.spec.name)))
+        if not (seats in ("rotate", "random") or (isinstance(seats, (int, np.integer)) and not isinstance(seats, bool)
+                                                  and 0 <= seats < self.num_players)):
+            raise ValueError(f"seats must be 'rotate', 'random' or a seat in 0..{self.num_players - 1}; got {seats!r}")
+        self.seats = seats if isinstance(seats, str) else int(seats)
+        if isinstance(opponents, OpponentPool):
+            if snapshot_prob != 0.0 or max_snapshots != 8:
+                raise ValueError("an OpponentPool carries its own snapshot_prob and max_snapshots; pass them to it")
+            self.pool = opponents  # shared: snapshots added to it reach every core built on it
+        else:
+            self.pool = OpponentPool(fixed={"random": 1.0} if opponents is None else opponents,
+                                     snapshot_prob=snapshot_prob, max_snapshots=max_snapshots)
+        unknown = sorted(set(self.pool.fixed) - set(agent_names(self.spec.name)) - set(self.pool.agents))
         if unknown:
             raise ValueError(f"unknown opponent(s) {unknown} for {self.spec.name}; known: {agent_names(self.spec.name)}")
-        for name, value in (("snapshot_prob", snapshot_prob), ("win_bonus", win_bonus), ("reward_scale", reward_scale),
-                            ("cut_reward", cut_reward)):
+        for name, value in (("win_bonus", win_bonus), ("reward_scale", reward_scale), ("cut_reward", cut_reward)):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not np.isfinite(value):
                 raise ValueError(f"{name} must be a finite number; got {value!r}")
-        if not 0.0 <= snapshot_prob <= 1.0:
-            raise ValueError(f"snapshot_prob must be in [0, 1]; got {snapshot_prob!r}")
         max_steps = self.spec.max_steps if max_steps is None else max_steps
-        for name, value in (("max_snapshots", max_snapshots), ("max_steps", max_steps)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
-                raise ValueError(f"{name} must be an int >= 1{' or None' if name == 'max_steps' else ''}; got {value!r}")
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
+                                      or max_steps < 1):
+            raise ValueError(f"max_steps must be an int >= 1 or None; got {max_steps!r}")
         self.reward_type, self.win_bonus, self.reward_scale = reward, float(win_bonus), float(reward_scale)
         self.reward_fn = reward_fn
         self.max_steps, self.cut_reward = (None if max_steps is None else int(max_steps)), float(cut_reward)
-        self.fixed_names = list(weights)
-        w = np.asarray([weights[k] for k in self.fixed_names], dtype=np.float64)
-        self.fixed_p = w / w.sum()
         # How each fixed kind moves: "random", "greedy" (batched), "agent_batch" or "agent" (per game).
         self._bots: dict[int, list] = {}
         self._movers = []
         for k, name in enumerate(self.fixed_names):
-            if name == "random":
+            given = self.pool.agents.get(name)
+            if name == "random" and given is None:
                 self._movers.append("random")
-            elif name == "greedy" and hasattr(batch, "greedy_actions"):
+            elif name == "greedy" and given is None and hasattr(batch, "greedy_actions"):
                 self._movers.append("greedy")
+            elif given is not None:  # a caller's own Agent instance: it has one game's state to keep
+                if self.num_envs != 1:
+                    raise ValueError(f"opponent {name!r} is an Agent instance, which plays one game; for "
+                                     f"{self.num_envs} games register it (register_agent) and name it")
+                self._bots[k] = [given]
+                self._movers.append("agent")
             else:
                 probe = make_agent(self.spec.name, name, seed=0)
                 if hasattr(probe, "act_batch"):
@@ -168,8 +172,6 @@ class LearnerCore:
                     self._bots[k] = [probe] + [make_agent(self.spec.name, name, seed=0)
                                                for _ in range(self.num_envs - 1)]
                     self._movers.append("agent")
-        self.snapshot_prob, self.max_snapshots = float(snapshot_prob), int(max_snapshots)
-        self.snapshots: list = []  # PolicyWeights, oldest first
         n = self.num_envs
         self.rng = np.random.default_rng(seed)
         self.seat = np.zeros(n, dtype=np.int64)  # the learner's seat in each game
@@ -182,6 +184,12 @@ class LearnerCore:
         self.active = np.ones(n, dtype=np.bool_)  # games still played (`retire`)
         self._obs = np.zeros((n, self.obs_size), dtype=np.float32)
         self._mask = np.zeros((n, self.num_actions), dtype=np.bool_)
+
+    # the pool's settings under the core's names (FaeLearnerCore users know them)
+    fixed_names = property(lambda self: self.pool.names)
+    snapshots = property(lambda self: self.pool.snapshot_list)
+    snapshot_prob = property(lambda self: self.pool.snapshot_prob)
+    max_snapshots = property(lambda self: self.pool.max_snapshots)
 
     # ------------------------------------------------------------------ rewards
     def _potential_names(self) -> tuple[str, ...]:
@@ -204,21 +212,21 @@ class LearnerCore:
         if getattr(weights, "obs_size", None) != self.obs_size or getattr(weights, "num_actions", None) != self.num_actions:
             raise ValueError(f"a snapshot must be a PolicyWeights over {self.obs_size} inputs and "
                              f"{self.num_actions} actions")
-        self.snapshots.append(weights)
-        del self.snapshots[:-self.max_snapshots]
+        self.pool.add_snapshot(weights)
 
     def opponent_name(self, kind: int) -> str:
-        return self.fixed_names[kind] if kind < len(self.fixed_names) else "snapshot"
+        return self.pool.kind_name(kind)
 
     def _new_games(self, games: np.ndarray) -> None:
         """Seat the learner, draw the opponent and (re)start the episode counters of `games` (dealt already)."""
-        self.seat[games] = (games + self.episodes[games]) % self.num_players
+        if self.seats == "rotate":
+            self.seat[games] = (games + self.episodes[games]) % self.num_players
+        elif self.seats == "random":
+            self.seat[games] = self.rng.integers(self.num_players, size=games.size)
+        else:
+            self.seat[games] = self.seats
         self.episodes[games] += 1
-        k = games.size
-        kinds = self.rng.choice(len(self.fixed_names), size=k, p=self.fixed_p)
-        if self.snapshots and self.snapshot_prob > 0:
-            snap = self.rng.random(k) < self.snapshot_prob
-            kinds = np.where(snap, len(self.fixed_names) + self.rng.integers(len(self.snapshots), size=k), kinds)
+        kinds = self.pool.draw(self.rng, games.size)
         self.opp[games] = kinds
         for kind, bots in self._bots.items():
             if self._movers[kind] == "agent":
@@ -255,11 +263,11 @@ class LearnerCore:
         snaps = todo & (self.opp >= nf)
         if snaps.any():
             obs = b.observe(np.where(snaps, cur, -1), out=self._obs)
-            for k in range(len(self.snapshots)):
+            for k, weights in enumerate(self.pool.snapshot_list):
                 sel = snaps & (self.opp == nf + k)
                 if sel.any():
                     g = np.flatnonzero(sel)
-                    logits = self.snapshots[k].logits(obs[g]).astype(np.float64)
+                    logits = weights.logits(obs[g]).astype(np.float64)
                     logits = np.where(self._mask[g], logits, -np.inf)
                     actions[g] = np.argmax(logits + self.rng.gumbel(size=logits.shape), axis=1)
         return actions
@@ -364,7 +372,7 @@ class LearnerCore:
             final_obs = b.observe(np.where(dones, self.seat, -1))[g]
             for j, i in enumerate(g):
                 finished.append({"index": int(i), "terminal_observation": final_obs[j], "r": float(self.ep_return[i]),
-                                 "l": int(self.ep_length[i]), "cut": bool(cut[i]),
+                                 "l": int(self.ep_length[i]), "cut": bool(cut[i]), "returns": returns[i].copy(),
                                  "win_share": 0.0 if cut[i] else win_share(returns[i], int(self.seat[i])),
                                  "opponent": self.opponent_name(int(self.opp[i]))})
             self._deal(g)
@@ -380,8 +388,11 @@ class LearnerCore:
         return r
 
     # ------------------------------------------------------------------ checkpoints (JSON + arrays, no pickle)
-    def get_state(self) -> tuple[dict, dict]:
-        """(JSON-able dict, {name: ndarray}) holding everything `set_state` needs (snapshots included)."""
+    def get_state(self, with_pool: bool = True) -> tuple[dict, dict]:
+        """(JSON-able dict, {name: ndarray}) holding everything `set_state` needs: the games, the
+        generators, the counters and (`with_pool`) the pool's snapshots. Without them (a pool shared
+        by several cores is saved once, `OpponentPool.state_dict`) the arrays are empty."""
+        snaps = self.pool.snapshot_list if with_pool is True else []
         meta = {
             "games": [self.batch.state(i).to_dict() for i in range(self.num_envs)],
             "rng": self.rng.bit_generator.state, "seat": self.seat.tolist(), "opp": self.opp.tolist(),
@@ -389,16 +400,18 @@ class LearnerCore:
             "ep_length": self.ep_length.tolist(), "game_steps": self.game_steps.tolist(),
             "bot_rngs": {str(k): [bots[i].rng.bit_generator.state for i in range(len(bots))]
                          for k, bots in self._bots.items()},
-            "snapshots": [{"activation": s.activation, "layers": len(s.weights), "skip": [list(t) for t in s.skip],
-                           "meta": s.meta} for s in self.snapshots],
         }
-        arrays = {f"snap{k}_{kind}{i}": a for k, s in enumerate(self.snapshots)
+        if with_pool is True:
+            meta["snapshots"] = [{"activation": s.activation, "layers": len(s.weights), "skip": [list(t) for t in s.skip],
+                                  "meta": s.meta} for s in snaps]
+            meta["snapshot_ids"], meta["next_snapshot_id"] = list(self.pool.snapshots), self.pool.next_id
+        arrays = {f"snap{k}_{kind}{i}": a for k, s in enumerate(snaps)
                   for i, (w, b) in enumerate(s.weights) for kind, a in (("W", w), ("b", b))}
         return meta, arrays
 
     def set_state(self, meta: dict, arrays: dict) -> None:
         """Restore `get_state()`'s output; every field is checked (a checkpoint is a file from outside)
-        before anything changes."""
+        before anything changes. A state saved without the pool keeps the pool as it is."""
         from tabletop_rl.agents.ppo_agent import PolicyWeights
 
         n = self.num_envs
@@ -408,9 +421,11 @@ class LearnerCore:
             games = [state_type.from_dict(d) for d in meta["games"]]
             if len(games) != n:
                 raise ValueError(f"{len(games)} games for {n} envs")
+            with_pool = "snapshots" in meta
+            n_snaps = len(meta["snapshots"]) if with_pool else len(self.pool.snapshots)
             cols = {}
             for key, lo, hi in (("seat", 0, self.num_players), ("episodes", 0, None), ("ep_length", 0, None),
-                                ("game_steps", 0, None), ("opp", 0, len(self.fixed_names) + len(meta["snapshots"]))):
+                                ("game_steps", 0, None), ("opp", 0, len(self.fixed_names) + n_snaps)):
                 arr = np.asarray(meta[key])
                 if arr.shape != (n,) or not np.issubdtype(arr.dtype, np.integer) or (arr < lo).any() \
                         or (hi is not None and (arr >= hi).any()):
@@ -426,13 +441,21 @@ class LearnerCore:
                     any(len(bot_rngs[str(k)]) != len(b) for k, b in self._bots.items()):
                 raise ValueError(f"bot_rngs must hold the generators of the bots {sorted(self._bots)}")
             rngs = {k: [_generator(s) for s in bot_rngs[str(k)]] for k in self._bots}
-            snaps = []
-            for k, s in enumerate(meta["snapshots"]):
-                layers = [(np.asarray(arrays[f"snap{k}_W{i}"]), np.asarray(arrays[f"snap{k}_b{i}"]))
-                          for i in range(int(s["layers"]))]
-                snaps.append(PolicyWeights(layers, s["activation"], dict(s["meta"]), [tuple(t) for t in s["skip"]]))
-            if any(getattr(s, "obs_size", None) != self.obs_size or s.num_actions != self.num_actions for s in snaps):
-                raise ValueError(f"snapshots must be over {self.obs_size} inputs and {self.num_actions} actions")
+            snaps = {}
+            if with_pool:
+                # ids: older checkpoints (before the one pool) numbered their snapshots 0, 1, ...
+                ids = meta.get("snapshot_ids", list(range(n_snaps)))
+                next_id = meta.get("next_snapshot_id", n_snaps)
+                if len(ids) != n_snaps or len(set(ids)) != n_snaps or not all(
+                        type(i) is int and 0 <= i < next_id for i in ids) or type(next_id) is not int:
+                    raise ValueError(f"snapshot_ids must be {n_snaps} distinct ints below next_snapshot_id")
+                for k, (sid, s) in enumerate(zip(ids, meta["snapshots"])):
+                    layers = [(np.asarray(arrays[f"snap{k}_W{i}"]), np.asarray(arrays[f"snap{k}_b{i}"]))
+                              for i in range(int(s["layers"]))]
+                    snaps[sid] = PolicyWeights(layers, s["activation"], dict(s["meta"]), [tuple(t) for t in s["skip"]])
+                if any(getattr(s, "obs_size", None) != self.obs_size or s.num_actions != self.num_actions
+                       for s in snaps.values()):
+                    raise ValueError(f"snapshots must be over {self.obs_size} inputs and {self.num_actions} actions")
             rng = _generator(meta["rng"])
         except (KeyError, TypeError, IndexError, AttributeError) as e:
             raise ValueError(f"env state: missing or malformed field ({type(e).__name__}: {e})") from None
@@ -443,7 +466,9 @@ class LearnerCore:
         for k, gens in rngs.items():
             for bot, gen in zip(self._bots[k], gens):
                 bot.rng = gen
-        self.snapshots = snaps[-self.max_snapshots:]
+        if with_pool:
+            keep = list(snaps)[-self.pool.max_snapshots:]
+            self.pool.snapshots, self.pool.next_id = {k: snaps[k] for k in keep}, next_id
         self.rng = rng
         self.active[:] = True
 
@@ -455,14 +480,17 @@ class LearnerCore:
         return True
 
 
+def winners(returns: np.ndarray) -> np.ndarray:
+    """bool per seat: the winners of a finished game from its returns (the seats paid > 0; every
+    seat if all returns are 0, a win shared by all)."""
+    won = np.asarray(returns) > 0
+    return won if won.any() or np.asarray(returns).any() else np.ones(won.size, dtype=np.bool_)
+
+
 def win_share(returns: np.ndarray, seat: int) -> float:
-    """A finished game's win share of `seat` from its returns: 1/k if it is one of k winners (the
-    seats paid > 0), 1/N if every seat won (all returns 0), else 0."""
-    won = returns > 0
-    k = int(won.sum())
-    if k == 0:
-        return 1.0 / returns.size if not returns.any() else 0.0
-    return 1.0 / k if won[seat] else 0.0
+    """A finished game's win share of `seat` from its returns: 1/k if it is one of k `winners`."""
+    won = winners(returns)
+    return 1.0 / int(won.sum()) if won[seat] else 0.0
 
 
 def _generator(state) -> np.random.Generator:
@@ -473,4 +501,5 @@ def _generator(state) -> np.random.Generator:
     return rng
 
 
-__all__ = ["BATCHES", "LearnerCore", "batch_class", "make_batch", "make_learner_core", "win_share"]
+__all__ = ["BATCHES", "LearnerCore", "OpponentPool", "batch_class", "make_batch", "make_learner_core", "win_share",
+           "winners"]

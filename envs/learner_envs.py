@@ -18,7 +18,10 @@
   while `vectorization_mode="sync"` or `"async"` still wraps N single `SelfPlayEnv`s.
 - `LearnerEnv`: a single-agent Gymnasium `Env` over a core of one game; after a game ends the next
   `step` needs a `reset()` as usual (the core has dealt the next game already: `reset` hands it
-  over without a new deal unless a seed is given).
+  over without a new deal unless a seed is given), and until then `action_masks()` and
+  `info["action_mask"]` are all False. `info["seat"]` is the learner's seat; a finished game's
+  info adds `winners` (int8 per seat) and `won`, as the AEC envs name them.
+  `tabletop_rl.envs.selfplay.SelfPlayEnv` is this env built from a game name (`gymnasium.make`).
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_rl.envs.game_state import integers
-from tabletop_rl.envs.learner import LearnerCore, make_learner_core
+from tabletop_rl.envs.learner import LearnerCore, make_learner_core, winners
 
 
 def observation_box(core: LearnerCore) -> spaces.Box:
@@ -106,28 +109,46 @@ class LearnerEnv(gymnasium.Env):
         self.core = core
         self.observation_space = observation_box(core)
         self.action_space = spaces.Discrete(core.num_actions)
-        self._started = False
+        self._started = False  # False: the next reset deals (the core's game is not a fresh one)
+        self._done = True  # no episode in progress: step() needs a reset() first
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = None if seed is None else integers(seed, "seed")
         super().reset(seed=seed)
         if seed is not None or not self._started:
             self.core.reset(seed)
             self._started = True
-        return self.core.learner_obs()[0].copy(), {"action_mask": self.action_masks()}
+        self._done = False
+        return self.core.learner_obs()[0].copy(), self._info()
+
+    def _info(self) -> dict:
+        self._mask = self.action_masks()  # what the learner is shown: the legal moves of its next step
+        return {"action_mask": self._mask, "seat": int(self.core.seat[0])}
 
     def step(self, action):
+        if self._done:
+            raise RuntimeError("step() called on a finished episode; call reset()")
         actions = np.asarray([integers(action)])
+        seat = int(self.core.seat[0])
         rewards, dones, finished = self.core.step(actions)
-        info = {"action_mask": self.action_masks()}
         obs = self.core.learner_obs()[0].copy()
         cut = False
         if finished:
             f = finished[0]
-            obs, cut = f["terminal_observation"], f["cut"]
+            obs, cut, self._done = f["terminal_observation"], f["cut"], True
+        info = {**self._info(), "seat": seat}
+        if finished:
             info.update(_final_info(f))
+            if not cut:  # as the AEC envs: int8 per seat, 1 for each winner
+                info["winners"] = winners(f["returns"]).astype(np.int8)
+                info["won"] = bool(info["winners"][seat])
         return obs, float(rewards[0]), bool(dones[0]) and not cut, cut, info
 
     def action_masks(self) -> np.ndarray:
+        """bool (num_actions,): the learner's legal actions; all False once the episode is over
+        (a vector env's next-step autoreset then ignores the action it is given)."""
+        if self._done:
+            return np.zeros(self.core.num_actions, dtype=np.bool_)
         return self.core.masks()[0]
 
 

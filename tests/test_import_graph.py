@@ -57,7 +57,7 @@ LAYERS = {
              "tabletop_rl.agents.imitation", "tabletop_rl.agents.match", "tabletop_rl.agents.records",
              "tabletop_rl.envs.recording"],
     # self-play adapters and trainers
-    "training": ["tabletop_rl.envs.learner", "tabletop_rl.envs.learner_envs", "tabletop_rl.envs.selfplay", "tabletop_rl.envs.fae_vector_env", "tabletop_rl.envs.rllib_env",
+    "training": ["tabletop_rl.envs.learner", "tabletop_rl.envs.opponents", "tabletop_rl.envs.learner_envs", "tabletop_rl.envs.selfplay", "tabletop_rl.envs.fae_vector_env", "tabletop_rl.envs.rllib_env",
                  "tabletop_rl.envs.rllib_backend", "tabletop_rl.training", "tabletop_rl.ppo_policy",
                  "tabletop_rl.train", "train"],
     # what people run: the arena, terminal play, the web app

@@ -1,4 +1,5 @@
-"""The single-agent self-play adapter (tabletop_rl.envs.selfplay): API checks, reward attribution, seats, pool."""
+"""The single-agent self-play env (tabletop_rl.envs.selfplay, the learner core's face for one game):
+API checks, reward attribution, seats, the pool, snapshots."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,11 +13,11 @@ import fae_rl  # noqa: F401  (registers fae_rl/Fae-v0)
 from tabletop_rl.agents.base import Agent
 from tabletop_rl.envs.selfplay import OpponentPool, SelfPlayEnv
 
-# env._steps (why not public): the step counter behind the max_steps guard, which these tests check.
 
 
 class Recorder(Agent):
-    """Random legal moves; appends (seat, action) to a shared log (the game's move order)."""
+    """Random legal moves; appends (seat, action, id of the game) to a shared log (the move order;
+    the env deals the next game, where this bot may move first, as soon as one ends)."""
 
     name = "recorder"
     uses_state = True
@@ -28,7 +29,7 @@ class Recorder(Agent):
     def act(self, observation, action_mask, *, state=None, seat=None):
         legal = np.flatnonzero(action_mask)
         a = int(legal[self.rng.integers(legal.size)])
-        self.log.append((seat, a))
+        self.log.append((seat, a, id(state)))
         return a
 
 
@@ -72,7 +73,7 @@ def test_learner_gets_exactly_what_the_aec_env_pays_its_seat(reward, num_players
         deals.append(state.clone())
         return state
 
-    env.spec_game = dataclasses.replace(env.spec_game, new_state=new_state)
+    env.core.spec = env.core.batch.spec = dataclasses.replace(env.spec_game, new_state=new_state)
     rng = np.random.default_rng(0)
     ended_by_opponent = 0
     seats = set()
@@ -80,20 +81,22 @@ def test_learner_gets_exactly_what_the_aec_env_pays_its_seat(reward, num_players
     for episode in range(24):
         log.clear()
         obs, info = env.reset(seed=episode)
+        deal, game = deals[-1], id(env.state)
         seat = info["seat"]
         seats.add(seat)
         rewards, done = [], False
         while not done:
             a = int(rng.choice(np.flatnonzero(env.action_masks())))
-            log.append((seat, a))
+            log.append((seat, a, game))
             obs, r, done, _, info = env.step(a)
             rewards.append(r)
+        log[:] = [(who, a) for who, a, g in log if g == game]  # this game's moves only
         ended_by_opponent += log[-1][0] != seat
         terminal_nonzero += rewards[-1] != 0
         # Replay the same game in the AEC env, dealt from the same state.
         aec = fae_rl.raw_env(num_players=num_players, reward=reward)
         aec.reset()
-        aec.game = deals[-1]
+        aec.game = deal
         paid = 0.0
         for who, a in log:
             assert aec.agent_selection == f"player_{who}"
@@ -102,9 +105,9 @@ def test_learner_gets_exactly_what_the_aec_env_pays_its_seat(reward, num_players
         assert aec.game.is_terminal()
         assert sum(rewards) == pytest.approx(paid, abs=1e-9)
         if reward == "win_loss":
-            assert rewards[-1] == env.state.returns()[seat] and not any(rewards[:-1])
+            assert rewards[-1] == aec.game.returns()[seat] and not any(rewards[:-1])
         else:
-            assert sum(rewards) == pytest.approx(_fae_margin(env.state, seat))
+            assert sum(rewards) == pytest.approx(_fae_margin(aec.game, seat))
     assert seats == set(range(num_players))
     assert ended_by_opponent > 0 and terminal_nonzero > 0  # both endings were exercised
 
@@ -144,20 +147,23 @@ def test_illegal_action_ends_the_episode_with_minus_one():
 
 
 def test_snapshot_opponents_and_checkpoint_round_trip():
+    """A snapshot added to the shared pool plays the other seat; an env restored from a JSON
+    snapshot over the same pool plays on identically."""
+    import json
+
     from tabletop_rl.agents.ppo_agent import PolicyWeights
 
     rng = np.random.default_rng(0)
-    env = SelfPlayEnv("fae", opponent=OpponentPool(fixed={"random": 1.0}, snapshot_prob=1.0))
+    pool = OpponentPool(fixed={"random": 1.0}, snapshot_prob=1.0)
+    env = SelfPlayEnv("fae", opponent=pool)
     n_obs, n_act = env.observation_space.shape[0], env.action_space.n
     weights = PolicyWeights([(rng.normal(size=(n_obs, 8)), np.zeros(8)), (rng.normal(size=(8, n_act)), np.zeros(n_act))])
-    sid = env.pool.add_snapshot(weights)
+    env.pool.add_snapshot(weights)
     env.reset(seed=1)
-    assert [k for k in env.opponent_keys if k] == [("snapshot", sid)]
+    assert env.core.opponent_name(int(env.core.opp[0])) == "snapshot"
     for _ in range(5):
         env.step(int(np.flatnonzero(env.action_masks())[0]))
-    snap = env.get_snapshot()
-    env.pool.add_snapshot(weights)
-    del env.pool.snapshots[sid]  # the pool dropped the snapshot being played: the env snapshot keeps it
+    snap = json.loads(json.dumps(env.get_snapshot()))
     twin = SelfPlayEnv("fae", opponent=OpponentPool(fixed={"random": 1.0}, snapshot_prob=1.0))
     twin.set_opponent_pool(env.pool)
     twin.set_snapshot(snap)
@@ -167,6 +173,15 @@ def test_snapshot_opponents_and_checkpoint_round_trip():
         assert np.array_equal(out_a[0], out_b[0]) and out_a[1:3] == out_b[1:3]
         if out_a[2]:
             assert np.array_equal(env.reset()[0], twin.reset()[0])
+    with pytest.raises(ValueError, match="fixed bots"):
+        twin.set_opponent_pool(OpponentPool(fixed={"greedy": 1.0}))
+
+
+def test_agent_instance_opponents_play_one_game_only():
+    from tabletop_rl.envs.learner import make_learner_core
+
+    with pytest.raises(ValueError, match="Agent instance"):
+        make_learner_core("fae", 2, opponents=OpponentPool(fixed={"me": 1.0}, agents={"me": Recorder([])}))
 
 
 def test_render_modes():
@@ -186,8 +201,10 @@ def test_bad_arguments_raise():
         SelfPlayEnv("fae", num_players=5)
     with pytest.raises(ValueError, match="unknown option"):
         SelfPlayEnv("fae", colours=3)
-    with pytest.raises(ValueError, match="unknown agent"):
-        SelfPlayEnv("fae", opponent="nobody").reset(seed=0)
+    with pytest.raises(ValueError, match="unknown opponent"):
+        SelfPlayEnv("fae", opponent="nobody")
+    with pytest.raises(ValueError, match="seats must be"):
+        SelfPlayEnv("fae", seat=2)
 
 
 def test_step_guard_truncates_an_episode_that_never_ends():
@@ -201,7 +218,7 @@ def test_step_guard_truncates_an_episode_that_never_ends():
         legal = np.flatnonzero(info["action_mask"])
         obs, r, terminated, truncated, info = env.step(int(legal[0]))
         steps += 1
-    assert truncated and not terminated and env._steps >= 60
+    assert truncated and not terminated and steps <= 60 and "winners" not in info
 
 
 @pytest.mark.parametrize("cut_reward", [0.0, -1.0])
@@ -229,7 +246,7 @@ def test_snapshot_is_json_and_resumes_exactly_with_the_step_count(game, opponent
         env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
     snap = env.get_snapshot()
     text = json.dumps(snap)  # JSON-safe: no bytes, no objects
-    assert snap["steps"] == env._steps > 0
+    assert snap["core"]["game_steps"][0] > 0
     twin = SelfPlayEnv(game, opponent=opponent, max_steps=max_steps)
     twin.set_snapshot(json.loads(text))
     assert twin.get_snapshot() == snap
@@ -250,11 +267,12 @@ def test_set_snapshot_rejects_malformed_snapshots_and_keeps_the_env():
     env = SelfPlayEnv("fae", opponent="random")
     env.reset(seed=1)
     snap = env.get_snapshot()
-    cases = {"seat": {**snap, "seat": 5}, "steps": {**snap, "steps": -1}, "done": {**snap, "done": "no"},
-             "opponent_keys": {**snap, "opponent_keys": [["bot", "random"]] * 2},
-             "np_random": {**snap, "np_random": {"bit_generator": "os.system"}},
+    core = snap["core"]
+    cases = {"seat": {**snap, "core": {**core, "seat": [5]}}, "steps": {**snap, "core": {**core, "game_steps": [-1]}},
+             "done": {**snap, "done": "no"}, "rng": {**snap, "core": {**core, "rng": {"bit_generator": "os.system"}}},
+             "pool": {**snap, "core": {**core, "snapshots": []}},
              "state": {**snap, "state": {**snap["state"], "num_players": 9}},
-             "keys": {k: v for k, v in snap.items() if k != "steps"}}
+             "keys": {k: v for k, v in snap.items() if k != "done"}}
     for key, bad in cases.items():
         with pytest.raises(ValueError, match="set_snapshot"):
             env.set_snapshot(bad)
