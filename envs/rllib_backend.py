@@ -15,12 +15,14 @@ What a run does:
   `--num-envs-per-env-runner`.
 - Model: `tabletop_rl.envs.rllib_env.MaskedPPOTorchRLModule` (RLlib's default PPO module plus the action
   masking of RLlib's `ActionMaskingTorchRLModule` example), separate actor and critic MLPs
-  (`--net-arch`, `--activation`). Parameter sharing: every seat is the one trained module `main`. `--league-size k` adds k frozen modules `league_*` that hold snapshots of `main`
-  (refreshed round-robin every `--league-every` env steps by `LeagueCallback`); the env seats
-  them against `main` with probability `--league-prob` per other seat. `--opponent random=1
-  --opponent greedy=0.5` puts suite bots at the other seats (played inside the env), as train.py's
-  opponent pool does; from train.py's Config, pool_random/pool_greedy, max_snapshots,
-  snapshot_prob and snapshot_every map onto opponents / league_size / league_prob / league_every.
+  (`--net-arch`, `--activation`): the one trained module `main`, the learner at one seat of each
+  game (the env is the learner core's face: `SelfPlayEnv` underneath). The other seats are ONE
+  opponent per episode from the core's pool: `--opponent random=1 --opponent greedy=0.5` (suite
+  bots, played inside the env; default random) or, with chance `--league-prob` once any exist, a
+  frozen numpy copy of `main` (`--league-size k` keeps the k latest; `LeagueCallback` adds one every
+  `--league-every` env steps), as train.py's pool does; from train.py's Config,
+  pool_random/pool_greedy/opponents, max_snapshots, snapshot_prob and snapshot_every map onto
+  opponents / league_size / league_prob / league_every.
 - Warm start (`--bc-teacher greedy`, train.py's bc_* fields): before PPO, main's policy imitates
   the teacher on `--bc-samples` decisions (masked cross-entropy), as train.py does.
 - Every `--checkpoint-every` env steps and at the end: an RLlib checkpoint (`Algorithm.save_to_path`)
@@ -34,9 +36,8 @@ What a run does:
   shared win as 1/k. `--target-win-rate` stops the run once the win share against the first
   eval opponent reaches it.
 
-Steps: "env steps" count every move RLlib samples (all seats RLlib plays; bot moves are not
-counted). train.py's steps count the learner's own moves only, so with parameter sharing the same
-number means fewer games here. `--time-limit-min` counts training iterations only (not the
+Steps: "env steps" count the learner's moves RLlib samples (opponent moves are not counted), as
+train.py's steps do. `--time-limit-min` counts training iterations only (not the
 warm start or evaluations).
 
 Threads and niceness: torch runs one intra-op thread per process (`torch_threads`), and a local
@@ -121,9 +122,9 @@ class RLlibTrainConfig:
     num_cpus_per_env_runner: float = 1.0
     torch_threads: int = 1  # torch intra-op threads in the driver (learner) and each env runner
     rollout_fragment_length: int | str = "auto"
-    opponents: dict = field(default_factory=dict)  # bots at the other seats, by weight: {"random": 1, "greedy": 0.5}
-    league_size: int = 0  # frozen snapshots of main (0: plain parameter sharing)
-    league_prob: float = 0.5  # per other seat: chance it is a frozen snapshot instead of main
+    opponents: dict = field(default_factory=dict)  # bots at the other seats, by weight: {"random": 1, "greedy": 0.5} ({}: random)
+    league_size: int = 0  # frozen snapshots of main kept in the opponent pool (0: none)
+    league_prob: float = 0.5  # per episode: chance the opponent is a frozen snapshot instead of a bot
     league_every: int = 40_000  # env steps between snapshot refreshes (rounded to whole iterations)
     # Warm start by behaviour cloning (as train.py): before PPO, fit main's policy (actor MLP and
     # action head) to a teacher bot's moves by masked cross-entropy. "" = no warm start.
@@ -239,35 +240,38 @@ def config_from(config) -> RLlibTrainConfig:
 def _league_callback_class():
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
-    from tabletop_rl.envs.rllib_env import MAIN, league_module_ids
+    from tabletop_rl.agents.rllib_agent import export_policy
+    from tabletop_rl.envs.rllib_env import MAIN
 
     class LeagueCallback(RLlibCallback):
-        """Keeps the frozen `league_*` modules as snapshots of `main` (RLlib self-play style):
-        all are copies of main at the start, then one (round robin) is refreshed every
-        `league_every` iterations. Stateless apart from the algorithm's iteration counter, so
-        it resumes from a checkpoint as it was."""
+        """The league: a numpy copy of `main` (`export_policy`) joins every env's opponent pool (the
+        learner core's, `RLlibGameEnv.add_snapshot`) when the algorithm starts (or resumes) and then
+        every `league_every` iterations, as train.py adds its snapshots; each pool keeps the
+        `league_size` latest. Stateless apart from the algorithm's iteration counter."""
 
-        def __init__(self, league_size: int, league_every: int):
+        def __init__(self, league_every: int):
             super().__init__()
-            self.ids = league_module_ids(league_size)
             self.every = league_every  # iterations
 
-        def _copy(self, algorithm, targets: list[str]) -> None:
-            main_state = algorithm.get_module(MAIN).get_state()
-            algorithm.set_state({"learner_group": {"learner": {"rl_module": {t: main_state for t in targets}}}})
-            algorithm.env_runner_group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,
-                                                    policies=list(targets), inference_only=True)
+        @staticmethod
+        def _share(algorithm) -> int:
+            """Add main's numpy copy to every env; returns how many envs got it."""
+            weights = export_policy(algorithm.get_module(MAIN), {"iteration": algorithm.iteration})
+
+            def add(runner) -> int:
+                envs = getattr(getattr(runner, "env", None), "envs", None) or []  # a local runner may have none
+                for env in envs:
+                    env.unwrapped.add_snapshot(weights)
+                return len(envs)
+
+            return sum(algorithm.env_runner_group.foreach_env_runner(add, local_env_runner=True))
 
         def on_algorithm_init(self, *, algorithm, **kwargs) -> None:
-            if algorithm.iteration == 0:
-                self._copy(algorithm, self.ids)
+            self._share(algorithm)
 
         def on_train_result(self, *, algorithm, result, **kwargs) -> None:
-            it = algorithm.iteration
-            if self.ids and it % self.every == 0:
-                slot = self.ids[(it // self.every - 1) % len(self.ids)]
-                self._copy(algorithm, [slot])
-                result["league_refreshed"] = slot
+            if algorithm.iteration % self.every == 0:
+                result["league_envs"] = self._share(algorithm)
 
     return LeagueCallback
 
@@ -279,24 +283,23 @@ def build_algo_config(cfg: RLlibTrainConfig):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, league_module_ids, module_for_agent
+    from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent
 
     env_config = {"game": cfg.game, "num_players": cfg.num_players, "options": {**cfg.options, "reward": cfg.reward},
-                  "win_bonus": cfg.win_bonus, "reward_scale": cfg.reward_scale,
-                  "league_size": cfg.league_size, "league_prob": cfg.league_prob, "seed": cfg.seed,
-                  "opponents": dict(cfg.opponents)}
+                  "win_bonus": cfg.win_bonus, "reward_scale": cfg.reward_scale, "seed": cfg.seed,
+                  "opponents": dict(cfg.opponents) or {"random": 1.0},
+                  "snapshot_prob": cfg.league_prob if cfg.league_size else 0.0, "max_snapshots": max(1, cfg.league_size)}
     model_config = {"fcnet_hiddens": [int(h) for h in cfg.net_arch], "fcnet_activation": cfg.activation,
                     "vf_share_layers": False, "head_fcnet_hiddens": []}
-    modules = [MAIN] + league_module_ids(cfg.league_size)
     config = (
         PPOConfig()
         .environment(RLlibGameEnv, env_config=env_config)
         .env_runners(num_env_runners=cfg.num_env_runners, num_envs_per_env_runner=cfg.num_envs_per_env_runner,
                      num_cpus_per_env_runner=cfg.num_cpus_per_env_runner,
                      rollout_fragment_length=cfg.rollout_fragment_length)
-        .multi_agent(policies=set(modules), policy_mapping_fn=module_for_agent, policies_to_train=[MAIN])
+        .multi_agent(policies={MAIN}, policy_mapping_fn=module_for_agent, policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
-            m: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model_config) for m in modules}))
+            MAIN: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model_config)}))
         .training(lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda, clip_param=cfg.clip_param,
                   entropy_coeff=cfg.entropy_coeff, vf_loss_coeff=cfg.vf_loss_coeff, grad_clip=cfg.grad_clip,
                   num_epochs=cfg.num_epochs, train_batch_size_per_learner=cfg.train_batch_size,
@@ -305,8 +308,7 @@ def build_algo_config(cfg: RLlibTrainConfig):
     )
     if cfg.league_size:
         every = max(1, round(cfg.league_every / cfg.train_batch_size))
-        config = config.callbacks(functools.partial(_league_callback_class(), league_size=cfg.league_size,
-                                                    league_every=every))
+        config = config.callbacks(functools.partial(_league_callback_class(), league_every=every))
     return config
 
 
@@ -315,7 +317,7 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
     """Fit `main`'s actor MLP and action head to the teacher's moves (masked cross-entropy, Adam),
     then load the result into the learner and the env runners."""
     from tabletop_rl.agents.imitation import fit, teacher_data
-    from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, league_module_ids
+    from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule
 
     start = time.perf_counter()
     obs, masks, actions, probs = teacher_data(cfg.game, cfg.num_players, cfg.bc_teacher, cfg.bc_samples,
@@ -334,10 +336,8 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
     losses = fit(lambda x: module.pi(actor({"obs": x})[ENCODER_OUT]), params, obs, masks, targets,
                  cfg.bc_epochs, cfg.bc_learning_rate, cfg.seed)
     n = len(actions)
-    targets = [MAIN] + league_module_ids(cfg.league_size)  # the snapshots start as the warm-started policy too
-    state = module.get_state()
-    algo.set_state({"learner_group": {"learner": {"rl_module": {t: state for t in targets}}}})
-    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=targets,
+    algo.set_state({"learner_group": {"learner": {"rl_module": {MAIN: module.get_state()}}}})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=[MAIN],
                                        inference_only=True)
     return {"teacher": cfg.bc_teacher, "samples": n, "data_seconds": round(data_seconds, 1),
             "fit_seconds": round(time.perf_counter() - start - data_seconds, 1),
@@ -491,6 +491,8 @@ def train_rllib(config) -> dict:
             new_steps = _env_steps(result)
             row = {"iteration": algo.iteration, "env_steps": new_steps, "seconds": round(dt, 3),
                    "env_steps_per_s": round((new_steps - steps) / dt, 1) if dt > 0 else None}
+            if "league_envs" in result:  # the envs whose opponent pool got main's snapshot
+                row["league_envs"] = result["league_envs"]
             steps = new_steps
             progress["iterations"].append(row)
             log(f"[rllib] iter {row['iteration']}: {steps} env steps, {row['env_steps_per_s']} env steps/s")
@@ -563,11 +565,11 @@ def add_rllib_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     g.add_argument("--num-cpus-per-env-runner", type=float, default=d.num_cpus_per_env_runner)
     g.add_argument("--opponent", action="append", default=None, metavar="BOT=WEIGHT", dest="opponent",
                    help="a bot at the other seats, by weight (repeatable; e.g. random=1 greedy=0.5); "
-                        "default: none, every seat is the learner (parameter sharing)")
+                        "default: random=1")
     g.add_argument("--league-size", type=int, default=d.league_size,
-                   help="frozen snapshots of the policy to play against (0: plain parameter sharing)")
+                   help="frozen snapshots of the policy kept in the opponent pool (0: none)")
     g.add_argument("--league-prob", type=float, default=d.league_prob,
-                   help="per other seat, probability it is a frozen snapshot rather than the learner")
+                   help="per episode, probability the opponent is a frozen snapshot rather than a bot")
     g.add_argument("--league-every", type=int, default=d.league_every,
                    help="env steps between snapshot refreshes (rounded to whole iterations)")
     g.add_argument("--target-win-rate", type=float, default=None,

@@ -16,9 +16,7 @@ import fae_rl  # noqa: E402
 from tabletop_rl.agents.rllib_agent import MLPPolicy, RLlibAgent  # noqa: E402
 from tabletop_rl.agents.rllib_agent import export_policy  # noqa: E402
 from tabletop_rl.envs.rllib_backend import config_from, evaluate, train_rllib  # noqa: E402
-from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent, seat_of  # noqa: E402
-
-# env._bots (why not public): which seats bots play this episode; the test checks the league's seating.
+from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent  # noqa: E402
 
 
 def _game_env_available(game: str) -> str | None:
@@ -38,7 +36,8 @@ GAMES = [pytest.param("fae", id="fae"),
 
 
 def _rollout(env, rng, seed):
-    """One episode with uniformly random legal actions; returns (total reward per agent, steps, agents seen)."""
+    """One episode with uniformly random legal actions; returns (total reward per agent, steps, agents
+    seen, the last info of the learner)."""
     obs, infos = env.reset(seed=seed)
     assert len(obs) == 1, "turn-based: only the agent to move observes"
     totals, steps, seen = {}, 0, set(obs)
@@ -55,27 +54,38 @@ def _rollout(env, rng, seed):
         if term["__all__"] or trunc["__all__"]:
             assert term["__all__"] != trunc["__all__"], "an episode ends either terminated or truncated"
             assert set(obs) == set(env.agents), "at the end every agent gets its final observation"
-            ended = term if term["__all__"] else trunc  # truncated: the game's turn limit (Fantastiqa's max_turns)
+            ended = term if term["__all__"] else trunc  # truncated: the step guard cut the game
             assert all(ended[a] for a in obs)
             assert not any("illegal_move_by" in i for i in info.values())
-            return totals, steps, seen
+            return totals, steps, seen, info[MAIN]
         assert len(obs) == 1 and not term[next(iter(obs))]
+
+
+def _win_loss(info) -> float:
+    """The learner's win_loss return from a finished game's winners: +1/k for one of k winners,
+    -1/(N-k) for a loser, 0 if every seat won."""
+    won = np.asarray(info["winners"], dtype=bool)
+    k, n = int(won.sum()), won.size
+    return 0.0 if k == n else (1.0 / k if won[info["seat"]] else -1.0 / (n - k))
 
 
 # ------------------------------------------------------------------------------- adapter
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_random_rollouts_are_legal_and_zero_sum(game, players):
+def test_random_rollouts_are_legal_and_pay_the_learners_result(game, players):
+    """The learner core's face: one RLlib agent, the other seats played inside; win_loss pays the
+    learner's result at the end only."""
     env = RLlibGameEnv({"game": game, "num_players": players, "seed": 1})
     assert env.observation_spaces[env.possible_agents[0]]["action_mask"].dtype == np.float32
     rng = np.random.default_rng(players)
-    for episode in range(2):
-        totals, steps, seen = _rollout(env, rng, seed=100 * players + episode)
-        assert seen == {f"player_{i}" for i in range(players)}
-        assert steps > players
-        assert abs(sum(totals.values())) < 1e-9, f"win_loss returns sum to 0; got {totals}"
-        assert max(totals.values()) > 0 or all(v == 0 for v in totals.values())
-    assert env.illegal_moves == 0
+    seats = set()
+    for episode in range(4):
+        totals, steps, seen, info = _rollout(env, rng, seed=100 * players + episode)
+        assert seen == {MAIN} and steps >= 1
+        seats.add(info["seat"])
+        if "winners" in info:  # not cut by the step guard
+            assert totals[MAIN] == pytest.approx(_win_loss(info))
+    assert len(seats) > 1 and env.illegal_moves == 0
 
 
 def test_seeded_reset_fixes_the_episode_and_seeds_differ():
@@ -98,25 +108,25 @@ def test_seeded_reset_fixes_the_episode_and_seeds_differ():
                               next(iter(e2.reset()[0].values()))["observations"])
 
 
-def test_illegal_action_ends_the_game_and_is_counted(caplog):
+def test_illegal_action_ends_the_game_and_is_counted():
     env = RLlibGameEnv({"game": "fae", "num_players": 2})
     obs, _ = env.reset(seed=0)
     (aid, o), = obs.items()
     illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
     obs, rew, term, trunc, info = env.step({aid: illegal})
-    assert "Illegal move" in caplog.text  # the AEC env's own protection speaks
     assert term["__all__"] and rew[aid] == -1.0 and env.illegal_moves == 1
     assert info[aid]["illegal_move_by"] == aid
     with pytest.raises(RuntimeError, match="finished episode"):
         env.step({aid: 0})
+    with pytest.raises(ValueError, match="action must be an int"):
+        env.reset(seed=1) and env.step({aid: 3.7})
 
 
 def test_step_for_the_wrong_agent_names_the_mover():
     env = RLlibGameEnv({"game": "fae", "num_players": 2})
-    obs, _ = env.reset(seed=0)
-    other = next(a for a in env.agents if a not in obs)
-    with pytest.raises(ValueError, match=f"it is {next(iter(obs))}'s turn"):
-        env.step({other: 0})
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=f"it is {MAIN}'s turn"):
+        env.step({"player_1": 0})
 
 
 def test_bad_config_is_named():
@@ -130,23 +140,40 @@ def test_bad_config_is_named():
         RLlibGameEnv({"game": "chess"})
 
 
-def test_league_roles_are_drawn_from_the_env_seed():
-    env = RLlibGameEnv({"game": "fae", "num_players": 4, "league_size": 3, "league_prob": 1.0})
-    roles = []
-    for s in range(20):
-        obs, _ = env.reset(seed=s)
-        modules = [module_for_agent(a) for a in env.agents]
-        assert modules.count(MAIN) == 1, "league_prob=1: main at one seat, snapshots elsewhere"
-        assert sorted(seat_of(a) for a in env.agents) == [0, 1, 2, 3]
-        assert set(env.agents) <= set(env.possible_agents)
-        roles.append(tuple(env.agents))
-    assert len({r for r in roles}) > 5, "roles vary between episodes"
-    env2 = RLlibGameEnv({"game": "fae", "num_players": 4, "league_size": 3, "league_prob": 1.0})
-    assert [tuple(env2.reset(seed=s)[0] and env2.agents) for s in range(20)] == roles
-    plain = RLlibGameEnv({"game": "fae", "num_players": 2, "league_size": 2, "league_prob": 0.0})
-    plain.reset(seed=0)
-    assert {module_for_agent(a) for a in plain.agents} == {MAIN}
-    assert module_for_agent("player_0") == MAIN
+def _policy_for(env, seed=0):
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    rng = np.random.default_rng(seed)
+    n_obs = env.observation_spaces[MAIN]["observations"].shape[0]
+    return PolicyWeights([(rng.normal(size=(n_obs, 8)).astype(np.float32), np.zeros(8, np.float32)),
+                          (rng.normal(size=(8, env.num_actions)).astype(np.float32),
+                           np.zeros(env.num_actions, np.float32))])
+
+
+def test_league_snapshots_and_bots_come_from_the_cores_one_pool():
+    """The league is the learner core's pool: a snapshot added to it plays with snapshot_prob, bots
+    otherwise; which one each episode is drawn from the env's seed."""
+    def opponents(env, seeds):
+        kinds = []
+        for s in seeds:
+            _, _, _, info = _rollout(env, np.random.default_rng(s), seed=s)
+            kinds.append(info["opponent"])
+        return kinds
+
+    env = RLlibGameEnv({"game": "fae", "num_players": 2, "opponents": {"random": 1.0}, "snapshot_prob": 0.5,
+                        "max_snapshots": 2})
+    assert set(opponents(env, range(4))) == {"random"}, "no snapshot yet: the bots"
+    env.add_snapshot(_policy_for(env))
+    kinds = opponents(env, range(12))
+    assert set(kinds) == {"random", "snapshot"} and env.pool.snapshot_list[0] is not None
+    twin = RLlibGameEnv({"game": "fae", "num_players": 2, "opponents": {"random": 1.0}, "snapshot_prob": 0.5,
+                         "max_snapshots": 2})
+    twin.add_snapshot(_policy_for(twin))
+    assert opponents(twin, range(12)) == kinds
+    for seed in range(3):  # the pool keeps max_snapshots
+        env.add_snapshot(_policy_for(env, seed))
+    assert len(env.pool.snapshots) == 2
+    assert module_for_agent(MAIN) == MAIN
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -156,25 +183,13 @@ def test_bot_opponents_play_inside_the_env(game, players):
     rng = np.random.default_rng(0)
     returns = []
     for episode in range(8):
-        totals, steps, seen = _rollout(env, rng, seed=episode)
-        assert len(seen) == 1 and module_for_agent(next(iter(seen))) == MAIN, "only the learner's seat is RLlib's"
-        returns.append(next(iter(totals.values())))
+        totals, steps, seen, _ = _rollout(env, rng, seed=episode)
+        assert seen == {MAIN}, "only the learner's seat is RLlib's"
+        returns.append(totals[MAIN])
     # Uniformly random moves against greedy bots lose nearly always: the bots really play.
     assert np.mean(returns) < -0.3
-    with pytest.raises(ValueError, match="unknown agent 'nobody'"):
+    with pytest.raises(ValueError, match="unknown opponent"):
         RLlibGameEnv({"opponents": {"nobody": 1.0}})
-
-
-def test_opponents_league_and_main_mix_by_seat():
-    env = RLlibGameEnv({"game": "fae", "num_players": 4, "opponents": {"random": 1.0}, "league_size": 2,
-                        "league_prob": 0.5})
-    kinds = set()
-    for s in range(30):
-        env.reset(seed=s)
-        modules = [module_for_agent(a) for a in env.agents]
-        assert modules.count(MAIN) == 1 and len(env.agents) + len(env._bots) == 4
-        kinds |= set(modules) | ({"bot"} if env._bots else set())
-    assert kinds == {MAIN, "league_0", "league_1", "bot"}
 
 
 # ------------------------------------------------------------------------------- module and export
@@ -298,15 +313,12 @@ def test_train_py_config_maps_onto_the_rllib_config(tmp_path):
 def test_score_diff_reward_scale_and_win_bonus():
     def totals(**extra):
         env = RLlibGameEnv({"game": "fae", "num_players": 3, "options": {"reward": "score_diff"}, **extra})
-        t, _, _ = _rollout(env, np.random.default_rng(0), seed=11)
-        return t
+        t, _, _, info = _rollout(env, np.random.default_rng(0), seed=11)
+        return t[MAIN], info
 
-    plain, shaped = totals(), totals(win_bonus=5.0, reward_scale=0.1)
-    winners = [a for a in plain if shaped[a] * 10 - plain[a] > 0]
-    assert len(winners) >= 1
-    for a in plain:  # same game (same seeds and actions); bonus +5/k for winners, -5/(N-k) for losers
-        bonus = 5.0 / len(winners) if a in winners else -5.0 / (3 - len(winners))
-        assert shaped[a] == pytest.approx(0.1 * (plain[a] + bonus))
+    (plain, info), (shaped, _) = totals(), totals(win_bonus=5.0, reward_scale=0.1)
+    # same game (same seeds and actions); + 5 x the learner's win_loss return at the end, all x 0.1
+    assert shaped == pytest.approx(0.1 * (plain + 5.0 * _win_loss(info)))
 
 
 def test_unknown_teacher_is_rejected():
@@ -348,6 +360,7 @@ def test_tiny_ppo_run_trains_checkpoints_resumes_and_plays_in_the_arena(ray_loca
     first = train_rllib({**base, "max_iterations": 2})
     assert [r["iteration"] for r in first["iterations"]] == [1, 2]
     assert first["iterations"][-1]["env_steps"] >= 800
+    assert all(r["league_envs"] == 2 for r in first["iterations"]), "main's snapshot reached both runners' envs"
     assert (run_dir / "checkpoint" / "rllib_checkpoint.json").exists() and (run_dir / "policy.npz").exists()
     assert set(first["evaluations"][-1]["win_share"]) == {"random", "greedy"}
     assert first["behaviour_cloning"]["samples"] == 300 and len(first["behaviour_cloning"]["loss_by_epoch"]) == 2
@@ -367,8 +380,8 @@ def test_tiny_ppo_run_trains_checkpoints_resumes_and_plays_in_the_arena(ray_loca
     policy = MLPPolicy.load(run_dir / "policy.npz")
     assert policy.meta["iteration"] == 3 and not np.array_equal(policy.weights[0][0], w_before), "it trained"
 
-    # The checkpoint's module and the exported file are the same policy; the league snapshot was
-    # refreshed from main after the last update (league_every = one iteration).
+    # The checkpoint's module and the exported file are the same policy (the league's snapshots are
+    # numpy copies in the envs' pools, not RLlib modules).
     from tabletop_rl.agents.ppo_agent import PolicyFileError
     from tabletop_rl.agents.rllib_agent import load_checkpoint_policy
 
@@ -377,8 +390,6 @@ def test_tiny_ppo_run_trains_checkpoints_resumes_and_plays_in_the_arena(ray_loca
     from_ckpt = RLlibAgent(path=run_dir / "checkpoint", trust_pickle=True).policy
     x = np.random.default_rng(0).random((4, policy.obs_size), dtype=np.float32)
     np.testing.assert_allclose(from_ckpt.logits(x), policy.logits(x), rtol=1e-5, atol=1e-5)
-    snapshot = load_checkpoint_policy(run_dir / "checkpoint", "league_0", trust_pickle=True)
-    np.testing.assert_allclose(snapshot.logits(x), policy.logits(x), rtol=1e-5, atol=1e-5)
     with pytest.raises(FileNotFoundError, match="no RLModule 'league_7'"):
         load_checkpoint_policy(run_dir / "checkpoint", "league_7", trust_pickle=True)
 
