@@ -55,9 +55,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletop_rl.training import (  # noqa: F401  (wilson, play_matches: the notebooks' and tests' helpers)
-    _atomic_write_text, check_checkpoint, evaluate, evaluate_batched, evaluate_policy, explicit_fields,
-    latest_valid_checkpoint, load_checkpoint, parse_options, play_matches, plot_curve, print_summary,
+from tabletop_rl.training import (  # noqa: F401  (wilson, evaluate_batched: the notebooks' and tests' helpers)
+    _atomic_write_text, check_checkpoint, evaluate_batched, evaluate_in_processes, evaluate_policy, explicit_fields,
+    latest_valid_checkpoint, load_checkpoint, parse_options, plot_curve, print_summary,
     prune_checkpoints, read_run_config, resume_config, save_checkpoint, wilson, write_eval_csv,
 )
 
@@ -123,7 +123,7 @@ class Config:
     eval_every: int = 100_000  # steps between evaluations (0 = only at the end)
     eval_games: int = 100  # games per opponent per periodic evaluation (seat-rotated)
     final_eval_games: int = 1000  # games per opponent in the final evaluation (0 = skip)
-    eval_workers: int = 2  # processes for --evaluate's scalar games (training's evaluations run batched in the learner core)
+    eval_workers: int = 2  # processes for --evaluate's games on the scalar cores (training's evaluations run batched)
     checkpoint_every: int = 50_000  # steps between checkpoints (0 = none)
     keep_checkpoints: int = 2  # most recent checkpoints kept
     # --- RLlib backend (--backend rllib; envs/rllib_backend.py; run with .venv-rllib/bin/python, see `make venv-rllib`)
@@ -773,9 +773,10 @@ def evaluate_only(cfg: Config) -> list[dict]:
                                   options=opts)
         print(f"{cfg.evaluate} was trained on {cfg.game} ({cfg.num_players} players, options {opts or 'none'}): "
               f"evaluating there", flush=True)
-    rows = []  # in the scalar envs (the arena's code path), an independent check of the batched evaluation
+    rows = []  # the one evaluation on the scalar cores: an independent check of the batched engine training used
     for opp in [o for o in ("random", "greedy") if o in agent_names(cfg.game)]:
-        r = evaluate(weights, cfg, opp, cfg.final_eval_games, seed=999_983, workers=cfg.eval_workers)
+        r = evaluate_in_processes(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983,
+                                  parse_options(cfg.options), cfg.max_game_steps, cfg.eval_workers)
         rows.append(r)
         print(f"{cfg.evaluate} vs {opp:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
               f"  ({r['games']} seat-rotated games, {r['seconds']:.0f} s)", flush=True)

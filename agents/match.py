@@ -130,31 +130,3 @@ def play_game(spec: GameSpec, agents: list[Agent], seed: int | None = None, agen
     return GameResult(seed, n, returns, list(state.winners()), actions, len(actions),
                       scores=seat_scores(state) if state.is_terminal() else None, move_times=times,
                       rule_options=rule_options, observation_options=own_opts, final_state=state)
-
-
-def win_share_against(agent: Agent, game: str, num_players: int, opponent: str, games: int, seed: int,
-                      options: dict | None = None, first_game: int = 0, max_steps: int = 0) -> float:
-    """Total win share of `agent` over games first_game..first_game+games-1 against `opponent` bots:
-    the one evaluation loop of every training backend (train.py's SB3 runs, the RLlib backend).
-
-    Game g seats `agent` at g mod N (seat rotation) and the `opponent` bot everywhere else; its deal
-    seed is seed * 1_000_003 + g and the seats' agent seeds seed + 7919 g + s, so a game's result
-    does not depend on how the games are split between processes. A shared win counts 1/k. A game
-    still running after `max_steps` steps (0: the game's own step guard) is not won.
-    """
-    from tabletop_rl.agents.registry import make_agent
-    from tabletop_rl.envs.registry import get_game
-
-    spec = get_game(game)
-    rule_opts, obs_opts = spec.split_options(dict(options or {}))
-    bots = [make_agent(spec.name, opponent) for _ in range(num_players - 1)]
-    wins = 0.0
-    for g in range(first_game, first_game + games):
-        seat = g % num_players
-        seated = bots[:seat] + [agent] + bots[seat:]
-        result = play_game(spec, seated, max_steps=max_steps or spec.max_steps or 1_000_000,  # step guard
-                           seed=seed * 1_000_003 + g, agent_seeds=[seed + 7919 * g + s for s in range(num_players)],
-                           rule_options=rule_opts, observation_options=obs_opts)
-        if seat in result.winners:
-            wins += 1.0 / len(result.winners)
-    return wins

@@ -31,9 +31,9 @@ What a run does:
   `<run-dir>/progress.json` (per-iteration throughput and evaluations). `--resume` restores the
   checkpoint (`Algorithm.restore_from_path`) and continues to `--timesteps`.
 - Evaluation every `--eval-every` env steps and at the end (`--final-eval-games`): `--eval-games`
-  games of the exported policy (greedy, i.e. most probable legal action) against each of `--eval-opponents`, seats
-  alternating, deals and bot seeds from `--seed` (tabletop_rl.agents.match.play_game). Win share counts a
-  shared win as 1/k. `--target-win-rate` stops the run once the win share against the first
+  games of the exported policy (most probable legal action) against each of `--eval-opponents`, seats
+  rotating, every draw from `--seed`: `tabletop_rl.training.evaluate_policy`, train.py's evaluation. Win
+  share counts a shared win as 1/k. `--target-win-rate` stops the run once the win share against the first
   eval opponent reaches it.
 
 Steps: "env steps" count the learner's moves RLlib samples (opponent moves are not counted), as
@@ -346,12 +346,12 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
 
 # ------------------------------------------------------------------------------- evaluation
 def evaluate(policy, game: str, num_players: int, opponents, games: int, seed: int, options: dict | None = None) -> dict:
-    """Win share of `policy` (an Agent) against each bot over `games` seat-rotated games: the same
-    loop and seeds as train.py's SB3 evaluations (`tabletop_rl.agents.match.win_share_against`)."""
-    from tabletop_rl.agents.match import win_share_against
+    """Win share of `policy` (the exported numpy policy) against each bot over `games` seat-rotated
+    games: `tabletop_rl.training.evaluate_policy`, the one evaluation of every backend."""
+    from tabletop_rl.training import evaluate_policy
 
-    return {name: (win_share_against(policy, game, num_players, name, games, seed, options) / games if games
-                   else float("nan")) for name in opponents}
+    return {name: evaluate_policy(policy, game, num_players, name, games, seed, options)["win_share"]
+            for name in opponents}
 
 
 # ------------------------------------------------------------------------------- the driver
@@ -421,7 +421,7 @@ def train_rllib(config) -> dict:
             raise ValueError(f"--resume: {', '.join(f'{k} was {old.get(k)!r}, now {getattr(cfg, k)!r}' for k in changed)}; "
                              f"a run resumes with the same game, options and model (or start a new --run-dir)")
     run_dir.mkdir(parents=True, exist_ok=True)
-    from tabletop_rl.agents.rllib_agent import RLlibAgent, export_policy
+    from tabletop_rl.agents.rllib_agent import export_policy
 
     import ray
     import torch
@@ -461,8 +461,7 @@ def train_rllib(config) -> dict:
             ev = None
             if do_eval and games:
                 t = time.perf_counter()
-                agent = RLlibAgent(policy=policy)
-                ev = evaluate(agent, cfg.game, cfg.num_players, cfg.eval_opponents, games, cfg.seed, cfg.options)
+                ev = evaluate(policy, cfg.game, cfg.num_players, cfg.eval_opponents, games, cfg.seed, cfg.options)
                 progress["evaluations"].append({"iteration": algo.iteration, "env_steps": steps, "games": games,
                                                 "win_share": ev, "seconds": round(time.perf_counter() - t, 2),
                                                 "train_seconds": round(train_seconds, 1)})

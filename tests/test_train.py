@@ -169,10 +169,10 @@ def test_shipped_policy_is_the_ppo_bot_and_beats_random():
     assert isinstance(bot, ppo.PPOAgent) and bot.policy.meta["game"] == "fae"
     opts = bot.policy.meta["options"]  # the observation it was trained on (action_features=versus)
     assert opts.get("action_features") == "versus"
-    wins = train.play_matches(bot.policy, "fae", 2, "random", games=60, seed=4242, options=opts)
-    assert wins / 60 >= 0.85  # measured ~0.99 over 1000 games; 0.85 is > 5 sigma above random's 0.5
+    r = train.evaluate_policy(bot.policy, "fae", 2, "random", 60, 4242, opts)
+    assert r["win_share"] >= 0.85  # measured ~0.99 over 1000 games; 0.85 is > 5 sigma above random's 0.5
     # The step guard: a game not over after max_steps steps is not won (Fae games last ~60 steps).
-    assert train.play_matches(bot.policy, "fae", 2, "random", games=10, seed=4242, options=opts, max_steps=20) == 0
+    assert train.evaluate_policy(bot.policy, "fae", 2, "random", 10, 4242, opts, max_steps=20)["win_share"] == 0
     with pytest.raises(ValueError, match="no shipped policy for game 'nope'"):
         ppo.default_policy_path("nope")
 
@@ -188,8 +188,8 @@ def test_shipped_fantastiqa_policy_is_labelled_stand_in_and_beats_random():
     assert "STAND-IN" in info["card_set"] and info["win_share"]["random"]["games"] >= 1000
     bot = make_agent("fantastiqa", "ppo", seed=0)
     assert bot.policy.meta["game"] == "fantastiqa"
-    wins = train.play_matches(bot.policy, "fantastiqa", 2, "random", games=20, seed=4242, options={}, max_steps=4000)
-    assert wins / 20 >= 0.7  # measured >= 0.9 over 1000 games; random vs random would be ~0.5
+    r = train.evaluate_policy(bot.policy, "fantastiqa", 2, "random", 20, 4242, {}, max_steps=4000)
+    assert r["win_share"] >= 0.7  # measured >= 0.9 over 1000 games; random vs random would be ~0.5
 
 
 def _pickle_payload(marker) -> bytes:
@@ -327,21 +327,25 @@ def test_skip_policy_rollout_step_draws_from_the_masked_distribution():
     assert probs[top[-1]] > 0.1 and np.allclose(draws[top] / 3000, probs[top], atol=0.03)
 
 
-def test_sb3_and_rllib_evaluations_are_one_loop_with_one_seeding():
-    """train.py's evaluation and the RLlib backend's give the same win share for the same policy,
-    games and seed (tabletop_rl.agents.match.win_share_against), and it does not depend on how the
-    games are split into chunks (the worker processes)."""
+def test_every_backend_evaluates_through_the_one_function():
+    """train.py's evaluation, the RLlib backend's and --evaluate's (on the scalar cores, split over
+    processes) are `training.evaluate_policy`: same policy, games and seed, same win share (the
+    scalar cores draw the greedy bot's ties their own way: an independent check, not a copy)."""
     from tabletop_rl.agents import make_agent
-    from tabletop_rl.agents.ppo_agent import PPOAgent
     from tabletop_rl.envs.rllib_backend import evaluate as rllib_evaluate
 
     bot = make_agent("fae", "ppo", seed=0)
     opts = bot.policy.meta["options"]
-    sb3 = train.play_matches(bot.policy, "fae", 2, "greedy", games=8, seed=11, options=opts)
-    chunked = sum(train.play_matches(bot.policy, "fae", 2, "greedy", games=4, seed=11, options=opts, first_game=a)
-                  for a in (0, 4))
-    rllib = rllib_evaluate(PPOAgent(weights=bot.policy), "fae", 2, ["greedy"], 8, seed=11, options=opts)
-    assert sb3 == chunked == rllib["greedy"] * 8
+    sb3 = train.evaluate_policy(bot.policy, "fae", 2, "greedy", 8, 11, opts)
+    scalar = train.evaluate_policy(bot.policy, "fae", 2, "greedy", 8, 11, opts, batched=False)
+    rllib = rllib_evaluate(bot.policy, "fae", 2, ["greedy"], 8, seed=11, options=opts)
+    assert sb3["win_share"] == rllib["greedy"] and sb3["games"] == scalar["games"] == 8
+    one = train.evaluate_in_processes(bot.policy, "fae", 2, "greedy", 8, 11, opts, workers=1)
+    assert one["win_share"] == scalar["win_share"] and one["games"] == 8
+    two = train.evaluate_in_processes(bot.policy, "fae", 2, "greedy", 8, 11, opts, workers=2)
+    halves = [train.evaluate_policy(bot.policy, "fae", 2, "greedy", 4, 11 + k, opts, batched=False)["win_share"]
+              for k in (0, 1)]
+    assert two["win_share"] == pytest.approx(sum(halves) / 2) and two["games"] == 8
 
 
 # ---------------------------------------------------------------------------- --resume (issue 24)
