@@ -1,72 +1,71 @@
-"""Self-play MaskablePPO on any registered game of the suite (one file, CleanRL style).
+"""Self-play MaskablePPO on any registered game of the suite: one story for every game.
 
     python train.py                                    # Fae, 2 players, the defaults below
     python train.py --preset make-train                # what `make train` runs (<= 15 min on 2 cores)
-    python train.py --preset fantastiqa                # Fantastiqa, 2 players (<= 1 hour on 2 cores)
-    python train.py --game fae --num-players 3 --total-steps 2000000 --options history=summary
+    python train.py --preset fantastiqa                # Fantastiqa, 2 players
+    python train.py --game fantastiqa --num-players 4 --preset tiny   # 3 and 4 players: the same path
     python train.py --resume runs/<run-name>           # continue an interrupted run
     python train.py --evaluate runs/<run-name>/policy.npz   # 1000 seat-rotated games vs random and greedy
     python train.py --help                             # every hyper-parameter and preset, with its help line
 
-Every game trains on the one learner core (`tabletop_rl.envs.learner`, `--vec-env auto`) behind
-the SB3 face `LearnerVecEnv`: `n_envs` games stepped together in the game's batched engine (Fae:
-`fae_rl.vector.FaeVector`; a game without one: `ScalarBatch`, N scalar games, same path, slower);
-in each the learner holds one seat (rotating) and the opponents (the pool's bots, `--opponents`
-for your own, frozen snapshots of the learner refreshed every `snapshot_every` steps) move inside
-the batch; `--reward-fn module:function` adds your reward over the batch. `--vec-env dummy` or
-`subproc` runs the scalar `tabletop_rl.envs.selfplay.SelfPlayEnv` instead (the old path, kept for
-comparison: benchmarks/bench_learner.py). Fae's observation adds per-action blocks (`action_features`, `fae_rl.features`):
-each action's greedy one-move margin and greedy-best flag and, with "versus" (the default), its
-margin against the colours the other seats most likely hold and that margin's best flag. The
-policy adds the blocks to its logits through learned scales (`PolicyWeights.skip`; the greedy
-ones start at `skip_init`, the versus ones at 0, and all learn `skip_lr_scale` times faster than
-the weights), so it starts near greedy play and PPO learns on top; its MLPs read the board only
-(`mlp_inputs`). Before PPO, the policy may be warm-started by imitating a
-teacher bot (`bc_teacher`; `bc_samples` scales with `total_steps` unless set). The learning curve
-starts at the policy PPO starts from (step 0). Every `eval_every` steps the current policy (argmax
-of the masked logits, as the ppo bot plays: `training.evaluate_policy`, all games at once in the
-learner core) plays `eval_games` seat-rotated games against random and against greedy;
-win shares (95% Wilson intervals) go to TensorBoard and `eval.csv`. Checkpoints (tensors for
-`torch.load(weights_only=True)` plus JSON: policy, optimizer, RNG states, opponents, the games in
-progress) are written atomically every `checkpoint_every` steps; `--resume` continues from the
-newest one that restores into a scratch model and envs (each one skipped is named, with why), with
-the flags given beside it applied when safe to change (`RESUME_SAFE`: total steps, time limit,
-evaluation and checkpoint settings, threads) and refused otherwise. Evaluation, checkpoints and
-reporting live in `tabletop_rl.training`.
-At the end, `runs/<run-name>/` holds:
+How the agent learns, in the order `_train` below does it (the parts: `tabletop_rl.training.sb3`):
+1. The learner core (`tabletop_rl.envs.learner`): `n_envs` games stepped together in the game's
+   batched engine (Fae: `FaeVector`; a game without one: `ScalarBatch`, N scalar games, same path,
+   slower). In each the learner holds one seat (rotating) and the other seats are one opponent per
+   game from the run's one pool (`make_pool`: random, greedy, your own bots with `--imports` and
+   `--opponents`, and frozen snapshots of the learner added every `snapshot_every` steps). The
+   reward is the game's potential (`reward`) plus `win_bonus` x the result, and your
+   `--reward-fn module:function` over the batch. (`--vec-env dummy|subproc`: the scalar
+   `SelfPlayEnv` face of the same core and pool, the reference of benchmarks/bench_learner.py.)
+2. The policy: sb3-contrib MaskablePPO on the core's SB3 face (`LearnerVecEnv`), separate policy
+   and value MLPs (`net_arch`). A game with per-action observation blocks (Fae's `action_features`:
+   each action's greedy margin and best flag, and the versus margin) adds them to the logits
+   through learned scales (`skip_init`, `skip_lr_scale`), so the policy starts near greedy play.
+3. The warm start: the policy imitates a teacher bot (`bc_teacher`, `bc_samples`) before PPO; the
+   learning curve starts at the policy PPO starts from (step 0).
+4. Learning: PPO for `total_steps` learner steps (or `time_limit_min`); checkpoints (no pickle:
+   tensors for `torch.load(weights_only=True)` plus JSON, written atomically) every
+   `checkpoint_every` steps; `--resume` continues from the newest one that restores, with the flags
+   that are safe to change (`RESUME_SAFE`) applied and the others refused.
+5. Evaluation: every `eval_every` steps and at the end, the policy (argmax, as the ppo bot plays)
+   plays seat-rotated games against random and greedy, all at once in the learner core
+   (`tabletop_rl.training.evaluate_policy`, the one evaluation of every backend); win shares with
+   95% Wilson intervals go to TensorBoard and `eval.csv`.
+6. Saving: `runs/<run-name>/` holds
 
     model.zip  policy.npz  config.json  curve.png  eval.csv  summary.json  logs/ (TensorBoard, SB3 csv)
 
-and a one-screen summary is printed, including training throughput (env steps/s) and the share of
-wall time spent inside the environments.
+and a one-screen summary is printed: throughput (env steps/s, share of time inside the envs) and
+each win share next to the fair share (1 / players) and the value where PPO started.
+`--backend rllib` trains with Ray RLlib instead (`tabletop_rl.training.rllib`, .venv-rllib).
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import math
-import os
-import random
-import sys
 import time
 import warnings
 from dataclasses import dataclass
 
-import numpy as np
-
-from tabletop_rl.training import (  # noqa: F401  (wilson, evaluate_batched: the notebooks' and tests' helpers)
-    _atomic_write_text, check_checkpoint, evaluate_batched, evaluate_in_processes, evaluate_policy, explicit_fields,
-    latest_valid_checkpoint, load_checkpoint, parse_options, plot_curve, print_summary,
-    prune_checkpoints, read_run_config, resume_config, save_checkpoint, wilson, write_eval_csv,
+from tabletop_rl.training import (  # noqa: F401  (the names tests, notebooks and benchmarks read from train)
+    check_checkpoint, evaluate_batched, evaluate_in_processes, evaluate_policy, explicit_fields,
+    latest_valid_checkpoint, load_checkpoint, parse_options, plot_curve, print_summary, prune_checkpoints,
+    read_run_config, resume_config, save_checkpoint, wilson, write_eval_csv,
 )
-
-# Defaults chosen by measurement on 2 shared CPU cores (see `throughput` in summary.json): one
-# torch thread; Fae's batched env (FaeLearnerVecEnv) far ahead of SubprocVecEnv/DummyVecEnv.
+from tabletop_rl.training.rllib import RLlibFields
+from tabletop_rl.training.sb3 import (  # noqa: F401  (kept importable from train: behaviour_clone, batched_teacher_data, ...)
+    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, eval_policy,
+    final_evaluation, has_batched_greedy, import_modules, learn, learner_opponents, make_callback, make_core,
+    make_pool, new_history, open_run, policy_layout, policy_weights, resolve_vec_env, restore, restores_cleanly,
+    resume_from, save_run, teacher_games, user_reward, warm_start, whole_rollouts,
+)
 
 
 @dataclass
-class Config:
+class Config(RLlibFields):
+    """Every setting of a run, one line of help each (--help); the RLlib-only ones are `RLlibFields`'."""
+
+
     # --- game
     game: str = "fae"  # registered game name (envs.get_game)
     num_players: int = 2  # players at the table (the learner takes one seat)
@@ -84,8 +83,8 @@ class Config:
     time_limit_min: float = 0.0  # stop training after this many minutes (0 = no limit); the summary says so
     progress: bool = True  # show a progress bar
     # --- vectorised envs
-    vec_env: str = "auto"  # "auto" (= "learner": the learner core, batched where the game has an engine; "fae-vector" is its old name), "dummy" or "subproc" (the scalar SelfPlayEnv, in-process or one process per env)
-    n_envs: int = 256  # parallel envs (games in the batch for fae-vector)
+    vec_env: str = "auto"  # "auto" (= "learner", old name "fae-vector"): the learner core, batched where the game has an engine; "dummy" or "subproc": the scalar SelfPlayEnv face, in-process or one process per env
+    n_envs: int = 256  # games played at once (the learner core's batch, or scalar envs)
     torch_threads: int = 1  # torch intra-op threads
     # --- PPO (sb3-contrib MaskablePPO)
     n_steps: int = 32  # steps per env per rollout
@@ -99,9 +98,9 @@ class Config:
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
     net_arch: str = "64"  # hidden sizes of the policy and (separate) value MLPs
-    skip_init: float = 3.0  # fae-vector: initial scale of the greedy-best and margin blocks added to the logits (0 = learn from nothing; the `own` and `versus` blocks start at 0)
-    skip_lr_scale: float = 10.0  # fae-vector: the skip scales learn this many times faster than the weights (Adam; see tabletop_rl.ppo_policy)
-    mlp_inputs: str = "board"  # fae-vector: what the MLPs read: "board" (the observation less its constant terrain block and the per-action blocks, which reach the logits through the skips) or "all"
+    skip_init: float = 3.0  # a game with per-action blocks (Fae's action_features): initial scale of the greedy-best and margin blocks added to the logits (0 = learn from nothing; the `own` and `versus` blocks start at 0)
+    skip_lr_scale: float = 10.0  # the skip scales learn this many times faster than the weights (Adam; see tabletop_rl.ppo_policy)
+    mlp_inputs: str = "board"  # Fae: what the MLPs read: "board" (the observation less its constant terrain block and the per-action blocks, which reach the logits through the skips) or "all"
     activation: str = "relu"  # "tanh" or "relu"
     # --- opponent pool
     pool_random: float = 1.0  # weight of the random bot among fixed opponents
@@ -126,12 +125,8 @@ class Config:
     eval_workers: int = 2  # processes for --evaluate's games on the scalar cores (training's evaluations run batched)
     checkpoint_every: int = 50_000  # steps between checkpoints (0 = none)
     keep_checkpoints: int = 2  # most recent checkpoints kept
-    # --- RLlib backend (--backend rllib; envs/rllib_backend.py; run with .venv-rllib/bin/python, see `make venv-rllib`)
-    backend: str = "sb3"  # "sb3" (MaskablePPO, this file) or "rllib" (Ray RLlib PPO, on a Ray cluster with --address)
-    address: str = ""  # rllib: Ray cluster to join ("auto" after `ray start`, or ray://host:10001); "" starts a local Ray
-    num_env_runners: int = 2  # rllib: sampling actors (Ray actors, 1 CPU each; 0 = sample in the driver)
-    num_envs_per_env_runner: int = 1  # rllib: envs per sampling actor
-    target_win_rate: float = 0.0  # rllib: stop once the win share vs random reaches this (0 = off)
+    # --- backend
+    backend: str = "sb3"  # "sb3" (MaskablePPO: tabletop_rl.training.sb3) or "rllib" (Ray RLlib PPO: tabletop_rl.training.rllib, its own fields in RLlibFields)
     # --- not a hyper-parameter
     resume: str = ""  # run directory (or name under runs_dir) to continue; its config.json is used
     evaluate: str = ""  # only evaluate this policy file (.npz or .zip) over final_eval_games per opponent, then exit
@@ -139,17 +134,15 @@ class Config:
 
 
 PRESETS = {
-    # `make train`: default Fae 2p within 15 min on 2 cores, then 1000 + 1000 evaluation games.
-    # Training against greedy mostly (random is beaten from the start: the margin features), the
-    # compact observation (history=none) with the `versus` action features, whose scales PPO
-    # learns (they start at 0: the warm start plays like greedy). 512 games x 16 steps and
-    # minibatches of 4096: fewer, larger torch calls (measured: benchmarks/bench_train.py). The
-    # dense reward is the margin against the other seats' colours (seat_diff), the one that decides
-    # the game; periodic evaluations of 1000 games (batched: ~1 s) make the curve readable.
-    "make-train": dict(total_steps=8_000_000, time_limit_min=12.0, options="history=none,action_features=versus",
-                       reward="seat_diff", n_envs=512, n_steps=16, batch_size=4096, torch_threads=2,
-                       pool_random=0.25, pool_greedy=1.0, bc_samples=20_000, bc_epochs=3, eval_every=500_000,
-                       eval_games=1000, checkpoint_every=500_000),
+    # `make train`: Fae 2p, the shipped policy (its measurements: docs/benchmarks.md).
+    "make-train": dict(
+        total_steps=8_000_000, time_limit_min=12.0,  # a budget of 12 min of training (<= 15 min with evaluation)
+        options="history=none,action_features=versus",  # the compact board plus the versus margin blocks PPO learns
+        reward="seat_diff",  # the dense margin against the other seats' colours: the one that decides the game
+        n_envs=512, n_steps=16, batch_size=4096, torch_threads=2,  # fewer, larger torch calls per env step
+        pool_random=0.25, pool_greedy=1.0,  # greedy mostly: random is beaten from the start
+        bc_samples=20_000, bc_epochs=3,  # a short warm start: the policy starts near greedy through its skips
+        eval_every=500_000, eval_games=1000, checkpoint_every=500_000),  # a readable curve (batched: ~1 s each)
     # Fantastiqa, 2 players, within 1 hour on 2 shared cores (45 min of training, then 1000 + 1000
     # evaluation games). A game still running after 4,000 steps (greedy vs random takes ~700) is
     # cut and not won: an imitated policy can stall (e.g. every card committed to quests it
@@ -168,9 +161,11 @@ PRESETS = {
                        learning_rate=1e-4, n_envs=8, n_steps=256, batch_size=512, n_epochs=4, net_arch="128,128",
                        bc_samples=100_000),
     # Seconds, for tests and the notebook: learns nothing useful, exercises everything.
-    "tiny": dict(total_steps=4096, n_envs=16, n_steps=32, batch_size=256, n_epochs=2, net_arch="32,32",
-                 snapshot_every=1024, eval_every=2048, eval_games=6, final_eval_games=10, eval_workers=1,
-                 checkpoint_every=1024, progress=False, bc_samples=400, bc_epochs=2, bc_workers=1),
+    "tiny": dict(
+        total_steps=4096, n_envs=16, n_steps=32, batch_size=256, n_epochs=2, net_arch="32,32",  # a few small updates
+        snapshot_every=1024, eval_every=2048, checkpoint_every=1024,  # every hook fires at least twice
+        eval_games=6, final_eval_games=10, eval_workers=1, progress=False,  # quick, quiet evaluations
+        bc_samples=400, bc_epochs=2, bc_workers=1),  # a warm start in one process
 }
 PRESET_HELP = {
     "make-train": "Fae 2p, the shipped policy: up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
@@ -183,14 +178,15 @@ GAME_OPTIONS = {"fae": "history=summary,action_features=versus"}
 
 # ---------------------------------------------------------------------------- CLI from the dataclass
 def _field_help() -> dict[str, str]:
-    """The `# ...` comment of each Config field, for --help."""
+    """The `# ...` comment of each Config field (and of the RLlib fields it inherits), for --help."""
     import inspect
 
     out = {}
-    for line in inspect.getsource(Config).splitlines():
-        line = line.strip()
-        if ":" in line and "#" in line and not line.startswith("#"):
-            out[line.split(":")[0].strip()] = line.split("#", 1)[1].strip()
+    for cls in (RLlibFields, Config):
+        for line in inspect.getsource(cls).splitlines():
+            line = line.strip()
+            if ":" in line and "#" in line and not line.startswith("#"):
+                out[line.split(":")[0].strip()] = line.split("#", 1)[1].strip()
     return out
 
 
@@ -199,14 +195,18 @@ def parse_args(argv=None) -> Config:
     epilog = "presets (--preset NAME; explicit flags override them):\n" + "\n".join(
         f"  {name:11s} {PRESET_HELP[name]}\n              {PRESETS[name]}" for name in PRESETS)
     parser = argparse.ArgumentParser(description=__doc__, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    for f in dataclasses.fields(Config):
+    rllib = parser.add_argument_group("RLlib backend (--backend rllib; run with .venv-rllib/bin/python, `make venv-rllib`)")
+    rllib_names = {f.name for f in dataclasses.fields(RLlibFields)}
+    fields = sorted(dataclasses.fields(Config), key=lambda f: f.name in rllib_names)  # Config's own first
+    for f in fields:
+        group = rllib if f.name in rllib_names else parser
         flag = "--" + f.name.replace("_", "-")
         kind = type(f.default)
         if kind is bool:
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=helps.get(f.name))
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=helps.get(f.name))
         else:
-            parser.add_argument(flag, type=kind, default=None, metavar=kind.__name__.upper(),
-                                help=f"{helps.get(f.name, '')} (default: {f.default!r})")
+            group.add_argument(flag, type=kind, default=None, metavar=kind.__name__.upper(),
+                               help=f"{helps.get(f.name, '')} (default: {f.default!r})")
     args = vars(parser.parse_args(argv))
     given = {k: v for k, v in args.items() if v is not None}
     preset = given.get("preset", "")
@@ -217,417 +217,7 @@ def parse_args(argv=None) -> Config:
     return cfg
 
 
-# ---------------------------------------------------------------------------- warm start
-def teacher_games(*args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """tabletop_rl.agents.imitation.teacher_data, keeping the teacher's probabilities as targets when it has them."""
-    from tabletop_rl.agents.imitation import teacher_data
-
-    obs, masks, actions, probs = teacher_data(*args)
-    return obs, masks, actions if probs is None else probs
-
-
-def bc_samples(cfg: Config) -> int:
-    """Teacher decisions to imitate: `bc_samples`, or by default total_steps / 20 (at most 100,000)."""
-    return cfg.bc_samples or max(256, min(100_000, cfg.total_steps // 20))
-
-
-def batched_teacher_data(cfg: Config, samples: int):
-    """The greedy bot's decisions in games of the game's batched engine (`greedy_actions`; a
-    `bc_explore` share of the moves random instead), against the training opponents: (obs, masks, actions)."""
-    core = make_core(cfg, num_envs=min(cfg.n_envs, samples), seed=cfg.seed * 7_919 + 101)
-    core.reset()
-    obs, masks, actions = [], [], []
-    buf = np.zeros((core.num_envs, core.obs_size), dtype=np.float32)
-    while sum(len(a) for a in actions) < samples:
-        obs.append(core.learner_obs(buf).copy())
-        masks.append(core.masks())
-        act = core.vec.greedy_actions(core.rng)
-        explore = core.rng.random(core.num_envs) < cfg.bc_explore
-        rand = np.argmax(np.where(masks[-1], core.rng.random(masks[-1].shape), -1.0), axis=1)
-        actions.append(act)
-        core.step(np.where(explore, rand, act))
-    return (np.concatenate(obs)[:samples], np.concatenate(masks)[:samples], np.concatenate(actions)[:samples])
-
-
-def behaviour_clone(model, cfg: Config) -> dict:
-    """Fit the policy head (MLP, action layer and skip scales) to the teacher's moves by masked cross-entropy."""
-    import torch
-
-    from tabletop_rl.agents.imitation import fit
-
-    samples = bc_samples(cfg)
-    start = time.perf_counter()
-    if cfg.bc_teacher == "greedy" and resolve_vec_env(cfg) == "learner" and has_batched_greedy(cfg):
-        parts = [batched_teacher_data(cfg, samples)]
-    else:
-        opts = parse_options(cfg.options)
-        workers = max(1, min(cfg.bc_workers, samples // 1000))
-        chunks = [samples * (i + 1) // workers - samples * i // workers for i in range(workers)]
-        jobs = [(cfg.game, cfg.num_players, cfg.bc_teacher, n, cfg.bc_explore, cfg.seed * 7_919 + 101 * i, opts)
-                for i, n in enumerate(chunks)]
-        if workers > 1:
-            import concurrent.futures as cf
-            import multiprocessing as mp
-
-            with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-                parts = list(pool.map(teacher_games, *zip(*jobs)))
-        else:
-            parts = [teacher_games(*jobs[0])]
-    obs = torch.as_tensor(np.concatenate([p[0] for p in parts]))
-    masks = torch.as_tensor(np.concatenate([p[1] for p in parts]))
-    actions = torch.as_tensor(np.concatenate([p[2] for p in parts]))
-    data_seconds = time.perf_counter() - start
-    policy = model.policy
-    params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
-    params += [p for name, p in policy.named_parameters() if name == "skip_param"]
-    bar = None
-    if cfg.progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=cfg.bc_epochs, unit="epoch", desc=f"warm start ({len(actions):,} {cfg.bc_teacher} decisions)",
-                   dynamic_ncols=True)
-
-    def on_epoch(epoch, loss):
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix_str(f"loss {loss:.3f}")
-
-    losses = fit(policy.action_logits, params, obs, masks, actions, cfg.bc_epochs, cfg.bc_learning_rate, cfg.seed,
-                 batch=512, on_epoch=on_epoch)
-    if bar is not None:
-        bar.close()
-    return {"samples": len(actions), "data_seconds": data_seconds, "fit_seconds": time.perf_counter() - start - data_seconds,
-            "loss_by_epoch": losses}
-
-
-# ---------------------------------------------------------------------------- building blocks
-def make_pool(cfg: Config):
-    """The run's one opponent pool (`tabletop_rl.envs.opponents.OpponentPool`), shared by the learner
-    core or every scalar env: the fixed bots (`learner_opponents`) and the learner's snapshots."""
-    from tabletop_rl.envs.opponents import OpponentPool
-
-    try:
-        return OpponentPool(fixed=learner_opponents(cfg), snapshot_prob=cfg.snapshot_prob,
-                            max_snapshots=cfg.max_snapshots)
-    except ValueError as exc:
-        raise SystemExit(f"train.py: {exc}") from None
-
-
-class _EnvFactory:
-    """Picklable env constructor (SubprocVecEnv sends it to the worker)."""
-
-    def __init__(self, cfg: Config, pool, index: int):
-        self.cfg, self.pool, self.index = cfg, pool, index
-
-    def __call__(self):
-        from stable_baselines3.common.monitor import Monitor
-
-        from tabletop_rl.envs.selfplay import SelfPlayEnv
-
-        cfg = self.cfg
-        env = SelfPlayEnv(cfg.game, num_players=cfg.num_players, opponent=self.pool, reward=cfg.reward,
-                          win_bonus=cfg.win_bonus, reward_scale=cfg.reward_scale, max_steps=cfg.max_game_steps or None,
-                          cut_reward=cfg.cut_reward, **parse_options(cfg.options))
-        return Monitor(env)
-
-
-class TimedVecEnv:
-    """Wraps a VecEnv and adds up the wall time spent in it (steps, resets, action masks)."""
-
-    def __new__(cls, venv):
-        from stable_baselines3.common.vec_env import VecEnvWrapper
-
-        class _Timed(VecEnvWrapper):
-            env_seconds = 0.0
-
-            def reset(self):
-                t = time.perf_counter()
-                out = self.venv.reset()
-                self.env_seconds += time.perf_counter() - t
-                return out
-
-            def step_wait(self):
-                t = time.perf_counter()
-                out = self.venv.step_wait()
-                self.env_seconds += time.perf_counter() - t
-                return out
-
-            def step_async(self, actions):
-                t = time.perf_counter()
-                self.venv.step_async(actions)
-                self.env_seconds += time.perf_counter() - t
-
-            def env_method(self, name, *args, indices=None, **kwargs):
-                t = time.perf_counter()
-                out = self.venv.env_method(name, *args, indices=indices, **kwargs)
-                self.env_seconds += time.perf_counter() - t
-                return out
-
-        return _Timed(venv)
-
-
-def resolve_vec_env(cfg: Config) -> str:
-    """"learner" (the learner core; "auto" and the old name "fae-vector"), "dummy" or "subproc" (SelfPlayEnv)."""
-    if cfg.vec_env not in ("auto", "learner", "fae-vector", "dummy", "subproc"):
-        raise ValueError(f"vec_env must be 'auto', 'learner', 'dummy' or 'subproc'; got {cfg.vec_env!r}")
-    return "learner" if cfg.vec_env in ("auto", "learner", "fae-vector") else cfg.vec_env
-
-
-def learner_opponents(cfg: Config) -> dict:
-    """The fixed opponents' weights: random, greedy (where the game has it) and `--opponents`."""
-    from tabletop_rl.agents import agent_names
-
-    fixed = {"random": cfg.pool_random}
-    if "greedy" in agent_names(cfg.game):
-        fixed["greedy"] = cfg.pool_greedy
-    for name, weight in parse_options(cfg.opponents).items():
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-            raise SystemExit(f"--opponents: {name}={weight!r} needs a numeric weight")
-        fixed[name] = fixed.get(name, 0.0) + float(weight)
-    return {k: w for k, w in fixed.items() if w > 0}
-
-
-def user_reward(cfg: Config):
-    """The `--reward-fn module:function` callable, or None."""
-    if not cfg.reward_fn:
-        return None
-    import importlib
-
-    module, _, name = cfg.reward_fn.partition(":")
-    fn = getattr(importlib.import_module(module), name, None) if name else None
-    if not callable(fn):
-        raise SystemExit(f"--reward-fn must name a callable as module:function; got {cfg.reward_fn!r}")
-    return fn
-
-
-def make_core(cfg: Config, num_envs: int, seed: int, pool=None, **overrides):
-    """The learner core (`tabletop_rl.envs.learner.make_learner_core`) for `cfg`, drawing from `pool`
-    (default: a fresh `make_pool(cfg)`): the one place its arguments are spelled out (training, warm start)."""
-    from tabletop_rl.envs.learner import make_learner_core
-
-    kwargs = dict(opponents=make_pool(cfg) if pool is None else pool, reward=cfg.reward, win_bonus=cfg.win_bonus,
-                  reward_scale=cfg.reward_scale, reward_fn=user_reward(cfg), max_steps=cfg.max_game_steps or None,
-                  cut_reward=cfg.cut_reward, seed=seed)
-    kwargs.update(overrides)
-    try:
-        return make_learner_core(cfg.game, num_envs, cfg.num_players, **kwargs, **parse_options(cfg.options))
-    except ValueError as exc:
-        raise SystemExit(f"train.py: {exc}") from None
-
-
-def has_batched_greedy(cfg: Config) -> bool:
-    from tabletop_rl.envs.learner import batch_class
-
-    return hasattr(batch_class(cfg.game), "greedy_actions")
-
-
-def policy_layout(cfg: Config) -> tuple[tuple, tuple, tuple | None]:
-    """(skip_starts, skip_init, mlp_inputs) of the policy: the game's per-action observation blocks
-    that reach the logits through learned scales (Fae's `action_features`, `fae_rl.features`), and
-    the inputs its MLPs read; a game without such blocks gets none and an MLP over everything."""
-    if cfg.game != "fae":
-        return (), (), None
-    from fae_rl.features import feature_layout
-    from fae_rl.observation import observation_layout, observation_size
-
-    opts = parse_options(cfg.options)
-    history = opts.get("history", "summary")
-    layout = feature_layout(history, opts.get("action_features", "none"))
-    skip_starts = tuple(sl.start for sl in layout.values())
-    skip_init = tuple(cfg.skip_init if name in ("margin", "best") else 0.0 for name in layout)
-    if cfg.mlp_inputs not in ("board", "all"):
-        raise ValueError(f"mlp_inputs must be 'board' or 'all'; got {cfg.mlp_inputs!r}")
-    mlp_inputs = None
-    if cfg.mlp_inputs == "board":
-        terrain = observation_layout(history)["terrain"]
-        mlp_inputs = tuple(i for i in range(observation_size(history)) if not terrain.start <= i < terrain.stop)
-    return skip_starts, skip_init, mlp_inputs
-
-
-def build(cfg: Config, pool):
-    """(vec_env, model) for `cfg`; seeds everything from cfg.seed."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    from tabletop_rl.ppo_policy import SkipPolicy
-
-    torch.set_num_threads(cfg.torch_threads)
-    torch.distributions.Distribution.set_default_validate_args(False)  # SB3 builds a masked Categorical per call: ~10% of an update
-    if resolve_vec_env(cfg) == "learner":
-        from tabletop_rl.envs.learner_envs import LearnerVecEnv
-
-        venv = LearnerVecEnv(make_core(cfg, cfg.n_envs, cfg.seed, pool))
-    else:
-        factories = [_EnvFactory(cfg, pool, i) for i in range(cfg.n_envs)]
-        venv = DummyVecEnv(factories) if resolve_vec_env(cfg) == "dummy" else SubprocVecEnv(factories, start_method="spawn")
-    skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
-    venv = TimedVecEnv(venv)
-    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
-    hidden = [int(h) for h in cfg.net_arch.split(",") if h.strip()]
-    model = MaskablePPO(
-        SkipPolicy, venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
-        learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, seed=cfg.seed, device="cpu",
-        policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=act, skip_starts=skip_starts,
-                           skip_init=skip_init, mlp_inputs=mlp_inputs, skip_lr_scale=cfg.skip_lr_scale), verbose=0,
-    )
-    return venv, model
-
-
-def policy_weights(model, cfg: Config):
-    from tabletop_rl.agents.ppo_agent import PolicyWeights
-
-    return PolicyWeights.from_sb3(model, meta={"game": cfg.game, "num_players": cfg.num_players,
-                                               "options": parse_options(cfg.options), "trained_steps": int(model.num_timesteps)})
-
-
-# ---------------------------------------------------------------------------- the training loop's hooks
-def make_callback(cfg: Config, run_dir: str, pool, venv, history: dict):
-    """Snapshots, evaluations, checkpoints and the progress bar, at rollout boundaries.
-
-    Everything happens in `_on_rollout_start`, i.e. after the previous PPO update and before the
-    next rollout, where policy, optimizer, RNGs and envs form a consistent state to checkpoint.
-    """
-    import torch
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    class Hooks(BaseCallback):
-        def _on_training_start(self):
-            self.t_start = time.perf_counter() - history["wall_seconds"]
-            self.env_at_start = venv.env_seconds - history["env_seconds"]
-            self.stop = False
-            self.bar = None
-            if cfg.progress:
-                from tqdm import tqdm
-
-                self.bar = tqdm(total=history["total_steps"], initial=self.model.num_timesteps, unit="step",
-                                dynamic_ncols=True, desc=cfg.run_name, smoothing=0.05)
-
-        def _on_step(self) -> bool:
-            if self.bar is not None:
-                self.bar.update(self.training_env.num_envs)
-            return not self.stop
-
-        def _on_rollout_start(self):
-            steps = self.model.num_timesteps
-            history["wall_seconds"] = time.perf_counter() - self.t_start
-            history["env_seconds"] = venv.env_seconds - self.env_at_start
-            if steps == history["last_resumed_at"]:
-                return  # we just loaded this point
-            if cfg.snapshot_every and steps - history["last_snapshot"] >= cfg.snapshot_every:
-                pool.add_snapshot(policy_weights(self.model, cfg))  # the one pool of the core or the scalar envs
-                if resolve_vec_env(cfg) == "subproc":  # each worker process holds a copy
-                    venv.env_method("set_opponent_pool", pool)
-                history["last_snapshot"] = steps
-            if cfg.eval_every and steps - history["last_eval"] >= cfg.eval_every:
-                self.run_eval(steps)
-                history["last_eval"] = steps
-            if cfg.checkpoint_every and steps - history["last_checkpoint"] >= cfg.checkpoint_every:
-                history["last_checkpoint"] = steps
-                self.save_checkpoint(steps)
-            if cfg.time_limit_min and history["setup_seconds"] + history["wall_seconds"] > 60 * cfg.time_limit_min:
-                history["stopped_by_time_limit"] = True
-                self.stop = True
-
-        def run_eval(self, steps):
-            start = time.perf_counter()
-            weights = policy_weights(self.model, cfg)
-            for opp in history["eval_opponents"]:
-                row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000 + steps)
-                row.update(steps=steps, wall_seconds=round(time.perf_counter() - self.t_start, 1))
-                history["evals"].append(row)
-                self.logger.record(f"eval/win_share_{opp}", row["win_share"])
-                self.logger.record(f"eval/ci_low_{opp}", row["ci_low"])
-                self.logger.record(f"eval/ci_high_{opp}", row["ci_high"])
-                if self.bar is not None:
-                    self.bar.set_postfix_str(" ".join(
-                        f"vs {r['opponent']} {r['win_share']:.2f}" for r in history["evals"][-len(history['eval_opponents']):]))
-            write_eval_csv(run_dir, history["evals"])
-            history["eval_seconds"] += time.perf_counter() - start
-
-        def save_checkpoint(self, steps):
-            model = self.model
-            ckpt = {
-                "num_timesteps": steps, "n_updates": model._n_updates,
-                "policy": dict(model.policy.state_dict()), "optimizer": model.policy.optimizer.state_dict(),
-                "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
-                "last_obs": model._last_obs, "last_episode_starts": model._last_episode_starts,
-                "ep_info_buffer": list(model.ep_info_buffer), "history": history, "config": dataclasses.asdict(cfg),
-            }
-            if resolve_vec_env(cfg) == "learner":  # the learner core's state (the key's name predates the core)
-                meta, arrays = venv.unwrapped.core.get_state()
-                ckpt["fae_vector"] = {"meta": meta, "arrays": arrays}
-            else:
-                ckpt["pool"] = pool.state_dict()
-                ckpt["envs"] = venv.env_method("get_snapshot")
-                ckpt["monitors"] = {k: venv.get_attr(k) for k in ("rewards", "needs_reset", "episode_returns", "episode_lengths")}
-            os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
-            save_checkpoint(os.path.join(run_dir, "checkpoints", f"ckpt_{steps:010d}.pt"), ckpt)
-            prune_checkpoints(run_dir, cfg.keep_checkpoints)
-
-        def _on_training_end(self):
-            history["wall_seconds"] = time.perf_counter() - self.t_start
-            history["env_seconds"] = venv.env_seconds - self.env_at_start
-            if self.bar is not None:
-                self.bar.close()
-
-    return Hooks()
-
-
-def restore(ckpt: dict, model, venv, pool, history: dict) -> None:
-    """Load a checkpoint (`tabletop_rl.training.load_checkpoint`'s dict) into a freshly built (model, venv, pool); RNG states last."""
-    import torch
-
-    model.policy.load_state_dict(ckpt["policy"])
-    model.policy.optimizer.load_state_dict(ckpt["optimizer"])
-    model.num_timesteps = int(ckpt["num_timesteps"])
-    model._n_updates = int(ckpt["n_updates"])
-    if "fae_vector" in ckpt:
-        venv.unwrapped.core.set_state(ckpt["fae_vector"]["meta"], ckpt["fae_vector"]["arrays"])
-    else:
-        pool.load_state_dict(ckpt["pool"])
-        venv.env_method("set_opponent_pool", pool)
-        for i, snap in enumerate(ckpt["envs"]):
-            venv.env_method("set_snapshot", snap, indices=[i])
-            for key, values in ckpt["monitors"].items():  # the Monitor wrappers' episode in progress
-                venv.set_attr(key, values[i], indices=[i])
-        venv.venv._reset_seeds()
-    model._last_obs = ckpt["last_obs"]
-    model._last_episode_starts = ckpt["last_episode_starts"]
-    from collections import deque
-
-    model.ep_info_buffer = deque(ckpt["ep_info_buffer"], maxlen=model._stats_window_size)
-    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
-    history.clear()
-    history.update(ckpt["history"])
-    history["last_resumed_at"] = ckpt["num_timesteps"]
-    history["resumes"] = history.get("resumes", 0) + 1
-    torch.set_rng_state(ckpt["rng"]["torch"])
-    np.random.set_state(ckpt["rng"]["numpy"])
-    random.setstate(ckpt["rng"]["python"])
-
-
-def restores_cleanly(cfg: Config, ckpt: dict) -> None:
-    """`restore` into a scratch (pool, venv, model) for cfg, then discard them: raises whatever a
-    damaged checkpoint raises, before the run picks it (`latest_valid_checkpoint`)."""
-    pool = make_pool(cfg)
-    venv, model = build(cfg, pool)
-    try:
-        check_checkpoint(ckpt, dataclasses.asdict(cfg), venv.num_envs, venv.observation_space.shape)
-        restore(ckpt, model, venv, pool, {})
-    finally:
-        venv.close()
-
-
-def eval_policy(weights, cfg: Config, opponent: str, games: int, seed: int) -> dict:
-    """Seat-rotated win share of `weights` against `opponent`: `tabletop_rl.training.evaluate_policy`,
-    every game at once in the learner core (batched where the game has an engine)."""
-    return evaluate_policy(weights, cfg.game, cfg.num_players, opponent, games, seed, parse_options(cfg.options),
-                           max_steps=cfg.max_game_steps)
-
-
-# ---------------------------------------------------------------------------- main
+# ---------------------------------------------------------------------------- the story
 def train(cfg: Config) -> dict:
     """Train as `cfg` says; returns the run's summary. SB3's and gymnasium's UserWarnings (render_mode
     and the like) are silenced inside the run only: the caller's warning filters are left as they were."""
@@ -639,118 +229,31 @@ def train(cfg: Config) -> dict:
 def _train(cfg: Config) -> dict:
     from tabletop_rl.extras import require_extra
 
-    import_modules(cfg)
+    import_modules(cfg)  # --imports: your bots (register_agent) and reward functions
     if cfg.backend == "rllib":
         require_extra("rllib", ("ray", "torch"), "--backend rllib")  # before the run folder is made
-        from tabletop_rl.envs.rllib_backend import train_rllib  # imports ray/torch lazily; needs the rllib extra
+        from tabletop_rl.training.rllib import train_rllib  # imports ray/torch lazily; needs the rllib extra
 
         return train_rllib(cfg)
     if cfg.backend != "sb3":
         raise SystemExit(f"--backend must be 'sb3' or 'rllib'; got {cfg.backend!r}")
     require_extra("train", ("torch", "stable_baselines3", "sb3_contrib"), "training with --backend sb3")
-    from stable_baselines3.common.logger import configure
-
-    from tabletop_rl.agents import agent_names
-
-    if cfg.resume:
-        run_dir = cfg.resume if os.path.isdir(cfg.resume) else os.path.join(cfg.runs_dir, cfg.resume)
-        try:
-            saved = read_run_config(run_dir, Config)
-            fields, applied = resume_config(saved, explicit_fields(cfg))
-        except ValueError as exc:
-            raise SystemExit(str(exc)) from None
-        cfg = Config(**fields)
-        print(f"--resume: applied {'; '.join(applied)}" if applied else "--resume: the run's saved config, unchanged",
-              file=sys.stderr)
-        found = latest_valid_checkpoint(run_dir, restores=lambda c: restores_cleanly(cfg, c))
-        if found is None:
-            raise SystemExit(f"--resume: no valid checkpoint in {run_dir}/checkpoints (each one skipped is named above)")
-        ckpt_path, ckpt = found
-    else:
-        if not cfg.options:
-            cfg.options = GAME_OPTIONS.get(cfg.game, "")
-        if not cfg.run_name:
-            cfg.run_name = f"{cfg.game}_{cfg.num_players}p_s{cfg.seed}_{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
-        run_dir = os.path.join(cfg.runs_dir, cfg.run_name)
-        if os.path.exists(os.path.join(run_dir, "checkpoints")):
-            raise SystemExit(f"{run_dir} already holds a run: use --resume {run_dir}, another --run-name, or delete it")
-        os.makedirs(run_dir, exist_ok=True)
-        _atomic_write_text(os.path.join(run_dir, "config.json"), json.dumps(dataclasses.asdict(cfg), indent=2))
-        ckpt = None
-    rollout = cfg.n_envs * cfg.n_steps
-    total = math.ceil(cfg.total_steps / rollout) * rollout
-    if total != cfg.total_steps:
-        print(f"note: total_steps {cfg.total_steps} rounded up to {total} (whole rollouts of {rollout})", file=sys.stderr)
-
+    cfg, run_dir, ckpt_path, ckpt = open_run(cfg, Config, GAME_OPTIONS)  # a new run folder, or --resume's
+    total = whole_rollouts(cfg)
     setup_start = time.perf_counter()
-    pool = make_pool(cfg)
-    venv, model = build(cfg, pool)
-    history = {"evals": [], "last_snapshot": 0, "last_eval": 0, "last_checkpoint": 0, "last_resumed_at": -1,
-               "wall_seconds": 0.0, "env_seconds": 0.0, "eval_seconds": 0.0, "setup_seconds": 0.0,
-               "stopped_by_time_limit": False, "total_steps": total,
-               "eval_opponents": [o for o in ("random", "greedy") if o in agent_names(cfg.game)]}
+
+    pool = make_pool(cfg)  # 1. the learner core's one opponent pool: fixed bots and the learner's snapshots
+    venv, model = build(cfg, pool)  # 1.-2. the learner core (its SB3 face) and MaskablePPO's policy on it
+    history = new_history(cfg, total)
     if ckpt is not None:
-        restore(ckpt, model, venv, pool, history)
-        history["total_steps"] = total  # the total of this run, which --total-steps may have changed
-        print(f"resumed {run_dir} from {os.path.basename(ckpt_path)} at step {model.num_timesteps:,}", file=sys.stderr)
-        _atomic_write_text(os.path.join(run_dir, f"resumed_{model.num_timesteps:010d}.json"), json.dumps(
-            {"checkpoint": os.path.basename(ckpt_path), "num_timesteps": model.num_timesteps}))
+        resume_from(ckpt_path, ckpt, model, venv, pool, history, run_dir, total)
     else:
-        if cfg.bc_teacher:
-            print(f"warm start: imitating {cfg.bc_teacher} on {bc_samples(cfg):,} decisions ...", file=sys.stderr, flush=True)
-            history["bc"] = behaviour_clone(model, cfg)
-            bc = history["bc"]
-            print(f"  {bc['data_seconds']:.0f} s of teacher games, {bc['fit_seconds']:.0f} s fitting, "
-                  f"loss {bc['loss_by_epoch'][0]:.2f} -> {bc['loss_by_epoch'][-1]:.2f}", file=sys.stderr, flush=True)
-        if cfg.eval_every:  # where PPO starts from, on the learning curve
-            weights = policy_weights(model, cfg)
-            for opp in history["eval_opponents"]:
-                row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000)
-                history["evals"].append({**row, "steps": 0, "wall_seconds": 0.0})
-            write_eval_csv(run_dir, history["evals"])
-        history["setup_seconds"] = time.perf_counter() - setup_start
-    part = history.get("resumes", 0)
-    model.set_logger(configure(os.path.join(run_dir, "logs", f"part{part}"), ["csv", "tensorboard"]))
+        warm_start(model, cfg, history, run_dir, setup_start)  # 3. imitate the teacher; evaluate step 0
+    learn(model, cfg, run_dir, pool, venv, history, total, fresh=ckpt is None)  # 4. PPO, with its hooks
 
-    remaining = total - model.num_timesteps
-    if remaining > 0:
-        model.learn(remaining, callback=make_callback(cfg, run_dir, pool, venv, history),
-                    reset_num_timesteps=ckpt is None, tb_log_name="ppo")
-    venv.close()
-
-    # Outputs
     weights = policy_weights(model, cfg)
-    tmp = os.path.join(run_dir, "model.zip.tmp")
-    with open(tmp, "wb") as f:  # atomically: a crash never leaves a truncated model.zip
-        model.save(f)
-    os.replace(tmp, os.path.join(run_dir, "model.zip"))
-    weights.save(os.path.join(run_dir, "policy.npz"))
-    final, eval_seconds = [], 0.0
-    if cfg.final_eval_games:
-        print(f"evaluating over {cfg.final_eval_games} seat-rotated games per opponent ...", file=sys.stderr, flush=True)
-        start = time.perf_counter()
-        for opp in history["eval_opponents"]:
-            row = eval_policy(weights, cfg, opp, cfg.final_eval_games, seed=999_983)
-            row["steps"] = model.num_timesteps
-            final.append(row)
-        eval_seconds = time.perf_counter() - start
-    write_eval_csv(run_dir, history["evals"] + final)
-    plot_curve(run_dir, history["evals"], final, f"{cfg.game} {cfg.num_players}p self-play MaskablePPO")
-    wall, env_s = history["wall_seconds"], history["env_seconds"]
-    ppo_s = wall - history["eval_seconds"]  # PPO proper: rollouts and updates, without periodic evaluations
-    trained = model.num_timesteps
-    summary = {
-        "run_name": cfg.run_name, "run_dir": run_dir, "game": cfg.game, "num_players": cfg.num_players,
-        "steps": trained, "requested_steps": total, "stopped_by_time_limit": history["stopped_by_time_limit"],
-        "resumes": history.get("resumes", 0),
-        "throughput": {"train_seconds": wall, "warm_start_seconds": history["setup_seconds"],
-                       "periodic_eval_seconds": history["eval_seconds"],
-                       "steps_per_second": trained / ppo_s if ppo_s > 0 else 0.0,
-                       "env_seconds": env_s, "env_share": env_s / ppo_s if ppo_s > 0 else 0.0,
-                       "vec_env": resolve_vec_env(cfg), "n_envs": cfg.n_envs, "torch_threads": cfg.torch_threads},
-        "final_eval": final, "final_eval_seconds": eval_seconds, "evals": history["evals"],
-    }
-    _atomic_write_text(os.path.join(run_dir, "summary.json"), json.dumps(summary, indent=2))
+    final, eval_seconds = final_evaluation(weights, cfg, history, model.num_timesteps)  # 5. evaluation
+    summary = save_run(model, weights, cfg, run_dir, history, final, eval_seconds, total)  # 6. saving
     print_summary(summary)
     return summary
 
@@ -781,14 +284,6 @@ def evaluate_only(cfg: Config) -> list[dict]:
         print(f"{cfg.evaluate} vs {opp:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
               f"  ({r['games']} seat-rotated games, {r['seconds']:.0f} s)", flush=True)
     return rows
-
-
-def import_modules(cfg: Config) -> None:
-    """`--imports`: the user's modules (e.g. one registering its bots with `register_agent`)."""
-    import importlib
-
-    for name in filter(None, (m.strip() for m in cfg.imports.split(","))):
-        importlib.import_module(name)
 
 
 def main(argv=None) -> int:

@@ -1,4 +1,4 @@
-"""A bot that plays a policy trained with the RLlib backend (`tabletop_rl.envs.rllib_backend`).
+"""A bot that plays a policy trained with the RLlib backend (`tabletop_rl.training.rllib`).
 
     from tabletop_rl.agents.rllib_agent import RLlibAgent
     bot = RLlibAgent(path="runs/rllib/fae_2p_seed0/policy.npz")      # numpy only
@@ -44,7 +44,7 @@ class MLPPolicy(PolicyWeights):
         """A validated `.npz` policy file (`PolicyWeights.load`: no pickle)."""
         path = Path(path)
         if not path.is_file():
-            raise FileNotFoundError(f"no policy file {path} (train with `python -m tabletop_rl.envs.rllib_backend`, which "
+            raise FileNotFoundError(f"no policy file {path} (train with `python -m tabletop_rl.training.rllib`, which "
                                     f"writes <run-dir>/policy.npz)")
         return super().load(path, trust_pickle=trust_pickle)
 

@@ -59,7 +59,6 @@ old import path).
 from __future__ import annotations
 
 import gymnasium
-import numpy as np
 
 from tabletop_rl.envs.game_state import integers
 from tabletop_rl.envs.learner import LearnerCore, make_batch

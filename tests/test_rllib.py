@@ -15,7 +15,7 @@ from tabletop_rl import envs  # noqa: E402
 import fae_rl  # noqa: E402
 from tabletop_rl.agents.rllib_agent import MLPPolicy, RLlibAgent  # noqa: E402
 from tabletop_rl.agents.rllib_agent import export_policy  # noqa: E402
-from tabletop_rl.envs.rllib_backend import config_from, evaluate, train_rllib  # noqa: E402
+from tabletop_rl.training.rllib import config_from, evaluate, train_rllib  # noqa: E402
 from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent  # noqa: E402
 
 

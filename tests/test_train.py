@@ -332,7 +332,7 @@ def test_every_backend_evaluates_through_the_one_function():
     processes) are `training.evaluate_policy`: same policy, games and seed, same win share (the
     scalar cores draw the greedy bot's ties their own way: an independent check, not a copy)."""
     from tabletop_rl.agents import make_agent
-    from tabletop_rl.envs.rllib_backend import evaluate as rllib_evaluate
+    from tabletop_rl.training.rllib import evaluate as rllib_evaluate
 
     bot = make_agent("fae", "ppo", seed=0)
     opts = bot.policy.meta["options"]

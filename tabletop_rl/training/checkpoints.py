@@ -1,206 +1,30 @@
-"""Evaluation, checkpoints and reporting for `train.py` (the algorithm and its Config live there).
+"""Checkpoints and resuming, with no pickle anywhere.
 
-- Evaluation: `evaluate_policy`, the one evaluation of every backend and game, plays seat-rotated
-  games of a numpy policy (`PolicyWeights`) against a bot all at once in the learner core (batched
-  where the game has an engine; one policy forward for every game): train.py's periodic and final
-  evaluations, the RLlib backend's and `train.py --evaluate`'s (`evaluate_in_processes`: on the
-  scalar cores, split over processes) use it; `evaluate_batched` is its Fae name, kept.
-- Checkpoints hold no pickle: tensors in a `.pt` file read with `torch.load(weights_only=True)` and
-  everything else (RNG states, the opponent pool, the envs' games, the run history) in a `.json`
-  beside it (`save_checkpoint` / `load_checkpoint`). Both are written atomically (temp file +
-  os.replace); `latest_valid_checkpoint` picks the newest one that loads and restores into a
-  scratch model, naming each one it skips and why; `resume_config` applies the flags given with
-  `--resume` that are safe to change (RESUME_SAFE) and refuses the others.
-- Reporting: `eval.csv`, `curve.png`, the printed summary.
+Tensors go to a `.pt` file read with `torch.load(weights_only=True)` and everything else (RNG
+states, the opponent pool, the envs' games, the run history) to a `.json` beside it
+(`save_checkpoint` / `load_checkpoint`). Both are written atomically (temp file + os.replace);
+`latest_valid_checkpoint` picks the newest one that loads and restores into a scratch model,
+naming each one it skips and why; `resume_config` applies the flags given with `--resume` that
+are safe to change (RESUME_SAFE) and refuses the others. Every file read is bounded in size.
 """
 from __future__ import annotations
 
-import csv
 import glob
 import json
 import os
 import sys
-import time
 import warnings
 
 import numpy as np
 
-from tabletop_rl.options import parse_options  # noqa: F401  (re-exported: train.parse_options)
-from tabletop_rl.stats import wilson_interval as wilson  # noqa: F401  (re-exported: train.wilson)
 
-
-# ---------------------------------------------------------------------------- evaluation
-def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: int, seed: int,
-                    options: dict | None = None, max_steps: int = 0, learner_sample: bool = False,
-                    batched: bool = True) -> dict:
-    """The one evaluation of every backend and game: the win share of `weights` (a `PolicyWeights`:
-    train.py's, the RLlib backend's export; played as `PPOAgent` plays it: argmax of the masked
-    logits with its cycle breaking; sampled with `learner_sample`) over `games` seat-rotated games
-    against `opponent` (any registered bot), all played at once in the learner core
-    (`tabletop_rl.envs.learner`: the game's batched engine, or with `batched=False` / a game without
-    one, N scalar games; one policy forward per step for every game).
-
-    Game i seats the policy at i mod num_players; a shared win counts 1/k; a game the step guard
-    (`max_steps`, 0: the game's own) cuts is not won; 95% Wilson interval. Every draw comes from
-    `seed`: same arguments, same games.
-    """
-    from tabletop_rl.agents.ppo_agent import PPOAgent
-    from tabletop_rl.envs.learner import make_learner_core
-
-    start = time.perf_counter()
-    core = make_learner_core(game, games, num_players, batched=batched is True, opponents={opponent: 1.0},
-                             reward="win_loss", max_steps=max_steps or None, seed=seed, **dict(options or {}))
-    core.reset()
-    # One PPOAgent per game chooses from the batched logits, so the policy plays exactly as the bot
-    # does in the arena (argmax, breaking cycles of repeated observations: Fantastiqa's turns can loop).
-    players = [PPOAgent(weights=weights) for _ in range(games)]
-    obs = np.zeros((games, core.obs_size), dtype=np.float32)
-    share = np.full(games, np.nan)
-    while np.isnan(share).any():
-        masks = core.masks()
-        logits = np.where(masks, weights.logits(core.learner_obs(obs)).astype(np.float64), -np.inf)
-        actions = np.argmax(masks, axis=1)  # retired games: any legal action (ignored)
-        live = np.flatnonzero(core.active)
-        if learner_sample is True:
-            actions[live] = np.argmax(logits[live] + core.rng.gumbel(size=(live.size, logits.shape[1])), axis=1)
-        else:
-            actions[live] = [players[i].choose(obs[i], logits[i]) for i in live]
-        _, _, finished = core.step(actions)
-        for f in finished:
-            share[f["index"]] = f["win_share"]
-        core.retire([f["index"] for f in finished])  # its result is in: stop playing that game
-    return win_share_row(opponent, float(share.sum()), games, time.perf_counter() - start)
-
-
-def win_share_row(opponent: str, wins: float, games: int, seconds: float) -> dict:
-    """The evaluation row every report reads: win share with its 95% Wilson interval."""
-    low, high = wilson(wins, games)
-    return {"opponent": opponent, "games": games, "win_share": wins / games if games else float("nan"),
-            "ci_low": low, "ci_high": high, "seconds": seconds}
-
-
-def evaluate_in_processes(weights, game: str, num_players: int, opponent: str, games: int, seed: int,
-                          options: dict | None = None, max_steps: int = 0, workers: int = 1) -> dict:
-    """`evaluate_policy` on the scalar cores (`batched=False`: an independent check of the batched
-    engine, as `train.py --evaluate` runs it), its games split over `workers` processes (chunk k
-    seeded seed + k)."""
-    start = time.perf_counter()
-    sizes = [games * (k + 1) // workers - games * k // workers for k in range(workers)] if workers > 1 else [games]
-    sizes = [n for n in sizes if n]
-    jobs = [(weights, game, num_players, opponent, n, seed + k, options, max_steps, False, False)
-            for k, n in enumerate(sizes)]
-    if len(jobs) > 1:
-        import concurrent.futures as cf
-        import multiprocessing as mp
-
-        with cf.ProcessPoolExecutor(len(jobs), mp_context=mp.get_context("spawn")) as pool:
-            rows = list(pool.map(_evaluate_job, jobs))
-    else:
-        rows = [_evaluate_job(jobs[0])]
-    wins = sum(r["win_share"] * r["games"] for r in rows)
-    return win_share_row(opponent, wins, games, time.perf_counter() - start)
-
-
-def _evaluate_job(args) -> dict:
-    from tabletop_rl.agents.base import limit_blas_threads
-
-    limit_blas_threads()  # in worker processes too: numpy policies on one thread
-    return evaluate_policy(*args)
-
-
-def evaluate_batched(weights, num_players: int, opponent: str, games: int, seed: int, options: dict,
-                     learner_sample: bool = False) -> dict:
-    """Fae's `evaluate_policy` (the name the notebooks use; kept)."""
-    return evaluate_policy(weights, "fae", num_players, opponent, games, seed, options, learner_sample=learner_sample)
-
-
-# ---------------------------------------------------------------------------- files
-def _atomic_write_text(path: str, text: str) -> None:
+def atomic_write_text(path: str, text: str) -> None:
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, path)
 
 
-
-def write_eval_csv(run_dir: str, rows: list[dict]) -> None:
-    keys = ["steps", "wall_seconds", "opponent", "games", "win_share", "ci_low", "ci_high"]
-    tmp = os.path.join(run_dir, "eval.csv.tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(tmp, os.path.join(run_dir, "eval.csv"))
-
-
-def plot_curve(run_dir: str, rows: list[dict], final: list[dict], title: str) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    for opp, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
-        pts = [r for r in rows if r["opponent"] == opp]
-        if not pts:
-            continue
-        x = [r["steps"] for r in pts]
-        ax.plot(x, [r["win_share"] for r in pts], "o-", color=colour, label=f"vs {opp}")
-        ax.fill_between(x, [r["ci_low"] for r in pts], [r["ci_high"] for r in pts], color=colour, alpha=0.2)
-        for r in final:
-            if r["opponent"] == opp:
-                ax.errorbar([r["steps"]], [r["win_share"]], yerr=[[r["win_share"] - r["ci_low"]], [r["ci_high"] - r["win_share"]]],
-                            fmt="s", color=colour, capsize=4, label=f"final vs {opp} ({r['games']} games)")
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("learner env steps")
-    ax.set_ylabel("win share (95% Wilson CI)")
-    ax.set_ylim(0, 1)
-    ax.set_title(title)
-    ax.legend(loc="center right", fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(run_dir, "curve.png")
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
-def print_summary(summary: dict) -> None:
-    t = summary["throughput"]
-    lines = [
-        "",
-        f"== {summary['run_name']}: {summary['game']} {summary['num_players']}p, "
-        f"{summary['steps']:,} learner steps in {(t['train_seconds'] + t['warm_start_seconds']) / 60:.1f} min"
-        + (" (stopped by the time limit)" if summary["stopped_by_time_limit"] else ""),
-        f"   (warm start {t['warm_start_seconds']:.0f} s, periodic evaluations {t['periodic_eval_seconds']:.0f} s)",
-        f"   PPO throughput {t['steps_per_second']:.0f} env steps/s; {100 * t['env_share']:.0f}% of PPO time inside the envs "
-        f"({t['vec_env']} x{t['n_envs']}, {t['torch_threads']} torch thread(s))",
-    ]
-    first = {}
-    for r in summary.get("evals", []):  # the policy PPO started from (after any warm start)
-        first.setdefault(r["opponent"], r)
-    for r in summary["final_eval"]:
-        start = first.get(r["opponent"])
-        began = f"; at step {start['steps']:,}: {start['win_share']:.3f}" if start is not None else ""
-        lines.append(f"   vs {r['opponent']:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-                     f"  (fair share {1 / summary['num_players']:.3f}{began}; {r['games']} seat-rotated games, "
-                     f"{r['seconds']:.0f} s)")
-    if summary["final_eval"]:
-        lines.append(f"   evaluation took {summary['final_eval_seconds']:.0f} s")
-    d = summary["run_dir"]
-    lines += [
-        f"   model      {d}/model.zip   (numpy policy for tabletop_rl.agents.ppo_agent: {d}/policy.npz)",
-        f"   curve      {d}/curve.png   (evaluations: {d}/eval.csv)",
-        f"   logs       {d}/logs         (tensorboard --logdir {d}/logs)",
-        f"   config     {d}/config.json  summary: {d}/summary.json",
-        f"   re-evaluate  python train.py --evaluate {d}/policy.npz    (a bot: tabletop_rl.agents.ppo_agent.PPOAgent(path=...))",
-        "",
-    ]
-    print("\n".join(lines), flush=True)
-
-
-
-
-# ---------------------------------------------------------------------------- checkpoints (no pickle)
 def _encode(obj, tensors: dict):
     """JSON-able form of `obj`; arrays, tensors, bytes and policies go to `tensors` (named t0, t1, ...)."""
     import torch
@@ -279,7 +103,7 @@ def save_checkpoint(path: str, ckpt: dict) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    _atomic_write_text(path[:-3] + ".json", json.dumps(meta))
+    atomic_write_text(path[:-3] + ".json", json.dumps(meta))
 
 
 MAX_CHECKPOINT_JSON_BYTES = 256 << 20  # a checkpoint's .json holds configs, histories and game dicts: a few MiB

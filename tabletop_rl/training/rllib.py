@@ -1,8 +1,8 @@
 """Train on a Ray cluster (or this machine) with RLlib PPO: the `rllib` backend of `train.py`.
 
-    python -m tabletop_rl.envs.rllib_backend --game fae --players 2 --num-env-runners 2 --timesteps 200000
-    python -m tabletop_rl.envs.rllib_backend --address auto ...             # join a running Ray cluster
-    python -m tabletop_rl.envs.rllib_backend --run-dir runs/rllib/x --resume # continue from the last checkpoint
+    python -m tabletop_rl.training.rllib --game fae --players 2 --num-env-runners 2 --timesteps 200000
+    python -m tabletop_rl.training.rllib --address auto ...             # join a running Ray cluster
+    python -m tabletop_rl.training.rllib --run-dir runs/rllib/x --resume # continue from the last checkpoint
     python -m tabletop_rl.agents.arena --game fae --players 2 --import tabletop_rl.agents.rllib_agent \\
         --agents rllib:path=runs/rllib/x/policy.npz greedy --games 200
 
@@ -80,6 +80,17 @@ ALIASES = {
     "max_grad_norm": "grad_clip",
     "out": "run_dir",
 }
+
+
+@dataclass
+class RLlibFields:
+    """train.py's RLlib-only settings (`--backend rllib`): train.py's `Config` inherits them, and
+    `config_from` maps the rest of a train.py Config onto `RLlibTrainConfig`."""
+
+    address: str = ""  # rllib: Ray cluster to join ("auto" after `ray start`, or ray://host:10001); "" starts a local Ray
+    num_env_runners: int = 2  # rllib: sampling actors (Ray actors, 1 CPU each; 0 = sample in the driver)
+    num_envs_per_env_runner: int = 1  # rllib: envs per sampling actor
+    target_win_rate: float = 0.0  # rllib: stop once the win share vs random reaches this (0 = off)
 
 
 @dataclass

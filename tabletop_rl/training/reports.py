@@ -1,0 +1,80 @@
+"""What a training run reports: `eval.csv`, `curve.png` and the printed one-screen summary."""
+from __future__ import annotations
+
+import csv
+import os
+
+
+def write_eval_csv(run_dir: str, rows: list[dict]) -> None:
+    keys = ["steps", "wall_seconds", "opponent", "games", "win_share", "ci_low", "ci_high"]
+    tmp = os.path.join(run_dir, "eval.csv.tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, os.path.join(run_dir, "eval.csv"))
+
+
+def plot_curve(run_dir: str, rows: list[dict], final: list[dict], title: str) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    for opp, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
+        pts = [r for r in rows if r["opponent"] == opp]
+        if not pts:
+            continue
+        x = [r["steps"] for r in pts]
+        ax.plot(x, [r["win_share"] for r in pts], "o-", color=colour, label=f"vs {opp}")
+        ax.fill_between(x, [r["ci_low"] for r in pts], [r["ci_high"] for r in pts], color=colour, alpha=0.2)
+        for r in final:
+            if r["opponent"] == opp:
+                ax.errorbar([r["steps"]], [r["win_share"]], yerr=[[r["win_share"] - r["ci_low"]], [r["ci_high"] - r["win_share"]]],
+                            fmt="s", color=colour, capsize=4, label=f"final vs {opp} ({r['games']} games)")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("learner env steps")
+    ax.set_ylabel("win share (95% Wilson CI)")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend(loc="center right", fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(run_dir, "curve.png")
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def print_summary(summary: dict) -> None:
+    t = summary["throughput"]
+    lines = [
+        "",
+        f"== {summary['run_name']}: {summary['game']} {summary['num_players']}p, "
+        f"{summary['steps']:,} learner steps in {(t['train_seconds'] + t['warm_start_seconds']) / 60:.1f} min"
+        + (" (stopped by the time limit)" if summary["stopped_by_time_limit"] else ""),
+        f"   (warm start {t['warm_start_seconds']:.0f} s, periodic evaluations {t['periodic_eval_seconds']:.0f} s)",
+        f"   PPO throughput {t['steps_per_second']:.0f} env steps/s; {100 * t['env_share']:.0f}% of PPO time inside the envs "
+        f"({t['vec_env']} x{t['n_envs']}, {t['torch_threads']} torch thread(s))",
+    ]
+    first = {}
+    for r in summary.get("evals", []):  # the policy PPO started from (after any warm start)
+        first.setdefault(r["opponent"], r)
+    for r in summary["final_eval"]:
+        start = first.get(r["opponent"])
+        began = f"; at step {start['steps']:,}: {start['win_share']:.3f}" if start is not None else ""
+        lines.append(f"   vs {r['opponent']:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                     f"  (fair share {1 / summary['num_players']:.3f}{began}; {r['games']} seat-rotated games, "
+                     f"{r['seconds']:.0f} s)")
+    if summary["final_eval"]:
+        lines.append(f"   evaluation took {summary['final_eval_seconds']:.0f} s")
+    d = summary["run_dir"]
+    lines += [
+        f"   model      {d}/model.zip   (numpy policy for tabletop_rl.agents.ppo_agent: {d}/policy.npz)",
+        f"   curve      {d}/curve.png   (evaluations: {d}/eval.csv)",
+        f"   logs       {d}/logs         (tensorboard --logdir {d}/logs)",
+        f"   config     {d}/config.json  summary: {d}/summary.json",
+        f"   re-evaluate  python train.py --evaluate {d}/policy.npz    (a bot: tabletop_rl.agents.ppo_agent.PPOAgent(path=...))",
+        "",
+    ]
+    print("\n".join(lines), flush=True)

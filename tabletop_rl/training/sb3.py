@@ -1,0 +1,610 @@
+"""The Stable-Baselines3 trainer's parts (sb3-contrib MaskablePPO over the learner core's SB3 face):
+what `train.py` puts together, in the order it uses them.
+
+- the learner core: `make_pool` (the run's one `OpponentPool`: `learner_opponents` and the
+  learner's snapshots), `make_core` (the core's arguments, spelled out once), `user_reward`
+  (`--reward-fn`); `--vec-env dummy|subproc` builds `SelfPlayEnv`s on the same pool instead
+  (`resolve_vec_env`, `_EnvFactory`), the scalar reference of `benchmarks/bench_learner.py`;
+- the policy: `build` (MaskablePPO with `tabletop_rl.ppo_policy.SkipPolicy`, its per-action skip
+  blocks from `policy_layout`), `policy_weights` (its numpy `PolicyWeights`);
+- the warm start: `behaviour_clone` (teacher data from the batched engine, `batched_teacher_data`,
+  or scalar teacher games; `bc_samples`);
+- learning: `make_callback` (snapshots, evaluations, checkpoints, the time limit and the progress
+  bar at rollout boundaries), `TimedVecEnv` (the time spent inside the envs);
+- evaluation: `eval_policy` (`tabletop_rl.training.evaluation.evaluate_policy` for a Config);
+- resuming: `restore`, `restores_cleanly`.
+
+Every function takes train.py's `Config` (`cfg`); none forks on the game: what differs between
+games comes from tables (`POLICY_LAYOUTS`) and from the game's batch and spec.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import time
+
+import numpy as np
+
+from tabletop_rl.options import parse_options
+from tabletop_rl.training.checkpoints import check_checkpoint, prune_checkpoints, save_checkpoint
+from tabletop_rl.training.evaluation import evaluate_policy
+from tabletop_rl.training.reports import write_eval_csv
+
+
+# ---------------------------------------------------------------------------- warm start
+def teacher_games(*args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """tabletop_rl.agents.imitation.teacher_data, keeping the teacher's probabilities as targets when it has them."""
+    from tabletop_rl.agents.imitation import teacher_data
+
+    obs, masks, actions, probs = teacher_data(*args)
+    return obs, masks, actions if probs is None else probs
+
+
+def bc_samples(cfg) -> int:
+    """Teacher decisions to imitate: `bc_samples`, or by default total_steps / 20 (at most 100,000)."""
+    return cfg.bc_samples or max(256, min(100_000, cfg.total_steps // 20))
+
+
+def batched_teacher_data(cfg, samples: int):
+    """The greedy bot's decisions in games of the game's batched engine (`greedy_actions`; a
+    `bc_explore` share of the moves random instead), against the training opponents: (obs, masks, actions)."""
+    core = make_core(cfg, num_envs=min(cfg.n_envs, samples), seed=cfg.seed * 7_919 + 101)
+    core.reset()
+    obs, masks, actions = [], [], []
+    buf = np.zeros((core.num_envs, core.obs_size), dtype=np.float32)
+    while sum(len(a) for a in actions) < samples:
+        obs.append(core.learner_obs(buf).copy())
+        masks.append(core.masks())
+        act = core.vec.greedy_actions(core.rng)
+        explore = core.rng.random(core.num_envs) < cfg.bc_explore
+        rand = np.argmax(np.where(masks[-1], core.rng.random(masks[-1].shape), -1.0), axis=1)
+        actions.append(act)
+        core.step(np.where(explore, rand, act))
+    return (np.concatenate(obs)[:samples], np.concatenate(masks)[:samples], np.concatenate(actions)[:samples])
+
+
+def behaviour_clone(model, cfg) -> dict:
+    """Fit the policy head (MLP, action layer and skip scales) to the teacher's moves by masked cross-entropy."""
+    import torch
+
+    from tabletop_rl.agents.imitation import fit
+
+    samples = bc_samples(cfg)
+    start = time.perf_counter()
+    if cfg.bc_teacher == "greedy" and resolve_vec_env(cfg) == "learner" and has_batched_greedy(cfg):
+        parts = [batched_teacher_data(cfg, samples)]
+    else:
+        opts = parse_options(cfg.options)
+        workers = max(1, min(cfg.bc_workers, samples // 1000))
+        chunks = [samples * (i + 1) // workers - samples * i // workers for i in range(workers)]
+        jobs = [(cfg.game, cfg.num_players, cfg.bc_teacher, n, cfg.bc_explore, cfg.seed * 7_919 + 101 * i, opts)
+                for i, n in enumerate(chunks)]
+        if workers > 1:
+            import concurrent.futures as cf
+            import multiprocessing as mp
+
+            with cf.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+                parts = list(pool.map(teacher_games, *zip(*jobs)))
+        else:
+            parts = [teacher_games(*jobs[0])]
+    obs = torch.as_tensor(np.concatenate([p[0] for p in parts]))
+    masks = torch.as_tensor(np.concatenate([p[1] for p in parts]))
+    actions = torch.as_tensor(np.concatenate([p[2] for p in parts]))
+    data_seconds = time.perf_counter() - start
+    policy = model.policy
+    params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
+    params += [p for name, p in policy.named_parameters() if name == "skip_param"]
+    bar = None
+    if cfg.progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=cfg.bc_epochs, unit="epoch", desc=f"warm start ({len(actions):,} {cfg.bc_teacher} decisions)",
+                   dynamic_ncols=True)
+
+    def on_epoch(epoch, loss):
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix_str(f"loss {loss:.3f}")
+
+    losses = fit(policy.action_logits, params, obs, masks, actions, cfg.bc_epochs, cfg.bc_learning_rate, cfg.seed,
+                 batch=512, on_epoch=on_epoch)
+    if bar is not None:
+        bar.close()
+    return {"samples": len(actions), "data_seconds": data_seconds, "fit_seconds": time.perf_counter() - start - data_seconds,
+            "loss_by_epoch": losses}
+
+
+# ---------------------------------------------------------------------------- building blocks
+def make_pool(cfg):
+    """The run's one opponent pool (`tabletop_rl.envs.opponents.OpponentPool`), shared by the learner
+    core or every scalar env: the fixed bots (`learner_opponents`) and the learner's snapshots."""
+    from tabletop_rl.envs.opponents import OpponentPool
+
+    try:
+        return OpponentPool(fixed=learner_opponents(cfg), snapshot_prob=cfg.snapshot_prob,
+                            max_snapshots=cfg.max_snapshots)
+    except ValueError as exc:
+        raise SystemExit(f"train.py: {exc}") from None
+
+
+class _EnvFactory:
+    """Picklable env constructor (SubprocVecEnv sends it to the worker)."""
+
+    def __init__(self, cfg, pool, index: int):
+        self.cfg, self.pool, self.index = cfg, pool, index
+
+    def __call__(self):
+        from stable_baselines3.common.monitor import Monitor
+
+        from tabletop_rl.envs.selfplay import SelfPlayEnv
+
+        cfg = self.cfg
+        env = SelfPlayEnv(cfg.game, num_players=cfg.num_players, opponent=self.pool, reward=cfg.reward,
+                          win_bonus=cfg.win_bonus, reward_scale=cfg.reward_scale, max_steps=cfg.max_game_steps or None,
+                          cut_reward=cfg.cut_reward, **parse_options(cfg.options))
+        return Monitor(env)
+
+
+class TimedVecEnv:
+    """Wraps a VecEnv and adds up the wall time spent in it (steps, resets, action masks)."""
+
+    def __new__(cls, venv):
+        from stable_baselines3.common.vec_env import VecEnvWrapper
+
+        class _Timed(VecEnvWrapper):
+            env_seconds = 0.0
+
+            def reset(self):
+                t = time.perf_counter()
+                out = self.venv.reset()
+                self.env_seconds += time.perf_counter() - t
+                return out
+
+            def step_wait(self):
+                t = time.perf_counter()
+                out = self.venv.step_wait()
+                self.env_seconds += time.perf_counter() - t
+                return out
+
+            def step_async(self, actions):
+                t = time.perf_counter()
+                self.venv.step_async(actions)
+                self.env_seconds += time.perf_counter() - t
+
+            def env_method(self, name, *args, indices=None, **kwargs):
+                t = time.perf_counter()
+                out = self.venv.env_method(name, *args, indices=indices, **kwargs)
+                self.env_seconds += time.perf_counter() - t
+                return out
+
+        return _Timed(venv)
+
+
+def resolve_vec_env(cfg) -> str:
+    """"learner" (the learner core; "auto" and the old name "fae-vector"), "dummy" or "subproc" (SelfPlayEnv)."""
+    if cfg.vec_env not in ("auto", "learner", "fae-vector", "dummy", "subproc"):
+        raise ValueError(f"vec_env must be 'auto', 'learner', 'dummy' or 'subproc'; got {cfg.vec_env!r}")
+    return "learner" if cfg.vec_env in ("auto", "learner", "fae-vector") else cfg.vec_env
+
+
+def learner_opponents(cfg) -> dict:
+    """The fixed opponents' weights: random, greedy (where the game has it) and `--opponents`."""
+    from tabletop_rl.agents import agent_names
+
+    fixed = {"random": cfg.pool_random}
+    if "greedy" in agent_names(cfg.game):
+        fixed["greedy"] = cfg.pool_greedy
+    for name, weight in parse_options(cfg.opponents).items():
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
+            raise SystemExit(f"--opponents: {name}={weight!r} needs a numeric weight")
+        fixed[name] = fixed.get(name, 0.0) + float(weight)
+    return {k: w for k, w in fixed.items() if w > 0}
+
+
+def user_reward(cfg):
+    """The `--reward-fn module:function` callable, or None."""
+    if not cfg.reward_fn:
+        return None
+    import importlib
+
+    module, _, name = cfg.reward_fn.partition(":")
+    fn = getattr(importlib.import_module(module), name, None) if name else None
+    if not callable(fn):
+        raise SystemExit(f"--reward-fn must name a callable as module:function; got {cfg.reward_fn!r}")
+    return fn
+
+
+def make_core(cfg, num_envs: int, seed: int, pool=None, **overrides):
+    """The learner core (`tabletop_rl.envs.learner.make_learner_core`) for `cfg`, drawing from `pool`
+    (default: a fresh `make_pool(cfg)`): the one place its arguments are spelled out (training, warm start)."""
+    from tabletop_rl.envs.learner import make_learner_core
+
+    kwargs = dict(opponents=make_pool(cfg) if pool is None else pool, reward=cfg.reward, win_bonus=cfg.win_bonus,
+                  reward_scale=cfg.reward_scale, reward_fn=user_reward(cfg), max_steps=cfg.max_game_steps or None,
+                  cut_reward=cfg.cut_reward, seed=seed)
+    kwargs.update(overrides)
+    try:
+        return make_learner_core(cfg.game, num_envs, cfg.num_players, **kwargs, **parse_options(cfg.options))
+    except ValueError as exc:
+        raise SystemExit(f"train.py: {exc}") from None
+
+
+def has_batched_greedy(cfg) -> bool:
+    from tabletop_rl.envs.learner import batch_class
+
+    return hasattr(batch_class(cfg.game), "greedy_actions")
+
+
+def policy_layout(cfg) -> tuple[tuple, tuple, tuple | None]:
+    """(skip_starts, skip_init, mlp_inputs) of the policy: the game's per-action observation blocks
+    that reach the logits through learned scales and the inputs its MLPs read (`POLICY_LAYOUTS`);
+    a game without such blocks gets none and an MLP over everything."""
+    layout = POLICY_LAYOUTS.get(cfg.game)
+    return ((), (), None) if layout is None else layout(cfg)
+
+
+def fae_policy_layout(cfg) -> tuple[tuple, tuple, tuple | None]:
+    """Fae's `action_features` blocks (`fae_rl.features`) as skips; the MLPs read the board less its
+    constant terrain block (`mlp_inputs="board"`) or everything ("all")."""
+    from fae_rl.features import feature_layout
+    from fae_rl.observation import observation_layout, observation_size
+
+    opts = parse_options(cfg.options)
+    history = opts.get("history", "summary")
+    layout = feature_layout(history, opts.get("action_features", "none"))
+    skip_starts = tuple(sl.start for sl in layout.values())
+    skip_init = tuple(cfg.skip_init if name in ("margin", "best") else 0.0 for name in layout)
+    if cfg.mlp_inputs not in ("board", "all"):
+        raise ValueError(f"mlp_inputs must be 'board' or 'all'; got {cfg.mlp_inputs!r}")
+    mlp_inputs = None
+    if cfg.mlp_inputs == "board":
+        terrain = observation_layout(history)["terrain"]
+        mlp_inputs = tuple(i for i in range(observation_size(history)) if not terrain.start <= i < terrain.stop)
+    return skip_starts, skip_init, mlp_inputs
+
+
+# Each game's per-action observation blocks, for the policy's skips (a game not named here: none).
+POLICY_LAYOUTS = {"fae": fae_policy_layout}
+
+
+def build(cfg, pool):
+    """(vec_env, model) for `cfg`; seeds everything from cfg.seed."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from tabletop_rl.ppo_policy import SkipPolicy
+
+    torch.set_num_threads(cfg.torch_threads)
+    torch.distributions.Distribution.set_default_validate_args(False)  # SB3 builds a masked Categorical per call: ~10% of an update
+    if resolve_vec_env(cfg) == "learner":
+        from tabletop_rl.envs.learner_envs import LearnerVecEnv
+
+        venv = LearnerVecEnv(make_core(cfg, cfg.n_envs, cfg.seed, pool))
+    else:
+        factories = [_EnvFactory(cfg, pool, i) for i in range(cfg.n_envs)]
+        venv = DummyVecEnv(factories) if resolve_vec_env(cfg) == "dummy" else SubprocVecEnv(factories, start_method="spawn")
+    skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
+    venv = TimedVecEnv(venv)
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
+    hidden = [int(h) for h in cfg.net_arch.split(",") if h.strip()]
+    model = MaskablePPO(
+        SkipPolicy, venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+        learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, seed=cfg.seed, device="cpu",
+        policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=act, skip_starts=skip_starts,
+                           skip_init=skip_init, mlp_inputs=mlp_inputs, skip_lr_scale=cfg.skip_lr_scale), verbose=0,
+    )
+    return venv, model
+
+
+def policy_weights(model, cfg):
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    return PolicyWeights.from_sb3(model, meta={"game": cfg.game, "num_players": cfg.num_players,
+                                               "options": parse_options(cfg.options), "trained_steps": int(model.num_timesteps)})
+
+
+# ---------------------------------------------------------------------------- the training loop's hooks
+def make_callback(cfg, run_dir: str, pool, venv, history: dict):
+    """Snapshots, evaluations, checkpoints and the progress bar, at rollout boundaries.
+
+    Everything happens in `_on_rollout_start`, i.e. after the previous PPO update and before the
+    next rollout, where policy, optimizer, RNGs and envs form a consistent state to checkpoint.
+    """
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Hooks(BaseCallback):
+        def _on_training_start(self):
+            self.t_start = time.perf_counter() - history["wall_seconds"]
+            self.env_at_start = venv.env_seconds - history["env_seconds"]
+            self.stop = False
+            self.bar = None
+            if cfg.progress:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=history["total_steps"], initial=self.model.num_timesteps, unit="step",
+                                dynamic_ncols=True, desc=cfg.run_name, smoothing=0.05)
+
+        def _on_step(self) -> bool:
+            if self.bar is not None:
+                self.bar.update(self.training_env.num_envs)
+            return not self.stop
+
+        def _on_rollout_start(self):
+            steps = self.model.num_timesteps
+            history["wall_seconds"] = time.perf_counter() - self.t_start
+            history["env_seconds"] = venv.env_seconds - self.env_at_start
+            if steps == history["last_resumed_at"]:
+                return  # we just loaded this point
+            if cfg.snapshot_every and steps - history["last_snapshot"] >= cfg.snapshot_every:
+                pool.add_snapshot(policy_weights(self.model, cfg))  # the one pool of the core or the scalar envs
+                if resolve_vec_env(cfg) == "subproc":  # each worker process holds a copy
+                    venv.env_method("set_opponent_pool", pool)
+                history["last_snapshot"] = steps
+            if cfg.eval_every and steps - history["last_eval"] >= cfg.eval_every:
+                self.run_eval(steps)
+                history["last_eval"] = steps
+            if cfg.checkpoint_every and steps - history["last_checkpoint"] >= cfg.checkpoint_every:
+                history["last_checkpoint"] = steps
+                self.save_checkpoint(steps)
+            if cfg.time_limit_min and history["setup_seconds"] + history["wall_seconds"] > 60 * cfg.time_limit_min:
+                history["stopped_by_time_limit"] = True
+                self.stop = True
+
+        def run_eval(self, steps):
+            start = time.perf_counter()
+            weights = policy_weights(self.model, cfg)
+            for opp in history["eval_opponents"]:
+                row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000 + steps)
+                row.update(steps=steps, wall_seconds=round(time.perf_counter() - self.t_start, 1))
+                history["evals"].append(row)
+                self.logger.record(f"eval/win_share_{opp}", row["win_share"])
+                self.logger.record(f"eval/ci_low_{opp}", row["ci_low"])
+                self.logger.record(f"eval/ci_high_{opp}", row["ci_high"])
+                if self.bar is not None:
+                    self.bar.set_postfix_str(" ".join(
+                        f"vs {r['opponent']} {r['win_share']:.2f}" for r in history["evals"][-len(history['eval_opponents']):]))
+            write_eval_csv(run_dir, history["evals"])
+            history["eval_seconds"] += time.perf_counter() - start
+
+        def save_checkpoint(self, steps):
+            model = self.model
+            ckpt = {
+                "num_timesteps": steps, "n_updates": model._n_updates,
+                "policy": dict(model.policy.state_dict()), "optimizer": model.policy.optimizer.state_dict(),
+                "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
+                "last_obs": model._last_obs, "last_episode_starts": model._last_episode_starts,
+                "ep_info_buffer": list(model.ep_info_buffer), "history": history, "config": dataclasses.asdict(cfg),
+            }
+            if resolve_vec_env(cfg) == "learner":  # the learner core's state (the key's name predates the core)
+                meta, arrays = venv.unwrapped.core.get_state()
+                ckpt["fae_vector"] = {"meta": meta, "arrays": arrays}
+            else:
+                ckpt["pool"] = pool.state_dict()
+                ckpt["envs"] = venv.env_method("get_snapshot")
+                ckpt["monitors"] = {k: venv.get_attr(k) for k in ("rewards", "needs_reset", "episode_returns", "episode_lengths")}
+            os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
+            save_checkpoint(os.path.join(run_dir, "checkpoints", f"ckpt_{steps:010d}.pt"), ckpt)
+            prune_checkpoints(run_dir, cfg.keep_checkpoints)
+
+        def _on_training_end(self):
+            history["wall_seconds"] = time.perf_counter() - self.t_start
+            history["env_seconds"] = venv.env_seconds - self.env_at_start
+            if self.bar is not None:
+                self.bar.close()
+
+    return Hooks()
+
+
+def restore(ckpt: dict, model, venv, pool, history: dict) -> None:
+    """Load a checkpoint (`tabletop_rl.training.load_checkpoint`'s dict) into a freshly built (model, venv, pool); RNG states last."""
+    import torch
+
+    model.policy.load_state_dict(ckpt["policy"])
+    model.policy.optimizer.load_state_dict(ckpt["optimizer"])
+    model.num_timesteps = int(ckpt["num_timesteps"])
+    model._n_updates = int(ckpt["n_updates"])
+    if "fae_vector" in ckpt:
+        venv.unwrapped.core.set_state(ckpt["fae_vector"]["meta"], ckpt["fae_vector"]["arrays"])
+    else:
+        pool.load_state_dict(ckpt["pool"])
+        venv.env_method("set_opponent_pool", pool)
+        for i, snap in enumerate(ckpt["envs"]):
+            venv.env_method("set_snapshot", snap, indices=[i])
+            for key, values in ckpt["monitors"].items():  # the Monitor wrappers' episode in progress
+                venv.set_attr(key, values[i], indices=[i])
+        venv.venv._reset_seeds()
+    model._last_obs = ckpt["last_obs"]
+    model._last_episode_starts = ckpt["last_episode_starts"]
+    from collections import deque
+
+    model.ep_info_buffer = deque(ckpt["ep_info_buffer"], maxlen=model._stats_window_size)
+    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+    history.clear()
+    history.update(ckpt["history"])
+    history["last_resumed_at"] = ckpt["num_timesteps"]
+    history["resumes"] = history.get("resumes", 0) + 1
+    torch.set_rng_state(ckpt["rng"]["torch"])
+    np.random.set_state(ckpt["rng"]["numpy"])
+    random.setstate(ckpt["rng"]["python"])
+
+
+def restores_cleanly(cfg, ckpt: dict) -> None:
+    """`restore` into a scratch (pool, venv, model) for cfg, then discard them: raises whatever a
+    damaged checkpoint raises, before the run picks it (`latest_valid_checkpoint`)."""
+    pool = make_pool(cfg)
+    venv, model = build(cfg, pool)
+    try:
+        check_checkpoint(ckpt, dataclasses.asdict(cfg), venv.num_envs, venv.observation_space.shape)
+        restore(ckpt, model, venv, pool, {})
+    finally:
+        venv.close()
+
+
+def eval_policy(weights, cfg, opponent: str, games: int, seed: int) -> dict:
+    """Seat-rotated win share of `weights` against `opponent`: `tabletop_rl.training.evaluate_policy`,
+    every game at once in the learner core (batched where the game has an engine)."""
+    return evaluate_policy(weights, cfg.game, cfg.num_players, opponent, games, seed, parse_options(cfg.options),
+                           max_steps=cfg.max_game_steps)
+
+
+def import_modules(cfg) -> None:
+    """`--imports`: the user's modules (e.g. one registering its bots with `register_agent`)."""
+    import importlib
+
+    for name in filter(None, (m.strip() for m in cfg.imports.split(","))):
+        importlib.import_module(name)
+
+
+# ---------------------------------------------------------------------------- the run's steps (train.py's story)
+def open_run(cfg, config_class, game_options: dict):
+    """(cfg, run_dir, checkpoint path or None, checkpoint or None): a new run folder with its config.json, or `--resume`'s run
+    (its saved config with the flags safe to change applied, and its newest checkpoint that restores)."""
+    import json
+    import sys
+
+    from tabletop_rl.training.checkpoints import (atomic_write_text, explicit_fields, latest_valid_checkpoint,
+                                                  read_run_config, resume_config)
+
+    if cfg.resume:
+        run_dir = cfg.resume if os.path.isdir(cfg.resume) else os.path.join(cfg.runs_dir, cfg.resume)
+        try:
+            saved = read_run_config(run_dir, config_class)
+            fields, applied = resume_config(saved, explicit_fields(cfg))
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
+        cfg = config_class(**fields)
+        print(f"--resume: applied {'; '.join(applied)}" if applied else "--resume: the run's saved config, unchanged",
+              file=sys.stderr)
+        found = latest_valid_checkpoint(run_dir, restores=lambda c: restores_cleanly(cfg, c))
+        if found is None:
+            raise SystemExit(f"--resume: no valid checkpoint in {run_dir}/checkpoints (each one skipped is named above)")
+        return (cfg, run_dir, *found)
+    if not cfg.options:
+        cfg.options = game_options.get(cfg.game, "")
+    if not cfg.run_name:
+        cfg.run_name = f"{cfg.game}_{cfg.num_players}p_s{cfg.seed}_{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
+    run_dir = os.path.join(cfg.runs_dir, cfg.run_name)
+    if os.path.exists(os.path.join(run_dir, "checkpoints")):
+        raise SystemExit(f"{run_dir} already holds a run: use --resume {run_dir}, another --run-name, or delete it")
+    os.makedirs(run_dir, exist_ok=True)
+    atomic_write_text(os.path.join(run_dir, "config.json"), json.dumps(dataclasses.asdict(cfg), indent=2))
+    return cfg, run_dir, None, None
+
+
+def whole_rollouts(cfg) -> int:
+    """total_steps rounded up to whole rollouts (n_envs x n_steps), said on stderr when it changes."""
+    import math
+    import sys
+
+    rollout = cfg.n_envs * cfg.n_steps
+    total = math.ceil(cfg.total_steps / rollout) * rollout
+    if total != cfg.total_steps:
+        print(f"note: total_steps {cfg.total_steps} rounded up to {total} (whole rollouts of {rollout})", file=sys.stderr)
+    return total
+
+
+def new_history(cfg, total: int) -> dict:
+    """The run's bookkeeping (checkpointed with it): evaluations, the last snapshot, evaluation and
+    checkpoint steps, times, and the opponents every evaluation plays (random, and greedy where the
+    game has it)."""
+    from tabletop_rl.agents import agent_names
+
+    return {"evals": [], "last_snapshot": 0, "last_eval": 0, "last_checkpoint": 0, "last_resumed_at": -1,
+            "wall_seconds": 0.0, "env_seconds": 0.0, "eval_seconds": 0.0, "setup_seconds": 0.0,
+            "stopped_by_time_limit": False, "total_steps": total,
+            "eval_opponents": [o for o in ("random", "greedy") if o in agent_names(cfg.game)]}
+
+
+def resume_from(ckpt_path: str, ckpt: dict, model, venv, pool, history: dict, run_dir: str, total: int) -> None:
+    """`restore` the checkpoint `open_run` found, and note where the run resumed."""
+    import json
+    import sys
+
+    from tabletop_rl.training.checkpoints import atomic_write_text
+
+    restore(ckpt, model, venv, pool, history)
+    history["total_steps"] = total  # the total of this run, which --total-steps may have changed
+    name = os.path.basename(ckpt_path)
+    print(f"resumed {run_dir} from {name} at step {model.num_timesteps:,}", file=sys.stderr)
+    atomic_write_text(os.path.join(run_dir, f"resumed_{model.num_timesteps:010d}.json"),
+                      json.dumps({"checkpoint": name, "num_timesteps": model.num_timesteps}))
+
+
+def warm_start(model, cfg, history: dict, run_dir: str, setup_start: float) -> None:
+    """Imitate `bc_teacher` (if any), then evaluate the policy PPO starts from: step 0 of the curve."""
+    import sys
+
+    if cfg.bc_teacher:
+        print(f"warm start: imitating {cfg.bc_teacher} on {bc_samples(cfg):,} decisions ...", file=sys.stderr, flush=True)
+        bc = history["bc"] = behaviour_clone(model, cfg)
+        print(f"  {bc['data_seconds']:.0f} s of teacher games, {bc['fit_seconds']:.0f} s fitting, "
+              f"loss {bc['loss_by_epoch'][0]:.2f} -> {bc['loss_by_epoch'][-1]:.2f}", file=sys.stderr, flush=True)
+    if cfg.eval_every:  # where PPO starts from, on the learning curve
+        weights = policy_weights(model, cfg)
+        for opp in history["eval_opponents"]:
+            row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000)
+            history["evals"].append({**row, "steps": 0, "wall_seconds": 0.0})
+        write_eval_csv(run_dir, history["evals"])
+    history["setup_seconds"] = time.perf_counter() - setup_start
+
+
+def learn(model, cfg, run_dir: str, pool, venv, history: dict, total: int, fresh: bool) -> None:
+    """PPO up to `total` learner steps (snapshots, evaluations and checkpoints on the way: `make_callback`)."""
+    from stable_baselines3.common.logger import configure
+
+    part = history.get("resumes", 0)
+    model.set_logger(configure(os.path.join(run_dir, "logs", f"part{part}"), ["csv", "tensorboard"]))
+    remaining = total - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=make_callback(cfg, run_dir, pool, venv, history), reset_num_timesteps=fresh,
+                    tb_log_name="ppo")
+    venv.close()
+
+
+def final_evaluation(weights, cfg, history: dict, steps: int) -> tuple[list[dict], float]:
+    """(rows, seconds): `final_eval_games` seat-rotated games per evaluation opponent."""
+    import sys
+
+    final, start = [], time.perf_counter()
+    if cfg.final_eval_games:
+        print(f"evaluating over {cfg.final_eval_games} seat-rotated games per opponent ...", file=sys.stderr, flush=True)
+        for opp in history["eval_opponents"]:
+            final.append({**eval_policy(weights, cfg, opp, cfg.final_eval_games, seed=999_983), "steps": steps})
+    return final, time.perf_counter() - start
+
+
+def save_run(model, weights, cfg, run_dir: str, history: dict, final: list[dict], eval_seconds: float,
+             total: int) -> dict:
+    """model.zip, policy.npz, eval.csv, curve.png and summary.json (each written atomically); returns the summary."""
+    import json
+
+    from tabletop_rl.training.checkpoints import atomic_write_text
+    from tabletop_rl.training.reports import plot_curve
+
+    tmp = os.path.join(run_dir, "model.zip.tmp")
+    with open(tmp, "wb") as f:  # atomically: a crash never leaves a truncated model.zip
+        model.save(f)
+    os.replace(tmp, os.path.join(run_dir, "model.zip"))
+    weights.save(os.path.join(run_dir, "policy.npz"))
+    write_eval_csv(run_dir, history["evals"] + final)
+    plot_curve(run_dir, history["evals"], final, f"{cfg.game} {cfg.num_players}p self-play MaskablePPO")
+    wall, env_s = history["wall_seconds"], history["env_seconds"]
+    ppo_s = wall - history["eval_seconds"]  # PPO proper: rollouts and updates, without periodic evaluations
+    trained = model.num_timesteps
+    summary = {
+        "run_name": cfg.run_name, "run_dir": run_dir, "game": cfg.game, "num_players": cfg.num_players,
+        "steps": trained, "requested_steps": total, "stopped_by_time_limit": history["stopped_by_time_limit"],
+        "resumes": history.get("resumes", 0),
+        "throughput": {"train_seconds": wall, "warm_start_seconds": history["setup_seconds"],
+                       "periodic_eval_seconds": history["eval_seconds"],
+                       "steps_per_second": trained / ppo_s if ppo_s > 0 else 0.0,
+                       "env_seconds": env_s, "env_share": env_s / ppo_s if ppo_s > 0 else 0.0,
+                       "vec_env": resolve_vec_env(cfg), "n_envs": cfg.n_envs, "torch_threads": cfg.torch_threads},
+        "final_eval": final, "final_eval_seconds": eval_seconds, "evals": history["evals"],
+    }
+    atomic_write_text(os.path.join(run_dir, "summary.json"), json.dumps(summary, indent=2))
+    return summary
