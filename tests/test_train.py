@@ -505,3 +505,32 @@ def test_evaluate_policy_plays_as_the_ppo_bot_and_stops_playing_decided_games():
         rewards, dones, _ = core.step(np.argmax(np.where(masks, rng.random(masks.shape), -1.0), axis=1))
         assert rewards[1] == 0.0 and not dones[1]
     assert core.batch.state(1).to_dict() == before
+
+
+@pytest.mark.parametrize("game,players,vec_env", [("fae", 3, "learner"), ("fae", 4, "learner"),
+                                                  ("fantastiqa", 3, "learner"), ("fantastiqa", 4, "learner"),
+                                                  ("fae", 3, "dummy")])
+def test_three_and_four_players_train_through_the_same_path(tmp_path, capsys, game, players, vec_env):
+    """Issue 26: 3 and 4 players train through the one path for both games (and the scalar
+    SelfPlayEnv face, --vec-env dummy); the summary prints each win share next to the fair share
+    (1/N) and the value where PPO started (step 0)."""
+    cfg = train.parse_args(["--preset", "tiny", "--game", game, "--num-players", str(players), "--vec-env", vec_env,
+                            "--runs-dir", str(tmp_path), "--run-name", "r", "--n-envs", "4", "--total-steps", "512",
+                            "--eval-every", "512", "--eval-games", "4", "--final-eval-games", "4",
+                            "--checkpoint-every", "256", "--max-game-steps", "300", "--bc-samples", "256",
+                            "--snapshot-every", "256"])
+    summary = train.train(cfg)
+    out = capsys.readouterr().out
+    assert summary["num_players"] == players and summary["steps"] == 512
+    assert summary["throughput"]["vec_env"] == vec_env
+    assert [r["steps"] for r in summary["evals"]][:2] == [0, 0], "the curve starts where PPO started"
+    for r in summary["final_eval"]:
+        start = next(e for e in summary["evals"] if e["opponent"] == r["opponent"])
+        assert f"(fair share {1 / players:.3f}; at step 0: {start['win_share']:.3f};" in out
+    ckpts = sorted(glob.glob(str(tmp_path / "r" / "checkpoints" / "*.pt")))
+    assert ckpts, "checkpoints were written"
+    ckpt = train.load_checkpoint(ckpts[-1])
+    if vec_env == "learner":  # the snapshot reached the core's one pool, and its checkpoint
+        assert ckpt["fae_vector"]["meta"]["snapshot_ids"] == [0]
+    else:  # the scalar envs share the run's pool, saved once
+        assert [k for k, _ in ckpt["pool"]["snapshots"]] == [0] and len(ckpt["envs"]) == 4
