@@ -4,8 +4,9 @@ The repository keeps the design card's layout (`envs/`, `agents/` at the top); w
 them under this package, so a researcher's own `envs` or `agents` folders neither break the suite nor
 get shadowed by it:
 
-    tabletop_rl.envs     suite registry (`make`, `get_game`), the AEC base, self-play adapter, recording
+    tabletop_rl.envs     suite registry (`make`, `get_game`), the AEC base, the learner core and its faces, recording
     tabletop_rl.agents   baseline bots, the arena, game records, human play
+    tabletop_rl.training the SB3 and RLlib trainers, the one evaluation, checkpoints, reports (train.py)
     tabletop_rl.stats, tabletop_rl.options  the one Wilson interval and the one key=value parser
     tabletop_rl.shown    the loaders' bounded repr of untrusted values in error messages
     fae_rl, fantastiqa_rl  the games (unique names, importable as they are)
