@@ -8,7 +8,8 @@ periodic evaluation or checkpoint), so the figures are what a training run gets,
 same path's env alone (random learner actions, no PPO), where the paths differ:
 - Fantastiqa, with the `fantastiqa` preset's PPO settings: the learner core (`--vec-env learner`:
   ScalarBatch until a batched Fantastiqa engine is in `tabletop_rl.envs.learner.BATCHES`) at 8
-  and at 64 games, against the scalar `SelfPlayEnv` in a DummyVecEnv (`--vec-env dummy`, 8 envs).
+  and at 64 games, against the scalar `SelfPlayEnv` (the core's single-agent face: ScalarBatch, N = 1)
+  in a DummyVecEnv (`--vec-env dummy`, 8 envs).
   Target (issue 26): >= 10x the scalar path.
 - Fae, with the `make-train` settings: the learner core (what `FaeLearnerVecEnv` now is), then the
   same with a user's reward callable (`--reward-fn`: a numpy function over the batch), with a

@@ -117,12 +117,16 @@ class OpponentPool:
         return cls(fixed=d["fixed"], snapshot_prob=d["snapshot_prob"], max_snapshots=d["max_snapshots"],
                    next_id=d["next_id"], snapshots={int(k): PolicyWeights.from_dict(w) for k, w in snaps})
 
-    def load_state_dict(self, d: dict) -> None:
+    def load_state_dict(self, d: dict, obs_size: int | None = None, num_actions: int | None = None) -> None:
         """Take `from_state_dict(d)`'s snapshots and counters in place (the cores sharing this pool
-        see them); its fixed bots must be this pool's."""
+        see them); its fixed bots must be this pool's and, where given, its snapshots must map
+        `obs_size` inputs to `num_actions` logits. Nothing changes unless all of it checks out."""
         other = self.from_state_dict(d)
         if other.fixed != self.fixed:
             raise ValueError(f"OpponentPool.load_state_dict: fixed bots {other.fixed} differ from {self.fixed}")
+        if obs_size is not None and any(w.obs_size != obs_size or w.num_actions != num_actions
+                                        for w in other.snapshots.values()):
+            raise ValueError(f"OpponentPool.load_state_dict: snapshots must map {obs_size} inputs to {num_actions} actions")
         self.snapshot_prob, self.max_snapshots = other.snapshot_prob, other.max_snapshots
         self.snapshots, self.next_id = other.snapshots, other.next_id
 

@@ -50,6 +50,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(f"tabletop_rl.envs.rllib_env needs ray[rllib] ({exc}); install the `rllib` extra in its own "
                       f"environment: `make test-rllib` creates .venv-rllib") from exc
 
+from tabletop_rl.envs.game_state import integers
 from tabletop_rl.envs.opponents import OpponentPool
 from tabletop_rl.envs.selfplay import SelfPlayEnv
 
@@ -94,7 +95,7 @@ class RLlibGameEnv(MultiAgentEnv):
         # Distinct, reproducible streams per env runner (worker_index) and vector slot.
         worker = int(getattr(config, "worker_index", 0) or 0)
         vector = int(getattr(config, "vector_index", 0) or 0)
-        self.core.rng = np.random.default_rng([int(cfg.get("seed", 0)), worker, vector])
+        self.core.rng = np.random.default_rng([integers(cfg.get("seed", 0), "seed"), worker, vector])
         inner = self.env.observation_space
         self._space = spaces.Dict({
             "observations": spaces.Box(np.asarray(inner.low, np.float32), np.asarray(inner.high, np.float32),

@@ -138,6 +138,10 @@ def test_bad_config_is_named():
         RLlibGameEnv({"options": {"colour": 1}})
     with pytest.raises(ValueError, match="unknown game"):
         RLlibGameEnv({"game": "chess"})
+    with pytest.raises(ValueError, match="seed must be an int"):
+        RLlibGameEnv({"seed": 3.7})  # never coerced to 3
+    with pytest.raises(ValueError, match="reward_scale must be a finite number"):
+        RLlibGameEnv({"reward_scale": float("nan")})
 
 
 def _policy_for(env, seed=0):

@@ -279,3 +279,30 @@ def test_set_snapshot_rejects_malformed_snapshots_and_keeps_the_env():
         assert env.get_snapshot() == snap, key
     with pytest.raises(RuntimeError, match="before reset"):
         SelfPlayEnv("fae").get_snapshot()
+
+
+def test_pool_state_round_trips_and_a_bad_one_changes_nothing():
+    """The one pool's JSON state (train.py's scalar-path checkpoints): a pool of other bots or of
+    snapshots over another observation is refused, naming the problem, and the pool is unchanged."""
+    import json
+
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    env = SelfPlayEnv("fae", opponent=OpponentPool(fixed={"random": 1.0, "greedy": 1.0}, snapshot_prob=0.5))
+    n_obs, n_act = env.observation_space.shape[0], env.action_space.n
+    rng = np.random.default_rng(0)
+    env.pool.add_snapshot(PolicyWeights([(rng.normal(size=(n_obs, 4)), np.zeros(4)), (rng.normal(size=(4, n_act)),
+                                                                                      np.zeros(n_act))]))
+    state = json.loads(json.dumps(env.pool.state_dict()))
+    pool = OpponentPool(fixed={"random": 1.0, "greedy": 1.0}, snapshot_prob=0.5)
+    pool.load_state_dict(state, n_obs, n_act)
+    assert list(pool.snapshots) == [0] and pool.next_id == 1
+    with pytest.raises(ValueError, match="fixed bots"):
+        OpponentPool(fixed={"random": 1.0}).load_state_dict(state)
+    small = OpponentPool(fixed={"random": 1.0, "greedy": 1.0}, snapshot_prob=0.5)
+    with pytest.raises(ValueError, match=f"map {n_obs + 1} inputs"):
+        small.load_state_dict(state, n_obs + 1, n_act)
+    assert small.snapshots == {} and small.next_id == 0
+    for bad in (dict(state, next_id=-1), dict(state, snapshot_prob=2.0), dict(state, max_snapshots=True)):
+        with pytest.raises(ValueError):
+            OpponentPool.from_state_dict(bad)

@@ -410,7 +410,7 @@ def restore(ckpt: dict, model, venv, pool, history: dict) -> None:
     if "fae_vector" in ckpt:
         venv.unwrapped.core.set_state(ckpt["fae_vector"]["meta"], ckpt["fae_vector"]["arrays"])
     else:
-        pool.load_state_dict(ckpt["pool"])
+        pool.load_state_dict(ckpt["pool"], venv.observation_space.shape[0], venv.action_space.n)
         venv.env_method("set_opponent_pool", pool)
         for i, snap in enumerate(ckpt["envs"]):
             venv.env_method("set_snapshot", snap, indices=[i])
