@@ -9,8 +9,10 @@
 `make_learner_core(game, num_envs, num_players, **options)` takes the batch from `BATCHES` (a game
 with a batched engine: Fae's `FaeBatch`) or else `ScalarBatch` (N scalar games: any registered
 game, slower); `LearnerCore(batch, game, ...)` takes any `BatchedGame` you built. The faces over it
-(`tabletop_rl.envs.learner_envs`: the SB3 `VecEnv`, the Gymnasium `VectorEnv` and single env) are
-thin; so are the old names `FaeLearnerCore`, `FaeLearnerVecEnv`, `FaeLearnerVectorEnv`.
+(`tabletop_rl.envs.learner_envs`: the SB3 `VecEnv`, the Gymnasium `VectorEnv` and single env;
+`tabletop_rl.envs.selfplay.SelfPlayEnv`, the single env built from a game name; the RLlib env
+`tabletop_rl.envs.rllib_env.RLlibGameEnv`) are thin; so are the old names `FaeLearnerCore`,
+`FaeLearnerVecEnv`, `FaeLearnerVectorEnv`.
 
 - Seats: game i's e-th episode seats the learner at (i + e) mod num_players (`seats="rotate"`;
   `LearnerCore` also takes "random", drawn from the core's generator, or one fixed seat); the other

@@ -108,9 +108,8 @@ class SelfPlayEnv(LearnerEnv):
                            reward_scale=reward_scale, max_steps=max_steps, cut_reward=cut_reward, seed=None,
                            rule_options=batch.rule_options, observation_options=batch.observation_options,
                            seats="random" if seat is None else seat)
-        super().__init__(core)
+        super().__init__(core)  # its observation space: the AEC env's bounds (ScalarBatch.observation_space)
         self.spec_game, self.num_players, self.render_mode = spec, core.num_players, render_mode
-        self.observation_space = batch.observation_space()  # the AEC env's bounds
 
     @property
     def pool(self) -> OpponentPool:
