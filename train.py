@@ -65,7 +65,6 @@ from tabletop_rl.training.sb3 import (  # noqa: F401  (kept importable from trai
 class Config(RLlibFields):
     """Every setting of a run, one line of help each (--help); the RLlib-only ones are `RLlibFields`'."""
 
-
     # --- game
     game: str = "fae"  # registered game name (envs.get_game)
     num_players: int = 2  # players at the table (the learner takes one seat)
