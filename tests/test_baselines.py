@@ -132,3 +132,28 @@ def test_the_web_app_takes_a_version_or_a_server_policy_not_both():
     with TestClient(app, base_url="http://127.0.0.1:8000") as c:
         r = c.post("/api/games", json={"game": "fae", "bots": ["ppo:version=fae_2p_v1,policy=mine"]})
         assert r.status_code == 400 and "not both" in r.json()["error"], r.text
+
+
+# ------------------------------------------------------------------------------ the arena table
+def test_the_table_plays_every_baseline_against_the_references_and_its_elders(tmp_path):
+    from tabletop_rl.agents import baseline_table as bt
+
+    mcts = "mcts:iterations=4"
+    result = bt.run_table("fae", 2, games=4, mcts_games=2, mcts=mcts, quiet=True)
+    pairs = [(c["entrant"], c["opponent"]) for c in result["pairings"]]
+    v1, v2 = "ppo:version=fae_2p_v1", "ppo:version=fae_2p_v2"
+    assert pairs == [(v1, "random"), (v1, "greedy"), (v1, mcts), (v2, "random"), (v2, "greedy"), (v2, mcts),
+                     (v2, v1), ("greedy", "random"), (mcts, "greedy")]
+    assert [c["games"] for c in result["pairings"]] == [4, 4, 2, 4, 4, 2, 4, 4, 2]
+    games = {e["bot"]: e["games"] for e in result["entrants"]}
+    assert games == {v1: 14, v2: 14, "random": 12, "greedy": 14, mcts: 6}  # every game of every pairing
+    assert all(e["median_move_s"] > 0 and e["openskill_sigma"] > 0 for e in result["entrants"])
+    doc = tmp_path / "baselines.md"
+    doc.write_text("# Baselines\n\nintro\n")
+    for _ in range(2):  # regenerating replaces the table, and only it
+        bt.write_section(doc, "fae", 2, bt.markdown(result, "CMD"))
+    page = doc.read_text()
+    assert page.startswith("# Baselines\n\nintro\n") and page.count("<!-- baselines fae 2p -->") == 1
+    assert f"| `{v2}` |" in page and "`CMD`" in page and "Anchors: `greedy` vs `random`" in page
+    with pytest.raises(ValueError, match="no shipped fantastiqa policy for 3 players"):
+        bt.run_table("fantastiqa", 3, games=2, quiet=True)

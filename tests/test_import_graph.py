@@ -52,6 +52,7 @@ LAYERS = {
     # bots, the bot-driving loop, game records
     "bots": ["tabletop_rl.agents", "tabletop_rl.agents.base", "tabletop_rl.agents.registry",
              "tabletop_rl.agents.fae_greedy", "tabletop_rl.agents.fantastiqa_greedy", "tabletop_rl.agents.mcts",
+             "tabletop_rl.agents.first_legal",
              "tabletop_rl.agents.fantastiqa_mcts", "tabletop_rl.agents.policy_file", "tabletop_rl.agents.policy_versions",
              "tabletop_rl.agents.ppo_agent",
              "tabletop_rl.agents.rllib_agent", "tabletop_rl.agents.openspiel_bots", "tabletop_rl.agents.human",
@@ -64,7 +65,8 @@ LAYERS = {
     # what people run: the arena, terminal play, the web app
     "apps": ["tabletop_rl.agents.arena", "tabletop_rl.agents.play", "tabletop_rl.agents.web",
              "tabletop_rl.agents.web.__main__", "tabletop_rl.agents.web.server", "tabletop_rl.agents.web.views",
-             "tabletop_rl.agents.web.guard", "tabletop_rl.agents.web.bots"],
+             "tabletop_rl.agents.web.guard", "tabletop_rl.agents.web.bots",
+             "tabletop_rl.agents.baseline_table"],
 }
 LAYER_OF = {m: layer for layer, mods in LAYERS.items() for m in mods}
 
