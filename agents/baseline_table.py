@@ -160,7 +160,10 @@ def main(argv=None) -> int:
                            parse_options(args.option), quiet=args.quiet)
     except ValueError as exc:
         parser.error(str(exc))
-    command = "python -m tabletop_rl.agents.baseline_table " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = (f"python -m tabletop_rl.agents.baseline_table --game {args.game} --players {args.players} "
+               f"--games {args.games} --mcts-games {args.mcts_games}" + (f" --mcts {args.mcts}" if args.mcts != "mcts" else "")
+               + (f" --seed {args.seed}" if args.seed else "") + (f" --workers {args.workers}" if args.workers != 1 else "")
+               + "".join(f" --option {o}" for o in args.option))  # what decides the table (not --doc, --json)
     text = markdown(result, command)
     write_section(Path(args.doc), args.game, args.players, text)
     if args.json:
