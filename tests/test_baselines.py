@@ -157,3 +157,12 @@ def test_the_table_plays_every_baseline_against_the_references_and_its_elders(tm
     assert f"| `{v2}` |" in page and "`CMD`" in page and "Anchors: `greedy` vs `random`" in page
     with pytest.raises(ValueError, match="no shipped fantastiqa policy for 3 players"):
         bt.run_table("fantastiqa", 3, games=2, quiet=True)
+
+
+def test_the_table_command_refuses_a_table_size_without_baselines(capsys, tmp_path):
+    from tabletop_rl.agents import baseline_table as bt
+
+    with pytest.raises(SystemExit):
+        bt.main(["--game", "fantastiqa", "--players", "3", "--doc", str(tmp_path / "b.md")])
+    assert "no shipped fantastiqa policy for 3 players" in capsys.readouterr().err
+    assert not (tmp_path / "b.md").exists()
