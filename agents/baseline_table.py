@@ -55,7 +55,7 @@ def run_table(game: str, players: int = 2, games: int = 1000, mcts_games: int = 
     if not baselines(game, players):
         raise ValueError(f"no shipped {game} policy for {players} players; shipped: "
                          f"{[(v, version_entry(game, v)['players']) for v in version_names(game)]}")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     labels: list[str] = []
     cells, runs = [], []
     for entrant, opponent in pairings(game, players, mcts):
@@ -87,7 +87,8 @@ def run_table(game: str, players: int = 2, games: int = 1000, mcts_games: int = 
     return {"game": game, "players": players, "seed": seed, "games": games, "mcts_games": mcts_games, "mcts": mcts,
             "options": dict(options or {}), "workers": workers, "pairings": cells,
             "entrants": sorted(entrants, key=lambda e: -e["openskill_mu"]),
-            "wall_s": round(time.perf_counter() - start, 1), "date": time.strftime("%Y-%m-%d", time.gmtime())}
+            "wall_s": round(time.perf_counter() - start, 1), "cpu_s": round(time.process_time() - cpu, 1),
+            "date": time.strftime("%Y-%m-%d", time.gmtime())}
 
 
 def _share(cell: dict) -> str:
@@ -102,7 +103,8 @@ def markdown(result: dict, command: str) -> str:
     columns = [*REFERENCES, mcts, *specs[:-1]]
     by = {(c["entrant"], c["opponent"]): c for c in result["pairings"]}
     extra = " and the mean share of its opponent's seats" if players > 2 else ""
-    lines = [f"Measured {result['date']} with `{command}` ({result['wall_s'] / 60:.1f} min, "
+    cpu = "" if result.get("cpu_s") is None or result["workers"] > 1 else f", {result['cpu_s'] / 60:.1f} min of CPU"
+    lines = [f"Measured {result['date']} with `{command}` ({result['wall_s'] / 60:.1f} min wall{cpu}, "
              f"{result['workers']} worker{'s' if result['workers'] > 1 else ''}; seed {result['seed']}, duplicate "
              f"deals, seats rotated). Each cell: the row's win share against the column, one row bot and "
              f"{players - 1} of the column's, 95% Wilson interval, games{extra}; a shared win counts 1/k; "
@@ -120,7 +122,7 @@ def markdown(result: dict, command: str) -> str:
         lines.append(f"| `{b}` | " + " | ".join(cells) + " |")
     anchors = [c for c in result["pairings"] if not c["entrant"].startswith("ppo:")]
     lines += ["", "Anchors: " + "; ".join(f"`{c['entrant']}` vs `{c['opponent']}` {_share(c)}" for c in anchors) + ".",
-              "", "| entrant | OpenSkill mu +- sigma (all games) | games | median time per move |", "|---|---|---|---|"]
+              "", "| entrant | OpenSkill mu +- sigma (all games) | seat-games | median time per move |", "|---|---|---|---|"]
     for e in result["entrants"]:
         mt = "-" if e["median_move_s"] is None else f"{e['median_move_s'] * 1000:.2f} ms"
         lines.append(f"| `{e['bot']}` | {e['openskill_mu']:.2f} +- {e['openskill_sigma']:.2f} | {e['games']} | {mt} |")
