@@ -65,7 +65,7 @@ def _catalogue(tmp_path, monkeypatch, **changes) -> None:
     ({"file": "../t.npz"}, "must be a plain .npz name"),
     ({"file": "/etc/t.npz"}, "must be a plain .npz name"),
     ({"file": "t.zip"}, "must be a plain .npz name"),
-    ({"details": "../../t.json"}, "must be a plain .json name"),
+    ({"details": "../t.json"}, "must be a plain .json name"),
     ({"name": "T V1"}, "must be unique"),
     ({"players": True}, "players an int"),
     ({"extra": 1}, "exactly the keys"),
