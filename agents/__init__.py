@@ -4,7 +4,8 @@
     bot = make_agent("fae", "greedy", seed=0)
     action = bot.act(observation, action_mask, state=state, seat=seat)
 
-Bots: `random` and `mcts` (every game), `greedy` (per game), `ppo` (a trained policy; Fae 2p ships one),
+Bots: `random`, `first` (its lowest legal action: a known weakness) and `mcts` (every game), `greedy`
+(per game), `ppo` (a trained policy; shipped by version for Fae and Fantastiqa),
 and, when OpenSpiel is installed (the `openspiel` extra), `openspiel_mcts` and `openspiel_ismcts` for
 Fae (`tabletop_rl.agents.openspiel_bots`). See `tabletop_rl.agents.base.Agent` for the interface.
 """
@@ -12,7 +13,7 @@ from tabletop_rl.agents.base import Agent, RandomAgent
 from tabletop_rl.agents.registry import agent_names, make_agent, register_agent
 
 # Game bots register themselves on import.
-from tabletop_rl.agents import fae_greedy, fantastiqa_greedy, fantastiqa_mcts, mcts, ppo_agent  # noqa: E402,F401
+from tabletop_rl.agents import fae_greedy, fantastiqa_greedy, fantastiqa_mcts, first_legal, mcts, ppo_agent  # noqa: E402,F401
 
 
 

@@ -54,7 +54,8 @@ from tabletop_rl.stats import Z95, wilson_interval  # noqa: F401  (re-exported: 
 
 BULK_GAMES, BULK_CHUNK = 2000, 4  # runs of BULK_GAMES+ games hand workers BULK_CHUNK games at a time
 
-__all__ = ["ArenaConfig", "parse_agent", "schedule", "wilson_interval", "run_arena", "summarize", "main"]
+__all__ = ["ArenaConfig", "parse_agent", "schedule", "wilson_interval", "run_arena", "rate_games", "summarize",
+           "timing_summary", "main"]
 
 
 # ------------------------------------------------------------------------------- configuration
@@ -275,12 +276,30 @@ def _ranks(row: dict) -> list[int]:
     return [0 if s in winners else 1 + distinct.index(scores[s]) for s in range(n)]
 
 
-def summarize(rows: list[dict], labels: list[str], players: int) -> dict:
-    """Per-bot and per-seat results from the played rows (deterministic given the rows)."""
+def rate_games(rows: list[dict], labels: list[str]) -> list:
+    """OpenSkill (Plackett-Luce) ratings of the entrants, updated game by game in the order of `rows`
+    (`row["seats"][s]`: the entrant at seat s). An entrant at several seats of one game (the baseline
+    table's one-bot-against-copies tables) takes the mean of its seats' updates."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings = [model.rating(name=lab) for lab in labels]
+    for row in rows:
+        if not row["winners"]:
+            continue
+        seats = row["seats"]
+        new = model.rate([[ratings[j]] for j in seats], ranks=_ranks(row))
+        for j in set(seats):
+            mine = [new[s][0] for s in range(len(seats)) if seats[s] == j]
+            ratings[j] = model.rating(mu=float(np.mean([r.mu for r in mine])),
+                                      sigma=float(np.mean([r.sigma for r in mine])), name=labels[j])
+    return ratings
+
+
+def summarize(rows: list[dict], labels: list[str], players: int) -> dict:
+    """Per-bot and per-seat results from the played rows (deterministic given the rows). An entrant
+    at several seats of a game counts once per seat (its share is per seat played)."""
+    ratings = rate_games(rows, labels)
     n_entrants = len(labels)
     share = [[] for _ in range(n_entrants)]
     rets = [[] for _ in range(n_entrants)]
@@ -290,10 +309,6 @@ def summarize(rows: list[dict], labels: list[str], players: int) -> dict:
     for row in rows:
         winners = row["winners"]
         k = len(winners)
-        teams = [[ratings[row["seats"][s]]] for s in range(players)]
-        new = model.rate(teams, ranks=_ranks(row)) if winners else teams
-        for s in range(players):
-            ratings[row["seats"][s]] = new[s][0]
         for s in range(players):
             j = row["seats"][s]
             w = (1.0 / k) if s in winners else 0.0

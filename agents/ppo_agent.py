@@ -1,12 +1,18 @@
 """A bot that plays a policy trained by `train.py` (MaskablePPO), in plain numpy.
 
     from tabletop_rl.agents.ppo_agent import PPOAgent
-    bot = PPOAgent()                                   # the shipped Fae 2-player policy
+    bot = PPOAgent()                                   # the shipped Fae 2-player policy (its default version)
+    bot = PPOAgent(version="fae_2p_v1")                # an earlier shipped version, by its catalogue name
     bot = PPOAgent(path="runs/<run>/policy.npz")       # a policy file (safe to take from others)
     bot = PPOAgent(path="runs/<run>/model.zip", trust_pickle=True)   # your OWN SB3 model only
     action = bot.act(observation, action_mask)
 
     python -m tabletop_rl.agents.play fae --agents ppo greedy --games 100      # registered as "ppo"
+    python -m tabletop_rl.agents.arena --game fae --agents ppo ppo:version=fae_2p_v1 --games 400
+
+Shipped policies have stable version names (`tabletop_rl.agents.policy_versions`: a JSON catalogue
+beside the files, with the command that trained each and its measured figures); `ppo` plays the
+game's default version, the strongest measured. A version name is only ever looked up there.
 
 The agent keeps only the policy head of the actor-critic (the MLP and action layer) as numpy
 arrays (`PolicyWeights`), so playing needs neither torch nor Stable-Baselines3, a forward pass
@@ -29,7 +35,6 @@ repeat the same cycle for ever. Observations that do not repeat (every Fae game)
 from __future__ import annotations
 
 import json
-import importlib.util
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -40,18 +45,14 @@ import numpy as np
 from tabletop_rl.agents.base import Agent
 from tabletop_rl.agents.policy_file import (  # noqa: F401  (PolicyFileError and the limits: part of this API)
     ACTIVATIONS, MAX_HEADER_BYTES, MAX_LAYERS, MAX_POLICY_VALUES, PolicyFileError, file_error, read_policy_npz)
+from tabletop_rl.agents.policy_versions import POLICY_FOLDERS, version_entry, version_path
 from tabletop_rl.agents.registry import register_agent
 
 
 
-def _package_dir(name: str) -> Path:
-    """A game package's folder, found without importing it (checkout and installed wheel alike)."""
-    return Path(importlib.util.find_spec(name).origin).parent
-
-
-POLICY_DIR = _package_dir("fae_rl") / "policies"
-# game -> default policy file (Fantastiqa's is trained on the STAND-IN cards: it fits no other card set)
-SHIPPED = {"fae": POLICY_DIR / "fae_2p.npz", "fantastiqa": _package_dir("fantastiqa_rl") / "policies" / "fantastiqa_2p_STAND-IN.npz"}
+# game -> its default policy file (Fantastiqa's is trained on the STAND-IN cards: it fits no other card
+# set); every shipped version: `tabletop_rl.agents.policy_versions`
+SHIPPED = {game: version_path(game) for game in POLICY_FOLDERS}
 
 
 @dataclass
@@ -240,10 +241,9 @@ class PolicyWeights:
         return cls(weights, activation, dict(meta or {}), skip)
 
 
-def default_policy_path(game: str = "fae") -> Path:
-    if game not in SHIPPED:
-        raise ValueError(f"no shipped policy for game {game!r}; pass path=... (a train.py policy.npz or model.zip)")
-    return SHIPPED[game]
+def default_policy_path(game: str = "fae", version: str | None = None) -> Path:
+    """The shipped policy file of `game`: its default version, or `version` (a catalogue name)."""
+    return version_path(game, version)
 
 
 class PPOAgent(Agent):
@@ -252,12 +252,19 @@ class PPOAgent(Agent):
     name = "ppo"
 
     def __init__(self, seed: int | None = None, path=None, weights: PolicyWeights | None = None,
-                 deterministic: bool = True, game: str = "fae", trust_pickle: bool = False):
+                 deterministic: bool = True, game: str = "fae", trust_pickle: bool = False,
+                 version: str | None = None):
         super().__init__(seed)
         if not isinstance(deterministic, bool):  # a flag is True or False, never a truthy "no"
             raise ValueError(f"deterministic must be True or False; got {deterministic!r}")
-        self.policy = weights if weights is not None else PolicyWeights.load(path or default_policy_path(game),
-                                                                           trust_pickle=trust_pickle is True)
+        if version is not None and (path is not None or weights is not None):
+            raise ValueError("give a ppo bot one of version=, path= or weights=, not several")
+        #: the catalogue name of the shipped policy it plays (None: a file or weights of the caller's)
+        self.version = None
+        if weights is None and path is None:
+            self.version = version_entry(game, version)["name"]  # an unknown name: ValueError listing them
+            path = default_policy_path(game, self.version)
+        self.policy = weights if weights is not None else PolicyWeights.load(path, trust_pickle=trust_pickle is True)
         self.deterministic = bool(deterministic)
         # The observation it was trained on (e.g. Fae's history and action_features): the arena and
         # play_game observe for this agent with these options.
@@ -290,6 +297,40 @@ class PPOAgent(Agent):
         if not mask.any():
             raise ValueError(f"{type(self).__name__}.act: the action mask has no legal action")
         return self.choose(obs, np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf))
+
+    def act_batch(self, batch, games, rng: np.random.Generator) -> np.ndarray:
+        """int64 (N,): its move in each game of `games` (bool (N,)) of a `BatchedGame`, one policy
+        forward for all of them (the learner core moves a batched opponent this way). Observed by
+        the batch where the batch observes with this policy's options, else game by game with its
+        own. Argmax without the cycle breaking of `act` (which needs a game's history): the same
+        moves wherever no observation repeats within a game (every Fae game); sampled with `rng`
+        when not deterministic."""
+        games = np.asarray(games, dtype=np.bool_)
+        g = np.flatnonzero(games)
+        actions = np.full(batch.num_envs, -1, dtype=np.int64)
+        if not g.size:
+            return actions
+        cur = np.asarray(batch.current_player)
+        mask = batch.legal_mask()[g]
+        if self._observes_like(batch):
+            obs = batch.observe(np.where(games, cur, -1))[g]
+        else:
+            view = getattr(batch, "view", batch.state)
+            obs = np.stack([self._own_observation(view(int(i)), int(cur[i])) for i in g])
+        logits = np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf)
+        if not self.deterministic:
+            logits = logits + rng.gumbel(size=logits.shape)
+        actions[g] = np.argmax(logits, axis=1)
+        return actions
+
+    def _observes_like(self, batch) -> bool:
+        """Whether `batch.observe` encodes with this policy's observation options (ScalarBatch names
+        them; FaeBatch holds history and action_features)."""
+        theirs = getattr(batch, "observation_options", None)
+        if theirs is None and hasattr(batch, "history") and hasattr(batch, "action_features"):
+            theirs = {"history": batch.history, "action_features": batch.action_features}
+        return theirs is not None and dict(theirs) == self.observation_options \
+            and getattr(batch, "obs_size", None) == self.policy.obs_size
 
     def choose(self, obs: np.ndarray, logits: np.ndarray) -> int:
         """The move from this game's masked logits (float64, -inf where illegal) at observation

@@ -16,6 +16,12 @@ def register_agent(game: str, name: str, factory: Callable[..., Agent]) -> None:
     _FACTORIES[(game, name)] = factory
 
 
+def unregister_agent(game: str, name: str) -> None:
+    """Forget bot `name` of `game` (a no-op if it is not registered): a tool's temporary bot
+    (the exploit probe's bound target) leaves the registry as it found it."""
+    _FACTORIES.pop((game, name), None)
+
+
 def agent_names(game: str) -> list[str]:
     return sorted({n for (g, n) in _FACTORIES if g in (game, "*")})
 

@@ -38,7 +38,7 @@ fae_rl.env(num_players=2, big_stack_merge=False, history="summary", reward="win_
   `"versus"` adds, per action, the mover's own gain and its margin against the colours the other
   seats most likely hold, guessed from the public history (1,320 features in all). See
   `fae_rl.features`; zeros for a seat not to move. The options stored in a trained policy's
-  metadata say which one it was trained on (the shipped `fae_rl/policies/fae_2p.npz`: see README).
+  metadata say which one it was trained on (the shipped versions: `fae_rl/policies/versions.json`).
 - `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; all 0
   if all win) or `"score_diff"` (dense and potential-based: phi = own colour score + own ritual
   cards - best other colour's score; rewards are phi differences, so they sum to the final

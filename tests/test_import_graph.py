@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"fae_rl": "fae_rl", "fantastiqa_rl": "fantastiqa_rl", "envs": "tabletop_rl.envs",
            "agents": "tabletop_rl.agents", "tabletop_rl": "tabletop_rl"}
 # layer -> rank; a module may import ranks below its own, and its own layer
-RANKS = {"base": 0, "data": 1, "rules": 2, "encoders": 3, "env": 4, "bots": 5, "training": 6, "apps": 6}
+RANKS = {"base": 0, "data": 1, "rules": 2, "encoders": 3, "env": 4, "bots": 5, "training": 6, "apps": 6, "probes": 7}
 
 LAYERS = {
     # the contract and shared utilities: no suite imports at all
@@ -52,7 +52,9 @@ LAYERS = {
     # bots, the bot-driving loop, game records
     "bots": ["tabletop_rl.agents", "tabletop_rl.agents.base", "tabletop_rl.agents.registry",
              "tabletop_rl.agents.fae_greedy", "tabletop_rl.agents.fantastiqa_greedy", "tabletop_rl.agents.mcts",
-             "tabletop_rl.agents.fantastiqa_mcts", "tabletop_rl.agents.policy_file", "tabletop_rl.agents.ppo_agent",
+             "tabletop_rl.agents.first_legal",
+             "tabletop_rl.agents.fantastiqa_mcts", "tabletop_rl.agents.policy_file", "tabletop_rl.agents.policy_versions",
+             "tabletop_rl.agents.ppo_agent",
              "tabletop_rl.agents.rllib_agent", "tabletop_rl.agents.openspiel_bots", "tabletop_rl.agents.human",
              "tabletop_rl.agents.imitation", "tabletop_rl.agents.match", "tabletop_rl.agents.records",
              "tabletop_rl.envs.recording"],
@@ -65,7 +67,10 @@ LAYERS = {
     # what people run: the arena, terminal play, the web app
     "apps": ["tabletop_rl.agents.arena", "tabletop_rl.agents.play", "tabletop_rl.agents.web",
              "tabletop_rl.agents.web.__main__", "tabletop_rl.agents.web.server", "tabletop_rl.agents.web.views",
-             "tabletop_rl.agents.web.guard", "tabletop_rl.agents.web.bots"],
+             "tabletop_rl.agents.web.guard", "tabletop_rl.agents.web.bots",
+             "tabletop_rl.agents.baseline_table"],
+    # tools that train and then play in the arena: the exploitability probe
+    "probes": ["tabletop_rl.agents.exploit"],
 }
 LAYER_OF = {m: layer for layer, mods in LAYERS.items() for m in mods}
 

@@ -8,6 +8,7 @@ dependencies only, and drives the suite from a folder that holds its own `envs` 
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -55,13 +56,15 @@ def wheel(tmp_path_factory, repo_root) -> Path:
     return path
 
 
-def test_wheel_contents(wheel):
+def test_wheel_contents(wheel, repo_root):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"fae_rl", "fantastiqa_rl", "tabletop_rl"}, tops
     assert "fantastiqa_rl/data/fantastiqa_STAND-IN.toml" in names
-    assert {"fae_rl/policies/fae_2p.npz", "fae_rl/policies/fae_2p.json"} <= set(names)
-    assert any(n.startswith("fantastiqa_rl/policies/") and n.endswith(".npz") for n in names)
+    for folder in ("fae_rl/policies", "fantastiqa_rl/policies"):  # every shipped version, with its catalogue
+        catalogue = json.loads((repo_root / folder / "versions.json").read_text())
+        files = {f"{folder}/{v[k]}" for v in catalogue["versions"] for k in ("file", "details")}
+        assert {f"{folder}/versions.json"} | files <= set(names)
     assert {"tabletop_rl/envs/aec_base.py", "tabletop_rl/agents/arena.py", "tabletop_rl/train.py"} <= set(names)
     # The web app's page (package-data of tabletop_rl.agents.web).
     assert {f"tabletop_rl/agents/web/static/{f}" for f in ("index.html", "app.js", "style.css")} <= set(names)

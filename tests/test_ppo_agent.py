@@ -85,3 +85,27 @@ def test_sparse_first_layer_matches_the_dense_product():
     assert np.allclose(w.logits(np.stack([x, x]))[1], dense, atol=1e-5)  # batches: dense
     one = PolicyWeights([(rng.normal(size=(50, 5)), rng.normal(size=5))])
     assert np.allclose(one.logits(x), x @ one.weights[0][0] + one.weights[0][1], atol=1e-5)
+
+
+@pytest.mark.parametrize("history", ["none", "summary"])
+def test_act_batch_plays_the_moves_act_plays(history):
+    """The learner core moves a ppo opponent with act_batch (one forward for all its games): the same
+    moves as act game by game, whether the batch observes as the policy does (history=none) or not
+    (history=summary: the agent encodes its own observation per game)."""
+    from tabletop_rl.agents.match import bot_action
+    from tabletop_rl.envs import get_game
+    from tabletop_rl.envs.fae_batch import FaeBatch
+
+    spec, agent = get_game("fae"), make_agent("fae", "ppo", seed=0)
+    batch = FaeBatch(6, 2, history=history, action_features="versus")
+    batch.reset(np.arange(6) + 100)
+    assert agent._observes_like(batch) == (history == "none")
+    rng = np.random.default_rng(0)
+    for _ in range(25):  # into the middle game, with a few games left out of each call
+        games = rng.random(6) < 0.7
+        got = agent.act_batch(batch, games, rng)
+        assert (got[~games] == -1).all()
+        for i in np.flatnonzero(games):
+            assert got[i] == bot_action(agent, spec, batch.state(int(i)), int(batch.current_player[i]),
+                                        agent.observation_options)
+        batch.step(np.where(got >= 0, got, np.argmax(batch.legal_mask(), axis=1)))

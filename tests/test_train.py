@@ -163,7 +163,7 @@ def test_shipped_policy_is_the_ppo_bot_and_beats_random():
 
     path = ppo.default_policy_path("fae")
     assert path.is_file() and 50_000 < path.stat().st_size < 1_000_000
-    info = json.loads((path.parent / "fae_2p.json").read_text())
+    info = json.loads(path.with_suffix(".json").read_text())
     assert info["command"] and info["win_share"]["random"]["games"] >= 1000
     bot = make_agent("fae", "ppo", seed=0)
     assert isinstance(bot, ppo.PPOAgent) and bot.policy.meta["game"] == "fae"

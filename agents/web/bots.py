@@ -6,7 +6,8 @@ bounds (`mcts:iterations=N`, N <= MAX_MCTS_ITERATIONS). Nothing else is taken fr
 file path, no `trust_pickle`, no other keyword of `make_agent` (the arena's spec parser is not
 used here). Trained policies beyond the shipped ones are the server's: `--policy NAME=PATH`
 loads a `.npz` (never a pickle) when the server starts, and a request picks it by name
-(`ppo:policy=NAME`). The answer to a refused parameter never depends on its value, so it tells
+(`ppo:policy=NAME`); a shipped version is picked by its catalogue name (`ppo:version=NAME`,
+`tabletop_rl.agents.policy_versions`), never by a path. The answer to a refused parameter never depends on its value, so it tells
 nothing about the server's files.
 
 Moves are computed in worker threads, which cannot be stopped, so each is bounded instead: a
@@ -21,6 +22,7 @@ import concurrent.futures
 import threading
 
 from tabletop_rl.agents import agent_names, make_agent
+from tabletop_rl.agents.policy_versions import default_version, version_names
 from tabletop_rl.agents.web.guard import RequestError
 
 MAX_MCTS_ITERATIONS = 2_000
@@ -52,23 +54,33 @@ def parse_bot(text, game: str, policies: dict) -> tuple[str, dict]:
                                         f"the server has {sorted(policies.get(game, {}))}")
             params[key] = value
             continue
+        if name == "ppo" and key == "version" and eq:
+            if value not in version_names(game):
+                raise RequestError(400, f"bot 'ppo': no shipped {game} policy version {value[:40]!r}; "
+                                        f"the shipped ones are {version_names(game)}")
+            params[key] = value
+            continue
         bounds = WEB_BOTS[name].get(key)
         if bounds is None or not eq:
             allowed = [f"{k}={lo}..{hi}" for k, (lo, hi) in WEB_BOTS[name].items()] + (
-                ["policy=NAME"] if name == "ppo" else [])
+                ["policy=NAME", "version=NAME"] if name == "ppo" else [])
             raise RequestError(400, f"bot {name!r}: parameter {key[:40]!r} is not one a request may set "
                                     f"(allowed: {allowed or 'none'})")
         lo, hi = bounds
         if not (value.isdigit() and len(value) <= 12 and lo <= int(value) <= hi):
             raise RequestError(400, f"bot {name!r}: {key} must be an integer in {lo}..{hi}; got {value[:20]!r}")
         params[key] = int(value)
+    if {"policy", "version"} <= set(params):
+        raise RequestError(400, "bot 'ppo': give policy=NAME or version=NAME, not both")
     return name, params
 
 
 def offered(game: str, policies: dict) -> list[str]:
-    """The bot specs the page lists for `game` (server policies as `ppo:policy=NAME`)."""
+    """The bot specs the page lists for `game` (the shipped versions other than the default as
+    `ppo:version=NAME`, server policies as `ppo:policy=NAME`)."""
     names = [n for n in agent_names(game) if n in WEB_BOTS]
-    return names + [f"ppo:policy={p}" for p in sorted(policies.get(game, {}))]
+    shipped = [v for v in version_names(game) if v != default_version(game)] if "ppo" in names else []
+    return names + [f"ppo:version={v}" for v in shipped] + [f"ppo:policy={p}" for p in sorted(policies.get(game, {}))]
 
 
 def build_bot(game: str, name: str, params: dict, seed: int, budget: float, policies: dict):

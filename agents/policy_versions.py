@@ -1,0 +1,105 @@
+"""The shipped policies by stable version name, read from one small JSON catalogue per game.
+
+    version_names("fae")                 # ['fae_2p_v1', 'fae_2p_v2', ...]
+    default_version("fae")               # the strongest: what make_agent("fae", "ppo") plays
+    version_path("fae", "fae_2p_v1")     # fae_rl/policies/fae_2p_v1.npz
+    version_entry("fae", "fae_2p_v1")    # name, file, game, players, options, command, figures, ...
+
+The catalogue (`versions.json` beside the policy files: `fae_rl/policies/`, `fantastiqa_rl/policies/`)
+is data, never code: a version name is looked up in it and nowhere else, and the file it names must
+be a plain `.npz` name in that folder, so a name from a request or a bot spec (`ppo:version=NAME`)
+can only ever pick one of the shipped files.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+CATALOGUE_FILE = "versions.json"
+MAX_CATALOGUE_BYTES = 64 * 1024  # the catalogues are a few kB; a bigger file is not one of ours
+NAME = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
+FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}\.npz")
+DETAILS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}\.json")
+ENTRY_KEYS = {"name", "file", "details", "game", "players", "options", "command", "figures"}
+
+
+def _package_dir(name: str) -> Path:
+    """A game package's folder, found without importing it (checkout and installed wheel alike)."""
+    return Path(importlib.util.find_spec(name).origin).parent
+
+
+#: game -> the folder of its shipped policies and their catalogue
+POLICY_FOLDERS = {"fae": _package_dir("fae_rl") / "policies", "fantastiqa": _package_dir("fantastiqa_rl") / "policies"}
+
+
+def _bad(path: Path, problem: str) -> ValueError:
+    return ValueError(f"policy catalogue {path}: {problem}")
+
+
+@lru_cache(maxsize=None)
+def catalogue(game: str) -> dict:
+    """`game`'s catalogue, checked: {"default": name, "versions": {name: entry}}. ValueError names
+    the problem (a game without shipped policies, a malformed file)."""
+    if game not in POLICY_FOLDERS:
+        raise ValueError(f"no shipped policy for game {game!r}; pass path=... (a train.py policy.npz or model.zip)")
+    path = POLICY_FOLDERS[game] / CATALOGUE_FILE
+    if path.stat().st_size > MAX_CATALOGUE_BYTES:
+        raise _bad(path, f"larger than {MAX_CATALOGUE_BYTES} bytes")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _bad(path, f"not JSON ({exc})") from None
+    if not isinstance(data, dict) or set(data) != {"game", "default", "versions"} or data["game"] != game \
+            or not isinstance(data["versions"], list) or not data["versions"]:
+        raise _bad(path, f"must hold game ({game!r}), default and a non-empty list of versions")
+    versions = {}
+    for entry in data["versions"]:
+        if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
+            raise _bad(path, f"each version needs exactly the keys {sorted(ENTRY_KEYS)}")
+        name, file = entry["name"], entry["file"]
+        if not (isinstance(name, str) and NAME.fullmatch(name)) or name in versions:
+            raise _bad(path, f"version name {name!r} must be unique, lower case letters, digits and _")
+        if not (isinstance(file, str) and FILE.fullmatch(file)):
+            raise _bad(path, f"{name}: file {file!r} must be a plain .npz name in {path.parent}")
+        if not (isinstance(entry["details"], str) and DETAILS.fullmatch(entry["details"])):
+            raise _bad(path, f"{name}: details {entry['details']!r} must be a plain .json name in {path.parent}")
+        if entry["game"] != game or isinstance(entry["players"], bool) or not isinstance(entry["players"], int) \
+                or not isinstance(entry["options"], dict) or not isinstance(entry["figures"], dict):
+            raise _bad(path, f"{name}: game must be {game!r}, players an int, options and figures objects")
+        versions[name] = entry
+    if data["default"] not in versions:
+        raise _bad(path, f"default {data['default']!r} is not one of its versions {sorted(versions)}")
+    return {"default": data["default"], "versions": versions}
+
+
+def version_names(game: str) -> list[str]:
+    """The shipped versions of `game`, in the catalogue's order (oldest first); [] if it ships none."""
+    return list(catalogue(game)["versions"]) if game in POLICY_FOLDERS else []
+
+
+def default_version(game: str) -> str:
+    """The version `make_agent(game, "ppo")` plays: the strongest measured."""
+    return catalogue(game)["default"]
+
+
+def version_entry(game: str, version: str | None = None) -> dict:
+    """The catalogue entry of `version` (default: the default one); an unknown name raises
+    ValueError listing the known ones."""
+    cat = catalogue(game)
+    version = cat["default"] if version is None else version
+    if not isinstance(version, str) or version not in cat["versions"]:
+        raise ValueError(f"no shipped {game} policy version {str(version)[:80]!r}; known: {list(cat['versions'])}")
+    return cat["versions"][version]
+
+
+def version_path(game: str, version: str | None = None) -> Path:
+    """The policy file of `version` (default: the default one), inside the game's policies folder."""
+    file = version_entry(game, version)["file"]  # first: an unknown game raises naming it
+    return POLICY_FOLDERS[game] / file
+
+
+__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "catalogue", "default_version", "version_entry", "version_names",
+           "version_path"]
