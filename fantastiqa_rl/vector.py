@@ -57,11 +57,12 @@ caches), so mask+step cannot beat the core and observe+mask+step is bounded at ~
 """
 from __future__ import annotations
 
-from array import array
-
 import numpy as np
 
+from fantastiqa_rl import actions as A
 from fantastiqa_rl import obs_kernel as _kernel
+from fantastiqa_rl import vector_kernels as K
+from fantastiqa_rl import vector_state as VS
 from fantastiqa_rl.abbey_view import abbey_features
 from fantastiqa_rl.observation import _encoder
 from fantastiqa_rl.state import FantastiqaState
@@ -84,9 +85,9 @@ class FantastiqaVector:
             raise ValueError(f"greedy must be a bot class or factory (e.g. FantastiqaGreedyAgent); got {greedy!r}")
         self._greedy = greedy
         # FantastiqaState.new checks every argument (a bad value raises ValueError naming it); the
-        # probe game also gives the card tables the encoder needs.
+        # probe game also gives the card tables the encoder and the kernels need.
         probe = FantastiqaState.new(num_players, seed=0, goal=goal, card_set=card_set, **rule_options)
-        self.num_players = probe.n
+        self.num_players = n = probe.n
         self.goal, self.card_set, self.options = goal, probe.card_set, probe.options
         self._rule_options = dict(rule_options)
         self.num_actions = probe.num_actions
@@ -94,15 +95,32 @@ class FantastiqaVector:
         self.observation_size = self.obs_size = enc.size  # obs_size: the BatchedGame protocol's name
         self._tables = _kernel.Tables(enc).args()
         self._abbey_block = enc.layout["abbey"] if probe.opts["abbey"] or probe.opts["teams"] else None
-        self._games: list[FantastiqaState] = []
+        # the games: rows of (c, w) (vector_state), each game's own chance Generators beside them
+        self._cap = VS.capacity(probe.g)
+        self._fixed = VS.template(probe)
+        self._strings = VS.Strings()
+        self._cards = K.Cards(probe.g, probe.opts)
+        self._c = np.zeros((self.num_envs, VS.num_lists(n) * self._cap), dtype=np.int16)
+        self._w = np.zeros((self.num_envs, VS.w_size(n)), dtype=np.int64)
+        self._rngs: list = [None] * self.num_envs
+        self._own: list = [None] * self.num_envs
+        # a FantastiqaState per game, valid where _obj_ok (the scalar fallback and the greedy bots use it)
+        self._obj: list = [None] * self.num_envs
+        self._obj_ok = np.zeros(self.num_envs, dtype=np.bool_)
+        self._dealt = False
         self._cur = np.full(self.num_envs, -1, dtype=np.int64)     # current_player of each game
+        self._legal = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)  # valid where _legal_ok
+        self._legal_ok = np.zeros(self.num_envs, dtype=np.bool_)
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._obs = np.zeros((self.num_envs, self.observation_size), dtype=np.float32)
         self._agents: list | None = None   # greedy bots per (game, seat), made on first use
+        # what ran where (tests assert the kernels ran; the benchmark prints it)
+        self.counts = {"kernel_steps": 0, "fallback_steps": 0, "kernel_masks": 0, "fallback_masks": 0,
+                       "unpacks": 0}
 
     # ------------------------------------------------------------------ input checks
     def _check_dealt(self) -> None:
-        if not self._games:
+        if not self._dealt:
             raise ValueError("FantastiqaVector: call reset(seeds) before using the games")
 
     def _int_array(self, values, name: str) -> np.ndarray:
@@ -122,6 +140,40 @@ class FantastiqaVector:
                              f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
         return out
 
+    # ------------------------------------------------------------------ rows <-> FantastiqaState
+    def _store(self, games: list, states: list) -> None:
+        """Pack `states` into the rows of `games` (they become those games, with their Generators)."""
+        wire: list = []
+        starts = []
+        strings, pack = self._strings, VS.pack
+        for s in states:
+            starts.append(len(wire))
+            pack(s, strings, wire)
+        idx = np.asarray(games, dtype=np.int64)
+        bad = VS.scatter(np.asarray(wire, dtype=np.int64), np.asarray(starts, dtype=np.int64), idx,
+                         self._c, self._w, self._cap)
+        if bad >= 0:   # not reachable by the rules: no zone holds more than every card
+            raise ValueError(f"game {games[bad]}: a card list longer than the {self._cap} the batch holds")
+        for i, s in zip(games, states):
+            self._obj[i] = s
+            self._rngs[i], self._own[i] = s._rngs, s._own
+        self._obj_ok[idx] = True
+        self._legal_ok[idx] = False
+        self._update_cur(idx)
+
+    def _update_cur(self, idx: np.ndarray) -> None:
+        w = self._w
+        self._cur[idx] = np.where(w[idx, VS.W_PHASE] == A.TERMINAL, -1, w[idx, VS.W_CUR])
+
+    def _game(self, i: int) -> FantastiqaState:
+        """Game i as a FantastiqaState (the cached one, or built from its row): the scalar core's view."""
+        if not self._obj_ok[i]:
+            wire = VS.gather(self._c, self._w, i, self._cap).tolist()
+            self._obj[i] = VS.unpack(wire, self._fixed, self._rngs[i], self._own[i], self._strings)
+            self._obj_ok[i] = True
+            self.counts["unpacks"] += 1
+        return self._obj[i]
+
     # ------------------------------------------------------------------ dealing
     def _deal(self, games: list, seeds: np.ndarray) -> None:
         """Deal `games` (indices) with their seeds; a bad seed raises before any game changes."""
@@ -130,11 +182,10 @@ class FantastiqaVector:
             raise ValueError(f"seeds must be non-negative ints; got {bad[:5]}")
         dealt = [FantastiqaState.new(self.num_players, seed=int(seeds[i]), goal=self.goal, card_set=self.card_set,
                                      **self._rule_options) for i in games]
-        if not self._games:
-            self._games = [None] * self.num_envs
-        for i, s in zip(games, dealt):
-            self._games[i] = s
-            self._cur[i] = s.current_player
+        if games:
+            self._store(games, dealt)
+        self._dealt = True
+        for i in games:
             self._reset_agents(i)
 
     def _reset_agents(self, i: int) -> None:
@@ -170,18 +221,29 @@ class FantastiqaVector:
         self._check_dealt()
         return self._cur.copy()
 
+    def _fill_legal(self, games: np.ndarray) -> None:
+        """Make self._legal valid for `games` (unfinished): the kernel where ported, else the scalar core."""
+        need = games[~self._legal_ok[games]]
+        if not need.size:
+            return
+        legal = self._legal
+        legal[need] = False
+        done = K.legal(self._c, self._w, need, legal, self._cap, self._cards.hk)
+        rest = need[done == 0].tolist()
+        self.counts["kernel_masks"] += need.size - len(rest)
+        self.counts["fallback_masks"] += len(rest)
+        for i in rest:
+            legal[i, self._game(i).legal_actions()] = True
+        self._legal_ok[need] = True
+
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """bool (N, num_actions): the current mover's legal actions; all False where the game is over."""
         self._check_dealt()
         out = self._out(out, self._mask)
-        out[:] = False
-        games = self._games
         live = np.flatnonzero(self._cur >= 0)
-        if live.size:
-            legal = [games[i].legal_actions() for i in live.tolist()]
-            counts = np.fromiter(map(len, legal), dtype=np.int64, count=live.size)
-            flat = np.concatenate(legal) + np.repeat(live * self.num_actions, counts)
-            out.reshape(-1)[flat] = True
+        self._fill_legal(live)
+        out[:] = False
+        out[live] = self._legal[live]
         return out
 
     def observe(self, seats=None, out: np.ndarray | None = None) -> np.ndarray:
@@ -203,30 +265,34 @@ class FantastiqaVector:
         if rows.size < self.num_envs:
             out[seats < 0] = 0.0
         if rows.size:
-            packed: list = []
-            starts = []
-            games, pack, mark = self._games, _kernel.pack, starts.append
-            seat_list = seats[rows].tolist()
-            for i, seat in zip(rows.tolist(), seat_list):
-                mark(len(packed))
-                pack(games[i], seat, packed)
-            _kernel.encode(np.frombuffer(array("q", packed), dtype=np.int64), np.asarray(starts, dtype=np.int64),
-                           rows, out, *self._tables)
+            d, starts = K.obs_wire(self._c, self._w, rows, seats[rows], self.num_players, self._cap)
+            _kernel.encode(d, starts, rows, out, *self._tables)
             if self._abbey_block is not None:
                 block = self._abbey_block
-                for i, seat in zip(rows.tolist(), seat_list):
-                    out[i, block] = abbey_features(games[i], seat)
+                for i, seat in zip(rows.tolist(), seats[rows].tolist()):
+                    out[i, block] = abbey_features(self._game(i), seat)
         return out
 
     def returns(self) -> np.ndarray:
         """float64 (N, num_players): each game's `FantastiqaState.returns()` (zeros until it is over)."""
         self._check_dealt()
-        return np.stack([s.returns() for s in self._games])
+        n, w = self.num_players, self._w
+        r = np.zeros((self.num_envs, n), dtype=np.float64)
+        for i in np.flatnonzero(w[:, VS.W_NWIN] > 0).tolist():
+            k = int(w[i, VS.W_NWIN])
+            if k < n:      # as FantastiqaState.returns
+                r[i] = -1.0 / (n - k)
+                r[i, w[i, VS.W_WIN:VS.W_WIN + k]] = 1.0 / k
+        return r
 
     def state(self, i: int) -> FantastiqaState:
         """A `FantastiqaState` equal (to_dict) to game i (a copy: changing it does not change the game)."""
         self._check_dealt()
-        return self._games[self._check_index(i)].clone()
+        i = self._check_index(i)
+        s = self._game(i)
+        c = s.clone()      # the clone and game i now share their Generators copy-on-write
+        self._own[i] = s._own
+        return c
 
     def set_state(self, i: int, state: FantastiqaState) -> None:
         """Make game i equal (to_dict) to `state` (a copy of it), which must be a game of this vector's
@@ -239,10 +305,9 @@ class FantastiqaVector:
         if theirs != mine:
             raise ValueError(f"state is a game of (num_players, goal, card_set, options) {theirs}; this "
                              f"FantastiqaVector plays {mine}")
-        if not self._games:
+        if not self._dealt:
             self.reset(np.zeros(self.num_envs, dtype=np.int64))
-        self._games[i] = state.clone()
-        self._cur[i] = state.current_player
+        self._store([i], [state.clone()])
         self._reset_agents(i)
 
     # ------------------------------------------------------------------ transitions
@@ -254,21 +319,36 @@ class FantastiqaVector:
         """
         self._check_dealt()
         actions = self._int_array(actions, "actions")
-        live = np.flatnonzero(self._chosen(games)).tolist()
-        games = self._games
-        moves = actions[live].tolist()
-        for i, a in zip(live, moves):
-            if a not in games[i].legal_set():
-                try:   # the scalar core words the reason (on a copy, so that no game changes)
-                    games[i].clone().apply(a)
-                except ValueError as e:
-                    raise ValueError(f"game {i}: {e}") from None
-                raise ValueError(f"game {i}: action {a} is illegal")  # unreachable unless legal_set and apply disagree
-        cur = self._cur
-        for i, a in zip(live, moves):
-            s = games[i]
-            s.apply(a)
-            cur[i] = s.current_player
+        live = np.flatnonzero(self._chosen(games))
+        if not live.size:
+            return
+        self._fill_legal(live)
+        moves = actions[live]
+        in_range = (moves >= 0) & (moves < self.num_actions)
+        ok = in_range.copy()
+        ok[in_range] = self._legal[live[in_range], moves[in_range]]
+        if not ok.all():
+            i, a = int(live[~ok][0]), int(moves[~ok][0])
+            try:   # the scalar core words the reason (on a copy, so that no game changes)
+                self.state(i).apply(a)
+            except ValueError as e:
+                raise ValueError(f"game {i}: {e}") from None
+            raise ValueError(f"game {i}: action {a} is illegal")  # unreachable unless the mask and apply disagree
+        cards = self._cards
+        done = K.step(self._c, self._w, live, moves, self._cap, cards.hk, cards.held, cards.forbid_loops)
+        fast = live[done == 1]
+        self._obj_ok[fast] = False
+        self.counts["kernel_steps"] += fast.size
+        rest = done == 0
+        slow, slow_moves = live[rest].tolist(), moves[rest].tolist()
+        if slow:
+            self.counts["fallback_steps"] += len(slow)
+            states = [self._game(i) for i in slow]
+            for s, a in zip(states, slow_moves):
+                s.apply(a)
+            self._store(slow, states)
+        self._legal_ok[live] = False
+        self._update_cur(fast)
 
     def _chosen(self, games) -> np.ndarray:
         """bool (N,): the unfinished games, of those `games` (a bool (N,) array, or None: all) names."""
@@ -293,15 +373,16 @@ class FantastiqaVector:
         if self._agents is None:
             self._agents = [[self._greedy() for _ in range(self.num_players)] for _ in range(self.num_envs)]
         out = np.full(self.num_envs, -1, dtype=np.int64)
-        agents, states = self._agents, self._games
+        agents = self._agents
         for i in np.flatnonzero(want).tolist():
-            s = states[i]
+            s = self._game(i)
             p = s.cur
             out[i] = agents[i][p].act(None, None, state=s, seat=p)
+            self._own[i] = s._own   # a bot's clones share the Generators copy-on-write
         return out
 
     def __repr__(self) -> str:
-        where = f"{int(self.terminated.sum())} of {self.num_envs} over" if self._games else "not dealt"
+        where = f"{int(self.terminated.sum())} of {self.num_envs} over" if self._dealt else "not dealt"
         return (f"FantastiqaVector(num_envs={self.num_envs}, num_players={self.num_players}, goal={self.goal!r}; "
                 f"{where})")
 

@@ -1,0 +1,275 @@
+"""The rules kernels of `fantastiqa_rl.vector.FantastiqaVector`: numba ports of `FantastiqaState`'s hot
+decisions over the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and lengths).
+
+Each kernel takes the games to handle and says per game whether it did (1) or left it to the
+caller (0), who then runs the scalar core on that game (`FantastiqaVector`'s fallback). A kernel
+never draws from a chance Generator: a step that would (a draw that reshuffles, a statue draw) is
+left to the scalar core. Card data comes in as tables built from the card file (`Cards`); nothing
+about a card is compiled in.
+
+Ported (line by line from fantastiqa_rl.rules / turn_flow; tests/test_fantastiqa_vector_kernels.py
+checks each path against the scalar core and that the kernel took it):
+- legal actions of END_DISCARD;
+- transitions: END_DISCARD discard a card, MAIN DONE (the end of a turn, up to END_DISCARD),
+  MAIN FREE_ACTION, MAIN VISIT_STATUE, MAIN ADVENTURE, and CANCEL of STATUE_OPTION / ADV_MOVE.
+- `obs_wire`: a seat's observation input (the ints `fantastiqa_rl.obs_kernel.encode` reads) from a
+  row, so the observation needs no Python per game.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fantastiqa_rl import actions as A
+from fantastiqa_rl.powers import kind_held_in_play
+from fantastiqa_rl.vector_state import (G_LISTS, L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DECK, L_BOOSTED,
+                                        L_CREATURE_DECK, L_DRAGONS, L_IN_PLAY, L_PAY, L_POWERED, L_QUEST_DECK,
+                                        L_RELEASE, L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS,
+                                        NUM_POSITIONS, NUM_SPACES, P_C_CARDS, P_C_OF, P_C_ORDER, P_COMPLETED,
+                                        P_DECK, P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_BONUS, S_CARPETS, S_GEMS,
+                                        S_POS, S_RESHUFFLES, S_SCORES, S_TOKEN, W_ACTION_USED, W_BGEMS, W_BOARD,
+                                        W_COUNT, W_CUR, W_KEY, W_LEN, W_NAMEPOS, W_OBONUS, W_OPEN, W_PHASE, W_PLUS,
+                                        W_PREV, W_REASON, W_REGION, W_SEATS, W_STATUE, W_SUPPLY, W_TARGET,
+                                        W_TURNS, W_VISITED, W_CANCELS)
+
+
+class Cards:
+    """Per-vector tables for the kernels: card instance -> hand kind, and per hand kind whether a
+    card played for its power lies in play until the end of the turn (`powers.kind_held_in_play`)."""
+
+    def __init__(self, g, opts: dict):
+        self.hk = np.asarray(g.I_HAND_KIND, dtype=np.int64)
+        self.held = np.asarray([kind_held_in_play(opts, g, k) for k in range(g.layout.K)], dtype=np.bool_)
+        self.forbid_loops = opts["turn_loops"] == "forbid"   # Q-T2: CANCEL counts against the budget
+
+
+# ---------------------------------------------------------------- list helpers (row i, list j, capacity cap)
+@njit(cache=True, inline="always")
+def _len(w, i, j):
+    return w[i, W_LEN + j]
+
+
+@njit(cache=True, inline="always")
+def _seat(p, f):
+    return G_LISTS + P_LISTS * p + f
+
+
+@njit(cache=True)
+def _append(c, w, i, j, cap, x):
+    k = w[i, W_LEN + j]
+    c[i, j * cap + k] = x
+    w[i, W_LEN + j] = k + 1
+
+
+@njit(cache=True)
+def _remove(c, w, i, j, cap, x):
+    """Remove the first x from list j (as list.remove)."""
+    k = w[i, W_LEN + j]
+    base = j * cap
+    t = 0
+    while c[i, base + t] != x:
+        t += 1
+    for u in range(t, k - 1):
+        c[i, base + u] = c[i, base + u + 1]
+    w[i, W_LEN + j] = k - 1
+
+
+@njit(cache=True)
+def _contains(c, w, i, j, cap, x):
+    base = j * cap
+    for t in range(w[i, W_LEN + j]):
+        if c[i, base + t] == x:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _find(c, w, i, j, cap, hk, k, prefer_boosted):
+    """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
+    base = j * cap
+    nb = w[i, W_LEN + L_BOOSTED]
+    best = -1
+    for t in range(w[i, W_LEN + j]):
+        x = c[i, base + t]
+        if hk[x] == k:
+            if nb == 0 or _contains(c, w, i, L_BOOSTED, cap, x) == prefer_boosted:
+                return x
+            best = x
+    return best
+
+
+# ---------------------------------------------------------------- legal actions
+@njit(cache=True)
+def legal(c, w, games, out, cap, hk):
+    """out[i] = the legal actions of game i (out[i] is all False on entry), for the decisions
+    ported; returns 1 per game handled, 0 where the caller must ask the scalar core."""
+    done = np.zeros(games.size, dtype=np.int8)
+    for g in range(games.size):
+        i = games[g]
+        ph = w[i, W_PHASE]
+        p = w[i, W_CUR]
+        if ph == A.END_DISCARD:                     # Rules._legal_end_discard
+            out[i, A.DONE] = True
+            j = _seat(p, P_HAND)
+            for t in range(_len(w, i, j)):
+                out[i, A.HAND + hk[c[i, j * cap + t]]] = True
+            done[g] = 1
+    return done
+
+
+# ---------------------------------------------------------------- transitions
+@njit(cache=True)
+def step(c, w, games, actions, cap, hk, held, forbid_loops):
+    """Apply actions[g] (legal: the caller checked) to game games[g] where ported; returns 1 per game
+    stepped, 0 where the caller must (nothing of that game changed then)."""
+    done = np.zeros(games.size, dtype=np.int8)
+    for g in range(games.size):
+        i, a = games[g], actions[g]
+        ph = w[i, W_PHASE]
+        p = w[i, W_CUR]
+        hand = _seat(p, P_HAND)
+        if ph == A.END_DISCARD:
+            if a == A.DONE:
+                continue                            # draws (may reshuffle) and starts a turn
+            x = _find(c, w, i, hand, cap, hk, a - A.HAND, False)
+            _remove(c, w, i, hand, cap, x)
+            _append(c, w, i, _seat(p, P_DISCARD), cap, x)
+        elif ph == A.MAIN:
+            if a == A.DONE:                         # TurnFlow._end_turn, unless the hand is empty
+                pw = L_POWERED * cap
+                n_pw = _len(w, i, L_POWERED)
+                left = _len(w, i, hand)
+                for t in range(n_pw):
+                    x = c[i, pw + t]
+                    if not held[hk[x]] and _contains(c, w, i, hand, cap, x):
+                        left -= 1
+                if left == 0:
+                    continue                        # _finish_turn draws: the scalar core
+                discard = _seat(p, P_DISCARD)
+                for t in range(n_pw):
+                    x = c[i, pw + t]
+                    if held[hk[x]]:
+                        _append(c, w, i, discard, cap, x)
+                    elif _contains(c, w, i, hand, cap, x):
+                        _remove(c, w, i, hand, cap, x)
+                        _append(c, w, i, discard, cap, x)
+                w[i, W_LEN + L_POWERED] = 0
+                w[i, W_PHASE] = A.END_DISCARD
+            elif a == A.FREE_ACTION:
+                w[i, W_PHASE] = A.FREE_MENU
+            elif a == A.VISIT_STATUE:
+                w[i, W_KEY] = 0
+                w[i, W_PHASE] = A.STATUE_OPTION
+            elif a == A.ADVENTURE:
+                w[i, W_VISITED] = 1 << w[i, W_SEATS + MAX_SEATS * S_POS + p]
+                w[i, W_PREV] = -1
+                w[i, W_COUNT] = 0
+                w[i, W_LEN + L_ADVENTURE] = 0
+                w[i, W_PHASE] = A.ADV_MOVE
+            else:
+                continue
+        elif (ph == A.STATUE_OPTION or ph == A.ADV_MOVE) and a == A.CANCEL:
+            if forbid_loops:
+                w[i, W_CANCELS] += 1
+            w[i, W_PHASE] = A.MAIN
+        else:
+            continue
+        done[g] = 1
+    return done
+
+
+# ---------------------------------------------------------------- the observation's input
+@njit(cache=True)
+def _obs_len(w, i, seat, n):
+    total = 25 + 3 * NUM_POSITIONS + 2 * NUM_SPACES + 11 * n + (2 + 3 * n + 8)
+    total += _len(w, i, _seat(seat, P_HAND)) + _len(w, i, _seat(seat, P_DECK))
+    for p in range(n):
+        total += _len(w, i, _seat(p, P_DISCARD)) + _len(w, i, _seat(p, P_QUESTS)) + \
+            _len(w, i, _seat(p, P_COMPLETED))
+        total += 1 + 2 * _len(w, i, _seat(p, P_C_ORDER)) + _len(w, i, _seat(p, P_C_CARDS))
+    for j in (L_PAY, L_RELEASE, L_ADVENTURE, L_BOOSTED, L_POWERED, L_IN_PLAY, L_REVEALED, L_TOKEN_LEFT):
+        total += _len(w, i, j)
+    return total
+
+
+@njit(cache=True)
+def obs_wire(c, w, games, seats, n, cap):
+    """(d, starts): for each games[g], what `obs_kernel.pack(state, seats[g], ...)` appends, from the rows."""
+    starts = np.empty(games.size, dtype=np.int64)
+    total = 0
+    for g in range(games.size):
+        starts[g] = total
+        total += _obs_len(w, games[g], seats[g], n)
+    d = np.empty(total, dtype=np.int64)
+    for g in range(games.size):
+        i, seat = games[g], seats[g]
+        at = starts[g]
+        head = (seat, w[i, W_PHASE], w[i, W_CUR], w[i, W_ACTION_USED], w[i, W_KEY], w[i, W_PLUS], w[i, W_COUNT],
+                w[i, W_TURNS], n, w[i, W_TARGET], w[i, W_VISITED], w[i, W_REASON])
+        for x in head:
+            d[at] = x
+            at += 1
+        for x in range(NUM_OPEN_QUESTS):
+            d[at] = w[i, W_OPEN + x]
+            at += 1
+        for x in range(NUM_OPEN_QUESTS):
+            d[at] = w[i, W_OBONUS + x]
+            at += 1
+        for x in range(4):
+            d[at] = w[i, W_SUPPLY + x]
+            at += 1
+        for j in (L_DRAGONS, L_CREATURE_DECK, L_ARTIFACT_DECK, L_BEAST_DECK, L_QUEST_DECK):
+            d[at] = _len(w, i, j)
+            at += 1
+        for x in range(3 * NUM_POSITIONS):          # region_at, statue_at, name_pos
+            d[at] = w[i, W_REGION + x]
+            at += 1
+        for x in range(2 * NUM_SPACES):             # board, board_gems
+            d[at] = w[i, W_BOARD + x]
+            at += 1
+        for f in (S_POS, S_GEMS, S_CARPETS, S_RESHUFFLES, S_SCORES, S_BONUS):
+            for p in range(n):
+                d[at] = w[i, W_SEATS + MAX_SEATS * f + p]
+                at += 1
+        for f in (P_HAND, P_DECK, P_DISCARD, P_COMPLETED):
+            for p in range(n):
+                d[at] = _len(w, i, _seat(p, f))
+                at += 1
+        for p in range(n):
+            d[at] = w[i, W_SEATS + MAX_SEATS * S_TOKEN + p]
+            at += 1
+        lists = np.empty(2 + 3 * n + 8, dtype=np.int64)
+        lists[0], lists[1] = _seat(seat, P_HAND), _seat(seat, P_DECK)
+        for p in range(n):
+            lists[2 + p] = _seat(p, P_DISCARD)
+            lists[2 + n + p] = _seat(p, P_QUESTS)
+            lists[2 + 2 * n + p] = _seat(p, P_COMPLETED)
+        turn = (L_PAY, L_RELEASE, L_ADVENTURE, L_BOOSTED, L_POWERED, L_IN_PLAY, L_REVEALED, L_TOKEN_LEFT)
+        for x in range(8):
+            lists[2 + 3 * n + x] = turn[x]
+        for j in lists:
+            d[at] = _len(w, i, j)
+            at += 1
+        for j in lists:
+            base = j * cap
+            for t in range(_len(w, i, j)):
+                d[at] = c[i, base + t]
+                at += 1
+        for p in range(n):                          # committed: quests in order, each with its cards
+            order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
+            m = _len(w, i, order)
+            d[at] = m
+            at += 1
+            for t in range(m):
+                q = c[i, order * cap + t]
+                d[at] = q
+                cnt = at + 1
+                at += 2
+                k = 0
+                for u in range(_len(w, i, cards)):
+                    if c[i, of * cap + u] == q:
+                        d[at] = c[i, cards * cap + u]
+                        at += 1
+                        k += 1
+                d[cnt] = k
+    return d, starts
