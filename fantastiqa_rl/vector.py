@@ -99,7 +99,10 @@ class FantastiqaVector:
         self._cap = VS.capacity(probe.g)
         self._fixed = VS.template(probe)
         self._strings = VS.Strings()
-        self._cards = K.Cards(probe.g, probe.opts)
+        cards = K.Cards(probe.g, probe.opts, n)
+        self._T = cards.args()
+        self._kernels = cards.ok       # False: every decision by the scalar core (see vector_rules.Cards)
+        self._quest0 = probe.layout.quest
         self._c = np.zeros((self.num_envs, VS.num_lists(n) * self._cap), dtype=np.int16)
         self._w = np.zeros((self.num_envs, VS.w_size(n)), dtype=np.int64)
         self._rngs: list = [None] * self.num_envs
@@ -228,7 +231,8 @@ class FantastiqaVector:
             return
         legal = self._legal
         legal[need] = False
-        done = K.legal(self._c, self._w, need, legal, self._cap, self._cards.hk)
+        done = K.legal(self._c, self._w, need, legal, self._cap, self._T, self._quest0) if self._kernels \
+            else np.zeros(need.size, dtype=np.int8)
         rest = need[done == 0].tolist()
         self.counts["kernel_masks"] += need.size - len(rest)
         self.counts["fallback_masks"] += len(rest)
@@ -334,8 +338,8 @@ class FantastiqaVector:
             except ValueError as e:
                 raise ValueError(f"game {i}: {e}") from None
             raise ValueError(f"game {i}: action {a} is illegal")  # unreachable unless the mask and apply disagree
-        cards = self._cards
-        done = K.step(self._c, self._w, live, moves, self._cap, cards.hk, cards.held, cards.forbid_loops)
+        done = K.step(self._c, self._w, live, moves, self._cap, self._T) if self._kernels \
+            else np.zeros(live.size, dtype=np.int8)
         fast = live[done == 1]
         self._obj_ok[fast] = False
         self.counts["kernel_steps"] += fast.size

@@ -21,7 +21,10 @@ import numpy as np
 from numba import njit
 
 from fantastiqa_rl import actions as A
-from fantastiqa_rl.powers import kind_held_in_play
+from fantastiqa_rl.options import CANCEL_BUDGET
+from fantastiqa_rl.board import P_FLY
+from fantastiqa_rl import vector_rules as R
+from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
 from fantastiqa_rl.vector_state import (G_LISTS, L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DECK, L_BOOSTED,
                                         L_CREATURE_DECK, L_DRAGONS, L_IN_PLAY, L_PAY, L_POWERED, L_QUEST_DECK,
                                         L_RELEASE, L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS,
@@ -31,16 +34,6 @@ from fantastiqa_rl.vector_state import (G_LISTS, L_ADVENTURE, L_ARTIFACT_DECK, L
                                         W_COUNT, W_CUR, W_KEY, W_LEN, W_NAMEPOS, W_OBONUS, W_OPEN, W_PHASE, W_PLUS,
                                         W_PREV, W_REASON, W_REGION, W_SEATS, W_STATUE, W_SUPPLY, W_TARGET,
                                         W_TURNS, W_VISITED, W_CANCELS)
-
-
-class Cards:
-    """Per-vector tables for the kernels: card instance -> hand kind, and per hand kind whether a
-    card played for its power lies in play until the end of the turn (`powers.kind_held_in_play`)."""
-
-    def __init__(self, g, opts: dict):
-        self.hk = np.asarray(g.I_HAND_KIND, dtype=np.int64)
-        self.held = np.asarray([kind_held_in_play(opts, g, k) for k in range(g.layout.K)], dtype=np.bool_)
-        self.forbid_loops = opts["turn_loops"] == "forbid"   # Q-T2: CANCEL counts against the budget
 
 
 # ---------------------------------------------------------------- list helpers (row i, list j, capacity cap)
@@ -100,28 +93,84 @@ def _find(c, w, i, j, cap, hk, k, prefer_boosted):
 
 # ---------------------------------------------------------------- legal actions
 @njit(cache=True)
-def legal(c, w, games, out, cap, hk):
+def _legal_row(c, w, i, cap, T, row, scratch, quest0):
+    """Write game i's legal actions into row (all False on entry) where its decision is ported;
+    returns False (row untouched) where it is not."""
+    flags = T[12]
+    hk = T[0]
+    ph = w[i, W_PHASE]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    if ph == A.END_DISCARD:                         # Rules._legal_end_discard
+        row[A.DONE] = True
+        for t in range(_len(w, i, hand)):
+            row[A.HAND + hk[c[i, hand * cap + t]]] = True
+        return True
+    if ph == A.MAIN:                                # Rules._legal_main
+        if flags[R.F_ABBEY]:
+            return False                            # EXPLORE: the scalar core
+        row[A.DONE] = True
+        if not w[i, W_ACTION_USED]:
+            pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+            dests = np.empty(NUM_POSITIONS, dtype=np.int64)
+            if R.pay_moves(c, w, i, cap, T, p, 1 << pos, -1, dests):
+                row[A.ADVENTURE] = True
+            if R.statue_options(c, w, i, cap, p, 0):
+                row[A.VISIT_STATUE] = True
+            qs = np.empty(_len(w, i, _seat(p, P_QUESTS)) + NUM_OPEN_QUESTS, dtype=np.int64)
+            for t in range(R.completable(c, w, i, cap, T, p, qs)):
+                row[quest0 + T[1][qs[t]]] = True
+        if R.legal_free(c, w, i, cap, T, p, scratch):
+            row[A.FREE_ACTION] = True
+            scratch[:] = False
+        return True
+    if ph == A.FREE_MENU:
+        R.legal_free(c, w, i, cap, T, p, row)
+    elif ph == A.STATUE_OPTION:                     # Statues._legal_statue_option
+        R.write_statue_options(row, R.statue_options(c, w, i, cap, p, 0))
+        if not w[i, W_KEY]:
+            row[A.CANCEL] = True
+    elif ph == A.ADV_MOVE:                          # Rules._legal_adv_move
+        visited, prev = w[i, W_VISITED], w[i, W_PREV]
+        dests = np.empty(NUM_POSITIONS, dtype=np.int64)
+        for t in range(R.pay_moves(c, w, i, cap, T, p, visited, prev, dests)):
+            row[A.REGION + dests[t]] = True
+        row[A.DONE if w[i, W_COUNT] else A.CANCEL] = True
+        if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, T, p, True, visited, prev):
+            if w[i, W_SEATS + MAX_SEATS * S_CARPETS + p]:
+                row[A.CARPET] = True
+            n_pw = _len(w, i, L_POWERED)
+            for t in range(_len(w, i, hand)):
+                x = c[i, hand * cap + t]
+                if T[5][hk[x]] == P_FLY and not (n_pw and _contains(c, w, i, L_POWERED, cap, x)):
+                    row[A.HAND + hk[x]] = True
+    else:
+        return False
+    if flags[R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:   # Rules._legal_list
+        if np.count_nonzero(row) > 1:
+            row[A.CANCEL] = False
+    return True
+
+
+@njit(cache=True)
+def legal(c, w, games, out, cap, T, quest0):
     """out[i] = the legal actions of game i (out[i] is all False on entry), for the decisions
     ported; returns 1 per game handled, 0 where the caller must ask the scalar core."""
     done = np.zeros(games.size, dtype=np.int8)
+    scratch = np.zeros(out.shape[1], dtype=np.bool_)
     for g in range(games.size):
         i = games[g]
-        ph = w[i, W_PHASE]
-        p = w[i, W_CUR]
-        if ph == A.END_DISCARD:                     # Rules._legal_end_discard
-            out[i, A.DONE] = True
-            j = _seat(p, P_HAND)
-            for t in range(_len(w, i, j)):
-                out[i, A.HAND + hk[c[i, j * cap + t]]] = True
+        if _legal_row(c, w, i, cap, T, out[i], scratch, quest0):
             done[g] = 1
     return done
 
 
 # ---------------------------------------------------------------- transitions
 @njit(cache=True)
-def step(c, w, games, actions, cap, hk, held, forbid_loops):
+def step(c, w, games, actions, cap, T):
     """Apply actions[g] (legal: the caller checked) to game games[g] where ported; returns 1 per game
     stepped, 0 where the caller must (nothing of that game changed then)."""
+    hk, held, forbid_loops = T[0], T[7], T[12][R.F_FORBID]
     done = np.zeros(games.size, dtype=np.int8)
     for g in range(games.size):
         i, a = games[g], actions[g]

@@ -1,0 +1,414 @@
+"""The rule queries the batched kernels ask (`fantastiqa_rl.vector_kernels`), as numba functions over one
+packed row (`fantastiqa_rl.vector_state`): payment values (`fantastiqa_rl.payment`), adventure steps,
+statue options, completable quests, commit targets and the free actions (`fantastiqa_rl.rules`,
+`statues`, `powers`). Each is a line-by-line port of the scalar function named in its docstring.
+
+Card data stays data: `Cards` builds every per-kind and per-quest table from the card file's
+`Game` tables (payment profiles, including Curious-Companion-style wild pairs, powers, symbols,
+quest needs and regions). A card file whose quests name one symbol twice (where the scalar core
+reads the needs as a dict) gets `Cards.ok = False`, and the vector leaves every decision to the
+scalar core.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fantastiqa_rl import actions as A
+from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
+from fantastiqa_rl.powers import kind_held_in_play
+from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, TELEPORT_COST
+from fantastiqa_rl.vector_state import (G_LISTS, L_ARTIFACT_DECK, L_BOOSTED, L_DRAGONS, L_POWERED,
+                                        L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
+                                        P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, S_GEMS, S_POS,
+                                        S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_LEN, W_OPEN, W_REGION,
+                                        W_SEATS, W_STATUE)
+
+
+def _padded(rows) -> tuple[np.ndarray, np.ndarray]:
+    width = max(1, max((len(r) for r in rows), default=0))
+    table = np.full((len(rows), width), -1, dtype=np.int64)
+    for i, r in enumerate(rows):
+        table[i, :len(r)] = r
+    return table, np.asarray([len(r) for r in rows], dtype=np.int64)
+
+
+NB_SPACE, NB_N = _padded([[c for c, _ in nb] for nb in NEIGHBOURS])
+NB_DEST, _ = _padded([[d for _, d in nb] for nb in NEIGHBOURS])
+
+
+class Cards:
+    """The card file's tables for the kernels (one vector: one card file, table size and rule set)."""
+
+    def __init__(self, g, opts: dict, n: int):
+        K = g.layout.K
+        self.hk = np.asarray(g.I_HAND_KIND, dtype=np.int64)
+        self.qk = np.asarray(g.I_QUEST_KIND, dtype=np.int64)
+        prof = np.zeros((2, K, 3), dtype=np.int64)          # [doubled?, kind] -> (a, b, m); m = 0: no symbols
+        for k in range(K):
+            for d, p in enumerate((g.K_PROFILE[k], g.K_DOUBLED_PROFILE[k])):
+                if p is not None:
+                    prof[d, k] = p
+        self.prof = prof
+        self.vuln = np.asarray(g.K_VULN, dtype=np.int64)
+        self.strength = np.asarray(g.K_STRENGTH, dtype=np.int64)
+        self.power = np.asarray(g.K_POWER, dtype=np.int64)
+        self.syms = np.zeros((K, NUM_SYMBOLS), dtype=np.bool_)
+        for k, ss in enumerate(g.K_SYMS):
+            for s in ss:
+                self.syms[k, s] = True
+        self.held = np.asarray([kind_held_in_play(opts, g, k) for k in range(K)], dtype=np.bool_)
+        Q = g.layout.Q
+        self.qregion = np.asarray(g.Q_REGION, dtype=np.int64)
+        width = max(1, max(len(nd) for nd in g.Q_NEEDS))
+        self.need_sym = np.full((Q, width), -1, dtype=np.int64)
+        self.need_cnt = np.zeros((Q, width), dtype=np.int64)
+        self.need_n = np.asarray([len(nd) for nd in g.Q_NEEDS], dtype=np.int64)
+        for q, nd in enumerate(g.Q_NEEDS):
+            for j, (s, cnt) in enumerate(nd):
+                self.need_sym[q, j], self.need_cnt[q, j] = s, cnt
+        self.ok = all(len({s for s, _ in nd}) == len(nd) for nd in g.Q_NEEDS)
+        self.flags = np.asarray([opts["adventure_path"] == "simple", opts["fly_in_adventure"], opts["teams"],
+                                 opts["abbey"], opts["turn_loops"] == "forbid", opts["card_use"] == "both",
+                                 opts["bought_to"] == "hand", n], dtype=np.int64)
+
+    def args(self) -> tuple:
+        return (self.hk, self.qk, self.prof, self.vuln, self.strength, self.power, self.syms, self.held,
+                self.qregion, self.need_sym, self.need_cnt, self.need_n, self.flags)
+
+
+# flags (Cards.flags)
+F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N = range(8)
+
+
+# ---------------------------------------------------------------- row access (row i of c / w, capacity cap)
+@njit(cache=True, inline="always")
+def ln(w, i, j):
+    """Length of list j."""
+    return w[i, W_LEN + j]
+
+
+@njit(cache=True, inline="always")
+def at(c, i, j, cap, t):
+    """Item t of list j."""
+    return c[i, j * cap + t]
+
+
+@njit(cache=True, inline="always")
+def seat_list(p, f):
+    return G_LISTS + P_LISTS * p + f
+
+
+@njit(cache=True, inline="always")
+def seat_field(w, i, f, p):
+    return w[i, W_SEATS + MAX_SEATS * f + p]
+
+
+@njit(cache=True)
+def contains(c, w, i, j, cap, x):
+    base = j * cap
+    for t in range(w[i, W_LEN + j]):
+        if c[i, base + t] == x:
+            return True
+    return False
+
+
+@njit(cache=True)
+def profile_of(c, w, i, cap, T, x):
+    """Rules._profile of instance x: (a, b, m), m = 0 for a card without symbols."""
+    hk, prof = T[0], T[2]
+    d = 1 if ln(w, i, L_BOOSTED) and contains(c, w, i, L_BOOSTED, cap, x) else 0
+    k = hk[x]
+    return prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
+
+
+@njit(cache=True)
+def add_profiles(c, w, i, cap, T, j, pr, n):
+    """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
+    for t in range(ln(w, i, j)):
+        a, b, m = profile_of(c, w, i, cap, T, at(c, i, j, cap, t))
+        if m:
+            pr[n, 0], pr[n, 1], pr[n, 2] = a, b, m
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
+    """Append the profiles of the cards p committed to quest q."""
+    cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    for t in range(ln(w, i, cards)):
+        if at(c, i, of, cap, t) == q:
+            a, b, m = profile_of(c, w, i, cap, T, at(c, i, cards, cap, t))
+            if m:
+                pr[n, 0], pr[n, 1], pr[n, 2] = a, b, m
+                n += 1
+    return n
+
+
+# ---------------------------------------------------------------- payment (fantastiqa_rl.payment)
+@njit(cache=True)
+def creature_value(v, pr, n):
+    """payment.creature_value over the profiles pr[:n]."""
+    counts = np.zeros(NUM_SYMBOLS, dtype=np.int64)
+    nv = 0
+    comp = np.empty(n, dtype=np.int64)
+    nc = 0
+    for t in range(n):
+        a, b, m = pr[t, 0], pr[t, 1], pr[t, 2]
+        if a == b:
+            if a == v:
+                nv += m
+            else:
+                counts[a] += m
+        elif a == v or b == v:
+            nv += m
+        else:
+            comp[nc] = t
+            nc += 1
+    if nc == 0:
+        return nv + np.sum(counts >> 1)
+    best = 0
+    c2 = np.empty(NUM_SYMBOLS, dtype=np.int64)
+    for choice in range(1 << nc):
+        c2[:] = counts
+        for u in range(nc):
+            t = comp[u]
+            c2[pr[t, 1] if (choice >> u) & 1 else pr[t, 0]] += pr[t, 2]
+        s = np.sum(c2 >> 1)
+        if s > best:
+            best = s
+    return nv + best
+
+
+@njit(cache=True)
+def quest_met(T, qkind, pr, n):
+    """payment.quest_met of quest kind qkind's needs over the profiles pr[:n]."""
+    need_sym, need_cnt, need_n = T[9], T[10], T[11]
+    inneed = np.zeros(NUM_SYMBOLS, dtype=np.bool_)
+    for j in range(need_n[qkind]):
+        inneed[need_sym[qkind, j]] = True
+    counts = np.zeros(NUM_SYMBOLS, dtype=np.int64)
+    comp = np.empty(n, dtype=np.int64)
+    nc = 0
+    for t in range(n):
+        a, b, m = pr[t, 0], pr[t, 1], pr[t, 2]
+        ia, ib = inneed[a], inneed[b]
+        if a == b or not ib:
+            if ia:
+                counts[a] += m
+        elif not ia:
+            counts[b] += m
+        else:
+            comp[nc] = t
+            nc += 1
+    c2 = np.empty(NUM_SYMBOLS, dtype=np.int64)
+    for choice in range(1 << nc):
+        c2[:] = counts
+        for u in range(nc):
+            t = comp[u]
+            c2[pr[t, 1] if (choice >> u) & 1 else pr[t, 0]] += pr[t, 2]
+        ok = True
+        for j in range(need_n[qkind]):
+            if c2[need_sym[qkind, j]] < need_cnt[qkind, j]:
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- moving (Rules._moves, Rules._pay_moves)
+@njit(cache=True)
+def moves_any(w, i, T, p, adventure, visited, prev):
+    """Whether Rules._moves(p, adventure, visited, prev) is non-empty."""
+    simple = T[12][F_SIMPLE]
+    pos = seat_field(w, i, S_POS, p)
+    for j in range(NB_N[pos]):
+        if w[i, W_BOARD + NB_SPACE[pos, j]] < 0:
+            continue
+        d = NB_DEST[pos, j]
+        if adventure and (((visited >> d) & 1) if simple else d == prev):
+            continue
+        return True
+    return False
+
+
+@njit(cache=True)
+def pay_moves(c, w, i, cap, T, p, visited, prev, dests):
+    """Rules._pay_moves: writes the destinations the hand can pay a step to into dests; returns how many."""
+    hk, vuln, strength, simple = T[0], T[3], T[4], T[12][F_SIMPLE]
+    pos = seat_field(w, i, S_POS, p)
+    pr = np.empty((ln(w, i, seat_list(p, P_HAND)), 3), dtype=np.int64)
+    n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
+    k_out = 0
+    for j in range(NB_N[pos]):
+        x = w[i, W_BOARD + NB_SPACE[pos, j]]
+        if x < 0:
+            continue
+        d = NB_DEST[pos, j]
+        if ((visited >> d) & 1) if simple else d == prev:
+            continue
+        k = hk[x]
+        if creature_value(vuln[k], pr, n) >= strength[k]:
+            dests[k_out] = d
+            k_out += 1
+    return k_out
+
+
+# ---------------------------------------------------------------- statues (Statues._statue_options)
+@njit(cache=True)
+def statue_options(c, w, i, cap, p, leaving):
+    """Bits of the statue options at p's region: 1 STATUE_DRAW, 2 STATUE_RELEASE, 4 STATUE_TELEPORT."""
+    pos = seat_field(w, i, S_POS, p)
+    st = w[i, W_STATUE + pos]
+    out = 0
+    if ln(w, i, L_ARTIFACT_DECK + st) and not (st == CHEST and ln(w, i, seat_list(p, P_QUESTS)) >= PERSONAL_QUEST_CAP):
+        out |= 1
+    gems = seat_field(w, i, S_GEMS, p)
+    if gems >= 1 and (ln(w, i, seat_list(p, P_HAND)) > leaving or ln(w, i, seat_list(p, P_DISCARD))):
+        out |= 2
+    if gems >= TELEPORT_COST:
+        out |= 4
+    return out
+
+
+@njit(cache=True)
+def write_statue_options(row, bits):
+    if bits & 1:
+        row[A.STATUE_DRAW] = True
+    if bits & 2:
+        row[A.STATUE_RELEASE] = True
+    if bits & 4:
+        row[A.STATUE_TELEPORT] = True
+
+
+# ---------------------------------------------------------------- quests (Rules._completable, _commit_targets)
+@njit(cache=True)
+def completable(c, w, i, cap, T, p, out):
+    """Rules._completable: quest instances p may complete now, personal ones first, into out; returns how many."""
+    qk, qregion = T[1], T[8]
+    name = w[i, W_REGION + seat_field(w, i, S_POS, p)]
+    quests = seat_list(p, P_QUESTS)
+    nq = ln(w, i, quests)
+    size = ln(w, i, seat_list(p, P_HAND)) + ln(w, i, seat_list(p, P_C_CARDS))
+    pr = np.empty((size, 3), dtype=np.int64)
+    k_out = 0
+    for t in range(nq + NUM_OPEN_QUESTS):
+        q = at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
+        if q < 0 or qregion[qk[q]] != name:
+            continue
+        n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
+        n = add_committed_profiles(c, w, i, cap, T, p, q, pr, n)
+        if quest_met(T, qk[q], pr, n):
+            out[k_out] = q
+            k_out += 1
+    return k_out
+
+
+@njit(cache=True)
+def commit_targets(c, w, i, cap, T, p, k, out):
+    """Rules._commit_targets(p, k): quest instances (in committed order) into out; returns how many."""
+    hk, qk, prof, syms, need_sym, need_cnt, need_n = T[0], T[1], T[2], T[6], T[9], T[10], T[11]
+    order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    k_out = 0
+    for t in range(ln(w, i, order)):
+        q = at(c, i, order, cap, t)
+        kq = qk[q]
+        for j in range(need_n[kq]):
+            s = need_sym[kq, j]
+            if syms[k, s]:
+                have = 0
+                for u in range(ln(w, i, cards)):
+                    if at(c, i, of, cap, u) == q:
+                        kk = hk[at(c, i, cards, cap, u)]
+                        if prof[0, kk, 0] == s or prof[0, kk, 1] == s:
+                            have += prof[0, kk, 2]
+                if have < need_cnt[kq, j]:
+                    out[k_out] = q
+                    k_out += 1
+                    break
+    return k_out
+
+
+# ---------------------------------------------------------------- free actions (Rules._legal_free, Powers._power_ok)
+@njit(cache=True)
+def opponents_here(w, i, T, p):
+    """Whether Powers._opponents_here(p) is non-empty."""
+    n, teams = T[12][F_N], T[12][F_TEAMS]
+    pos = seat_field(w, i, S_POS, p)
+    for o in range(n):
+        if o != p and not (teams and (o - p) % 2 == 0) and seat_field(w, i, S_POS, o) == pos:
+            return True
+    return False
+
+
+@njit(cache=True)
+def power_ok(c, w, i, cap, T, p, k):
+    """Powers._power_ok(p, k) outside an adventure (MAIN, FREE_MENU)."""
+    pw = T[5][k]
+    if pw == P_NONE:
+        return False
+    if pw == P_FLY:
+        return moves_any(w, i, T, p, False, 0, -1)
+    if pw == P_KEY:
+        return statue_options(c, w, i, cap, p, 1 if T[7][k] else 0) != 0
+    if pw == P_DRAGON:
+        return ln(w, i, L_DRAGONS) > 0 and opponents_here(w, i, T, p)
+    if pw == P_PEACEFUL:
+        return opponents_here(w, i, T, p)
+    return True
+
+
+@njit(cache=True)
+def legal_free(c, w, i, cap, T, p, row):
+    """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
+    hk = T[0]
+    count = 0
+    if seat_field(w, i, S_CARPETS, p) and moves_any(w, i, T, p, False, 0, -1):
+        row[A.CARPET] = True
+        count += 1
+    if seat_field(w, i, S_RESHUFFLES, p) and ln(w, i, seat_list(p, P_DISCARD)):
+        row[A.RESHUFFLE] = True
+        count += 1
+    tok = seat_field(w, i, S_TOKEN, p)
+    for j in range(NUM_OPEN_QUESTS):
+        q = w[i, W_OPEN + j]
+        if q >= 0 and tok != q and not contains(c, w, i, L_TOKEN_LEFT, cap, q):
+            row[A.MARK + j] = True
+            count += 1
+    hand = seat_list(p, P_HAND)
+    n_pw = ln(w, i, L_POWERED)
+    for t in range(ln(w, i, hand)):                 # Rules._playable_kinds
+        x = at(c, i, hand, cap, t)
+        k = hk[x]
+        if row[A.HAND + k] or (n_pw and contains(c, w, i, L_POWERED, cap, x)):
+            continue
+        if power_ok(c, w, i, cap, T, p, k):
+            row[A.HAND + k] = True
+            count += 1
+    order = seat_list(p, P_C_ORDER)
+    if ln(w, i, order):
+        K = T[2].shape[1]
+        targets = np.empty(ln(w, i, order), dtype=np.int64)
+        seen = np.zeros(K, dtype=np.bool_)
+        for t in range(ln(w, i, hand)):
+            k = hk[at(c, i, hand, cap, t)]
+            if seen[k]:
+                continue
+            seen[k] = True
+            if T[2][0, k, 2] and commit_targets(c, w, i, cap, T, p, k, targets):
+                row[A.HAND + K + k] = True
+                count += 1
+        cards = seat_list(p, P_C_CARDS)
+        for t in range(ln(w, i, cards)):
+            a = A.HAND + 2 * K + hk[at(c, i, cards, cap, t)]
+            if not row[a]:
+                row[a] = True
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def action_used(w, i):
+    return w[i, W_ACTION_USED] != 0
