@@ -120,6 +120,9 @@ class FantastiqaVector:
         # what ran where (tests assert the kernels ran; the benchmark prints it)
         self.counts = {"kernel_steps": 0, "fallback_steps": 0, "kernel_masks": 0, "fallback_masks": 0,
                        "unpacks": 0}
+        # the same per decision (phase index, actions.PHASES) the game was in
+        self.phase_counts = {k: np.zeros(len(A.PHASES), dtype=np.int64) for k in
+                             ("kernel_steps", "fallback_steps", "kernel_masks", "fallback_masks")}
 
     # ------------------------------------------------------------------ input checks
     def _check_dealt(self) -> None:
@@ -163,6 +166,14 @@ class FantastiqaVector:
         self._obj_ok[idx] = True
         self._legal_ok[idx] = False
         self._update_cur(idx)
+
+    def _count(self, what: str, phases: np.ndarray, done: np.ndarray) -> None:
+        """Count games handled by a kernel (done == 1) or the scalar core, per phase."""
+        fast = done == 1
+        for kind, sel in (("kernel_", fast), ("fallback_", ~fast)):
+            name = kind + what
+            self.counts[name] += int(sel.sum())
+            self.phase_counts[name] += np.bincount(phases[sel], minlength=len(A.PHASES))
 
     def _update_cur(self, idx: np.ndarray) -> None:
         w = self._w
@@ -234,8 +245,7 @@ class FantastiqaVector:
         done = K.legal(self._c, self._w, need, legal, self._cap, self._T, self._quest0) if self._kernels \
             else np.zeros(need.size, dtype=np.int8)
         rest = need[done == 0].tolist()
-        self.counts["kernel_masks"] += need.size - len(rest)
-        self.counts["fallback_masks"] += len(rest)
+        self._count("masks", self._w[need, VS.W_PHASE], done)
         for i in rest:
             legal[i, self._game(i).legal_actions()] = True
         self._legal_ok[need] = True
@@ -338,15 +348,15 @@ class FantastiqaVector:
             except ValueError as e:
                 raise ValueError(f"game {i}: {e}") from None
             raise ValueError(f"game {i}: action {a} is illegal")  # unreachable unless the mask and apply disagree
-        done = K.step(self._c, self._w, live, moves, self._cap, self._T) if self._kernels \
+        phases = self._w[live, VS.W_PHASE]
+        done = K.step(self._c, self._w, live, moves, self._cap, self._T, self._quest0) if self._kernels \
             else np.zeros(live.size, dtype=np.int8)
+        self._count("steps", phases, done)
         fast = live[done == 1]
         self._obj_ok[fast] = False
-        self.counts["kernel_steps"] += fast.size
         rest = done == 0
         slow, slow_moves = live[rest].tolist(), moves[rest].tolist()
         if slow:
-            self.counts["fallback_steps"] += len(slow)
             states = [self._game(i) for i in slow]
             for s, a in zip(states, slow_moves):
                 s.apply(a)

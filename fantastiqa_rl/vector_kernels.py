@@ -24,19 +24,21 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.board import P_FLY
 from fantastiqa_rl import vector_rules as R
+from fantastiqa_rl import vector_steps as S
+from fantastiqa_rl.powers import R_BREW
+from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, RELEASE_MAX
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
 from fantastiqa_rl.vector_state import (G_LISTS, L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DECK, L_BOOSTED,
                                         L_CREATURE_DECK, L_DRAGONS, L_IN_PLAY, L_PAY, L_POWERED, L_QUEST_DECK,
                                         L_RELEASE, L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS,
                                         NUM_POSITIONS, NUM_SPACES, P_C_CARDS, P_C_OF, P_C_ORDER, P_COMPLETED,
                                         P_DECK, P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_BONUS, S_CARPETS, S_GEMS,
-                                        S_POS, S_RESHUFFLES, S_SCORES, S_TOKEN, W_ACTION_USED, W_BGEMS, W_BOARD,
-                                        W_COUNT, W_CUR, W_KEY, W_LEN, W_NAMEPOS, W_OBONUS, W_OPEN, W_PHASE, W_PLUS,
-                                        W_PREV, W_REASON, W_REGION, W_SEATS, W_STATUE, W_SUPPLY, W_TARGET,
-                                        W_TURNS, W_VISITED, W_CANCELS)
+                                        S_POS, S_RESHUFFLES, S_SCORES, S_TOKEN, W_ACTION_USED, W_BOARD, W_CANCELS,
+                                        W_COUNT, W_CUR, W_KEY, W_LEN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_PREV,
+                                        W_REASON, W_REGION, W_RET, W_SEATS, W_SUPPLY, W_TARGET, W_TURNS,
+                                        W_VISITED)
 
 
-# ---------------------------------------------------------------- list helpers (row i, list j, capacity cap)
 @njit(cache=True, inline="always")
 def _len(w, i, j):
     return w[i, W_LEN + j]
@@ -45,50 +47,6 @@ def _len(w, i, j):
 @njit(cache=True, inline="always")
 def _seat(p, f):
     return G_LISTS + P_LISTS * p + f
-
-
-@njit(cache=True)
-def _append(c, w, i, j, cap, x):
-    k = w[i, W_LEN + j]
-    c[i, j * cap + k] = x
-    w[i, W_LEN + j] = k + 1
-
-
-@njit(cache=True)
-def _remove(c, w, i, j, cap, x):
-    """Remove the first x from list j (as list.remove)."""
-    k = w[i, W_LEN + j]
-    base = j * cap
-    t = 0
-    while c[i, base + t] != x:
-        t += 1
-    for u in range(t, k - 1):
-        c[i, base + u] = c[i, base + u + 1]
-    w[i, W_LEN + j] = k - 1
-
-
-@njit(cache=True)
-def _contains(c, w, i, j, cap, x):
-    base = j * cap
-    for t in range(w[i, W_LEN + j]):
-        if c[i, base + t] == x:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _find(c, w, i, j, cap, hk, k, prefer_boosted):
-    """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
-    base = j * cap
-    nb = w[i, W_LEN + L_BOOSTED]
-    best = -1
-    for t in range(w[i, W_LEN + j]):
-        x = c[i, base + t]
-        if hk[x] == k:
-            if nb == 0 or _contains(c, w, i, L_BOOSTED, cap, x) == prefer_boosted:
-                return x
-            best = x
-    return best
 
 
 # ---------------------------------------------------------------- legal actions
@@ -142,8 +100,65 @@ def _legal_row(c, w, i, cap, T, row, scratch, quest0):
             n_pw = _len(w, i, L_POWERED)
             for t in range(_len(w, i, hand)):
                 x = c[i, hand * cap + t]
-                if T[5][hk[x]] == P_FLY and not (n_pw and _contains(c, w, i, L_POWERED, cap, x)):
+                if T[5][hk[x]] == P_FLY and not (n_pw and R.contains(c, w, i, L_POWERED, cap, x)):
                     row[A.HAND + hk[x]] = True
+    elif ph == A.ADV_PAY or ph == A.QUEST_PAY:
+        R.legal_pay(c, w, i, cap, T, p, ph == A.QUEST_PAY, row)
+    elif ph == A.MOVE_DEST:                         # Rules._legal_move_dest
+        adventure = w[i, W_RET] == A.ADV_MOVE
+        visited, prev = w[i, W_VISITED], w[i, W_PREV]
+        pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+        for j in range(R.NB_N[pos]):
+            if w[i, W_BOARD + R.NB_SPACE[pos, j]] < 0:
+                continue
+            d = R.NB_DEST[pos, j]
+            if adventure and (((visited >> d) & 1) if flags[R.F_SIMPLE] else d == prev):
+                continue
+            row[A.REGION + d] = True
+    elif ph == A.BUY:                               # Statues._legal_buy
+        row[A.DONE] = True
+        K = T[2].shape[1]
+        gems = w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
+        for t in range(_len(w, i, L_REVEALED)):
+            k = hk[c[i, L_REVEALED * cap + t]]
+            if T[13][k] <= gems:
+                row[A.HAND + 2 * K + k] = True
+    elif ph == A.CHEST:                             # Statues._legal_chest
+        if w[i, W_COUNT]:
+            row[A.DONE] = True
+        if _len(w, i, _seat(p, P_QUESTS)) < PERSONAL_QUEST_CAP:
+            for t in range(_len(w, i, L_REVEALED)):
+                row[quest0 + T[1][c[i, L_REVEALED * cap + t]]] = True
+    elif ph == A.RELEASE:                           # Statues._legal_release
+        row[A.CANCEL] = True
+        n = _len(w, i, L_PAY) + _len(w, i, L_RELEASE)
+        if n:
+            row[A.CONFIRM] = True
+        if n < RELEASE_MAX and n < w[i, W_SEATS + MAX_SEATS * S_GEMS + p]:
+            K = T[2].shape[1]
+            for t in range(_len(w, i, hand)):
+                row[A.HAND + hk[c[i, hand * cap + t]]] = True
+            discard = _seat(p, P_DISCARD)
+            for t in range(_len(w, i, discard)):
+                row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
+    elif ph == A.COMMIT_TARGET:                     # Rules._legal_commit_target
+        qs = np.empty(_len(w, i, _seat(p, P_C_ORDER)), dtype=np.int64)
+        for t in range(R.commit_targets(c, w, i, cap, T, p, w[i, W_TARGET], qs)):
+            row[quest0 + T[1][qs[t]]] = True
+    elif ph == A.WITHDRAW_FROM:                     # Rules._legal_withdraw_from
+        order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
+        for t in range(_len(w, i, order)):
+            q = c[i, order * cap + t]
+            for u in range(_len(w, i, cards)):
+                if c[i, of * cap + u] == q and hk[c[i, cards * cap + u]] == w[i, W_TARGET]:
+                    row[quest0 + T[1][q]] = True
+                    break
+    elif ph == A.TARGET_SEAT:                       # Powers._legal_target_seat
+        pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+        for o in range(flags[R.F_N]):
+            if o != p and not (flags[R.F_TEAMS] and (o - p) % 2 == 0) and \
+                    (w[i, W_REASON] == R_BREW or w[i, W_SEATS + MAX_SEATS * S_POS + o] == pos):
+                row[A.SEAT + o] = True
     else:
         return False
     if flags[R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:   # Rules._legal_list
@@ -167,63 +182,13 @@ def legal(c, w, games, out, cap, T, quest0):
 
 # ---------------------------------------------------------------- transitions
 @njit(cache=True)
-def step(c, w, games, actions, cap, T):
-    """Apply actions[g] (legal: the caller checked) to game games[g] where ported; returns 1 per game
-    stepped, 0 where the caller must (nothing of that game changed then)."""
-    hk, held, forbid_loops = T[0], T[7], T[12][R.F_FORBID]
+def step(c, w, games, actions, cap, T, quest0):
+    """Apply actions[g] (legal: the caller checked) to game games[g] where ported (vector_steps.apply);
+    returns 1 per game stepped, 0 where the caller must (nothing of that game changed then)."""
     done = np.zeros(games.size, dtype=np.int8)
     for g in range(games.size):
-        i, a = games[g], actions[g]
-        ph = w[i, W_PHASE]
-        p = w[i, W_CUR]
-        hand = _seat(p, P_HAND)
-        if ph == A.END_DISCARD:
-            if a == A.DONE:
-                continue                            # draws (may reshuffle) and starts a turn
-            x = _find(c, w, i, hand, cap, hk, a - A.HAND, False)
-            _remove(c, w, i, hand, cap, x)
-            _append(c, w, i, _seat(p, P_DISCARD), cap, x)
-        elif ph == A.MAIN:
-            if a == A.DONE:                         # TurnFlow._end_turn, unless the hand is empty
-                pw = L_POWERED * cap
-                n_pw = _len(w, i, L_POWERED)
-                left = _len(w, i, hand)
-                for t in range(n_pw):
-                    x = c[i, pw + t]
-                    if not held[hk[x]] and _contains(c, w, i, hand, cap, x):
-                        left -= 1
-                if left == 0:
-                    continue                        # _finish_turn draws: the scalar core
-                discard = _seat(p, P_DISCARD)
-                for t in range(n_pw):
-                    x = c[i, pw + t]
-                    if held[hk[x]]:
-                        _append(c, w, i, discard, cap, x)
-                    elif _contains(c, w, i, hand, cap, x):
-                        _remove(c, w, i, hand, cap, x)
-                        _append(c, w, i, discard, cap, x)
-                w[i, W_LEN + L_POWERED] = 0
-                w[i, W_PHASE] = A.END_DISCARD
-            elif a == A.FREE_ACTION:
-                w[i, W_PHASE] = A.FREE_MENU
-            elif a == A.VISIT_STATUE:
-                w[i, W_KEY] = 0
-                w[i, W_PHASE] = A.STATUE_OPTION
-            elif a == A.ADVENTURE:
-                w[i, W_VISITED] = 1 << w[i, W_SEATS + MAX_SEATS * S_POS + p]
-                w[i, W_PREV] = -1
-                w[i, W_COUNT] = 0
-                w[i, W_LEN + L_ADVENTURE] = 0
-                w[i, W_PHASE] = A.ADV_MOVE
-            else:
-                continue
-        elif (ph == A.STATUE_OPTION or ph == A.ADV_MOVE) and a == A.CANCEL:
-            if forbid_loops:
-                w[i, W_CANCELS] += 1
-            w[i, W_PHASE] = A.MAIN
-        else:
-            continue
-        done[g] = 1
+        if S.apply(c, w, games[g], cap, T, actions[g], quest0):
+            done[g] = 1
     return done
 
 

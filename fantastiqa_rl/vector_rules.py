@@ -19,10 +19,10 @@ from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY
 from fantastiqa_rl.powers import kind_held_in_play
 from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, TELEPORT_COST
 from fantastiqa_rl.vector_state import (G_LISTS, L_ARTIFACT_DECK, L_BOOSTED, L_DRAGONS, L_POWERED,
-                                        L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
+                                        L_PAY, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, S_GEMS, S_POS,
                                         S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_LEN, W_OPEN, W_REGION,
-                                        W_SEATS, W_STATUE)
+                                        W_SEATS, W_STATUE, W_TARGET)
 
 
 def _padded(rows) -> tuple[np.ndarray, np.ndarray]:
@@ -68,17 +68,25 @@ class Cards:
             for j, (s, cnt) in enumerate(nd):
                 self.need_sym[q, j], self.need_cnt[q, j] = s, cnt
         self.ok = all(len({s for s, _ in nd}) == len(nd) for nd in g.Q_NEEDS)
+        limit = opts["turn_limit"]
         self.flags = np.asarray([opts["adventure_path"] == "simple", opts["fly_in_adventure"], opts["teams"],
                                  opts["abbey"], opts["turn_loops"] == "forbid", opts["card_use"] == "both",
-                                 opts["bought_to"] == "hand", n], dtype=np.int64)
+                                 opts["bought_to"] == "hand", n, opts["mark_return"] == "forbid",
+                                 -1 if limit is None else limit, opts["draw_rule"] == "up_to_5"], dtype=np.int64)
+        self.cost = np.asarray(g.K_COST, dtype=np.int64)
+        self.gem = np.asarray(g.K_GEM, dtype=np.bool_)
+        self.raven = np.asarray(g.I_IS_RAVEN, dtype=np.bool_)
+        self.qpoints = np.asarray(g.Q_POINTS, dtype=np.int64)
 
     def args(self) -> tuple:
         return (self.hk, self.qk, self.prof, self.vuln, self.strength, self.power, self.syms, self.held,
-                self.qregion, self.need_sym, self.need_cnt, self.need_n, self.flags)
+                self.qregion, self.need_sym, self.need_cnt, self.need_n, self.flags, self.cost, self.gem,
+                self.raven, self.qpoints)
 
 
 # flags (Cards.flags)
-F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N = range(8)
+(F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N, F_MARK_FORBID, F_TURN_LIMIT,
+ F_UP_TO_5) = range(11)
 
 
 # ---------------------------------------------------------------- row access (row i of c / w, capacity cap)
@@ -111,6 +119,67 @@ def contains(c, w, i, j, cap, x):
         if c[i, base + t] == x:
             return True
     return False
+
+
+@njit(cache=True)
+def append(c, w, i, j, cap, x):
+    k = w[i, W_LEN + j]
+    c[i, j * cap + k] = x
+    w[i, W_LEN + j] = k + 1
+
+
+@njit(cache=True, inline="always")
+def set_len(w, i, j, k):
+    w[i, W_LEN + j] = k
+
+
+@njit(cache=True)
+def remove_at(c, w, i, j, cap, t):
+    """del list_j[t]."""
+    k = w[i, W_LEN + j]
+    base = j * cap
+    for u in range(t, k - 1):
+        c[i, base + u] = c[i, base + u + 1]
+    w[i, W_LEN + j] = k - 1
+
+
+@njit(cache=True)
+def index(c, w, i, j, cap, x):
+    """list_j.index(x), or -1."""
+    base = j * cap
+    for t in range(w[i, W_LEN + j]):
+        if c[i, base + t] == x:
+            return t
+    return -1
+
+
+@njit(cache=True)
+def remove(c, w, i, j, cap, x):
+    """list_j.remove(x) (x is there)."""
+    remove_at(c, w, i, j, cap, index(c, w, i, j, cap, x))
+
+
+@njit(cache=True)
+def extend(c, w, i, dst, src, cap):
+    """list_dst += list_src; list_src = []."""
+    for t in range(w[i, W_LEN + src]):
+        append(c, w, i, dst, cap, c[i, src * cap + t])
+    w[i, W_LEN + src] = 0
+
+
+@njit(cache=True)
+def find(c, w, i, j, cap, hk, k, prefer_boosted):
+    """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
+    base = j * cap
+    nb = w[i, W_LEN + L_BOOSTED]
+    best = -1
+    for t in range(w[i, W_LEN + j]):
+        x = c[i, base + t]
+        if hk[x] == k:
+            if nb == 0 or contains(c, w, i, L_BOOSTED, cap, x) == prefer_boosted:
+                return x
+            best = x
+    return best
 
 
 @njit(cache=True)
@@ -412,3 +481,92 @@ def legal_free(c, w, i, cap, T, p, row):
 @njit(cache=True)
 def action_used(w, i):
     return w[i, W_ACTION_USED] != 0
+
+
+# ---------------------------------------------------------------- paying card by card (Rules._legal_pay)
+@njit(cache=True)
+def met(T, creature, req, strength, pr, n):
+    """payment.met: a creature (vulnerability req, strength) or a quest (kind req)."""
+    if creature:
+        return creature_value(req, pr, n) >= strength
+    return quest_met(T, req, pr, n)
+
+
+@njit(cache=True)
+def offered(c, w, i, cap, T, p, creature, req, strength, sel, nsel, row):
+    """payment.offered_kinds: mark HAND k in row for each hand kind some completion of the payment
+    needs its next copy for (copies in use order: doubled first), given the profiles sel[:nsel] chosen."""
+    hk, prof = T[0], T[2]
+    hand = seat_list(p, P_HAND)
+    nh = ln(w, i, hand)
+    kinds = np.empty(nh, dtype=np.int64)
+    start = np.zeros(nh + 1, dtype=np.int64)
+    items = np.empty((nh, 3), dtype=np.int64)
+    nk, m = 0, 0
+    for t in range(nh):
+        k = hk[at(c, i, hand, cap, t)]
+        if prof[0, k, 2] == 0:
+            continue
+        seen = False
+        for u in range(nk):
+            if kinds[u] == k:
+                seen = True
+        if seen:
+            continue
+        kinds[nk] = k
+        for boosted_pass in (True, False):
+            for u in range(nh):
+                x = at(c, i, hand, cap, u)
+                if hk[x] == k and (ln(w, i, L_BOOSTED) > 0 and contains(c, w, i, L_BOOSTED, cap, x)) == boosted_pass:
+                    items[m, 0], items[m, 1], items[m, 2] = profile_of(c, w, i, cap, T, x)
+                    m += 1
+        nk += 1
+        start[nk] = m
+    pr = np.empty((nsel + m + 1, 3), dtype=np.int64)
+    pr[:nsel] = sel[:nsel]
+    j = np.zeros(nk, dtype=np.int64)
+    flags = np.zeros(nk, dtype=np.bool_)
+    while True:
+        n = nsel
+        for u in range(nk):
+            for v in range(j[u]):
+                pr[n] = items[start[u] + v]
+                n += 1
+        if not met(T, creature, req, strength, pr, n):
+            for u in range(nk):
+                if not flags[u] and start[u] + j[u] < start[u + 1]:
+                    pr[n] = items[start[u] + j[u]]
+                    if met(T, creature, req, strength, pr, n + 1):
+                        flags[u] = True
+        u = 0
+        while u < nk:                                # the next combination (itertools.product)
+            j[u] += 1
+            if start[u] + j[u] <= start[u + 1]:
+                break
+            j[u] = 0
+            u += 1
+        if u == nk:
+            break
+    for u in range(nk):
+        if flags[u]:
+            row[A.HAND + kinds[u]] = True
+
+
+@njit(cache=True)
+def legal_pay(c, w, i, cap, T, p, quest_pay, row):
+    """Rules._legal_pay (ADV_PAY, QUEST_PAY) into row."""
+    hk, qk = T[0], T[1]
+    target = w[i, W_TARGET]
+    size = ln(w, i, L_PAY) + (ln(w, i, seat_list(p, P_C_CARDS)) if quest_pay else 0)
+    sel = np.empty((size, 3), dtype=np.int64)
+    nsel = add_profiles(c, w, i, cap, T, L_PAY, sel, 0)
+    if quest_pay:
+        nsel = add_committed_profiles(c, w, i, cap, T, p, target, sel, nsel)
+        creature, req, strength = False, qk[target], 0
+    else:
+        k = hk[w[i, W_BOARD + target]]
+        creature, req, strength = True, T[3][k], T[4][k]
+    offered(c, w, i, cap, T, p, creature, req, strength, sel, nsel, row)
+    if met(T, creature, req, strength, sel, nsel):
+        row[A.CONFIRM] = True
+    row[A.CANCEL] = True

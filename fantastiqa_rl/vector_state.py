@@ -86,12 +86,17 @@ def capacity(g) -> int:
     return cap
 
 
+# end reasons the kernels write (the first ids of every Strings table)
+END_REASONS = ("", "creature deck empty", "turn_limit", "goal")
+REASON_DECK, REASON_TURN_LIMIT, REASON_GOAL = 1, 2, 3
+
+
 class Strings:
     """Ids of the strings a state holds (end_reason, effect ops): a table grown as new ones appear."""
 
     def __init__(self):
-        self.names: list[str] = [""]
-        self.ids: dict[str, int] = {"": 0}
+        self.names: list[str] = list(END_REASONS)
+        self.ids: dict[str, int] = {name: j for j, name in enumerate(END_REASONS)}
 
     def id(self, name: str) -> int:
         i = self.ids.get(name)
