@@ -64,8 +64,10 @@ from fantastiqa_rl import obs_kernel as _kernel
 from fantastiqa_rl import vector_kernels as K
 from fantastiqa_rl import vector_state as VS
 from fantastiqa_rl.abbey_view import abbey_features
+from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.observation import _encoder
 from fantastiqa_rl.state import FantastiqaState
+from fantastiqa_rl.turn_flow import HAND_SIZE
 from tabletop_rl.envs.game_state import integers
 
 
@@ -349,8 +351,13 @@ class FantastiqaVector:
                 raise ValueError(f"game {i}: {e}") from None
             raise ValueError(f"game {i}: action {a} is illegal")  # unreachable unless the mask and apply disagree
         phases = self._w[live, VS.W_PHASE]
-        done = K.step(self._c, self._w, live, moves, self._cap, self._T, self._quest0) if self._kernels \
-            else np.zeros(live.size, dtype=np.int8)
+        if self._kernels:
+            shuffled = self._shuffle_ahead(live, moves, phases)
+            done = K.step(self._c, self._w, live, moves, self._cap, self._T, self._quest0, shuffled)
+            if (shuffled > done).any():   # the scalar core would shuffle again: never let it
+                raise AssertionError(f"games {live[shuffled > done].tolist()} (phases {phases[shuffled > done].tolist()}, actions {moves[shuffled > done].tolist()}): shuffled ahead, not stepped")
+        else:
+            done = np.zeros(live.size, dtype=np.int8)
         self._count("steps", phases, done)
         fast = live[done == 1]
         self._obj_ok[fast] = False
@@ -363,6 +370,50 @@ class FantastiqaVector:
             self._store(slow, states)
         self._legal_ok[live] = False
         self._update_cur(fast)
+
+    def _shuffle_ahead(self, live: np.ndarray, moves: np.ndarray, phases: np.ndarray) -> np.ndarray:
+        """Do the shuffles of the coming steps that the kernels leave to Python (they never draw):
+        the discard a turn's draw will reshuffle into the empty deck (Q-X1), shuffled in place, and
+        RESHUFFLE's deck plus discard (Q-F4), each with the seat's own Generator exactly as the
+        scalar core calls it. Returns int8 per game: 1 where done (the kernel then takes the step)."""
+        shuffled = np.zeros(live.size, dtype=np.int8)
+        w, c, cap = self._w, self._c, self._cap
+        end = (phases == A.END_DISCARD) & (moves == A.DONE)
+        mark = (phases == A.FREE_MENU) & (moves == A.RESHUFFLE)
+        if not (end.any() or mark.any()):
+            return shuffled
+        cur = w[live, VS.W_CUR]
+        base = VS.W_LEN + VS.G_LISTS + VS.P_LISTS * cur
+        rows = live
+        hand, deck, discard = (w[rows, base + VS.P_HAND], w[rows, base + VS.P_DECK], w[rows, base + VS.P_DISCARD])
+        draw = np.maximum(0, HAND_SIZE - hand) if self.options["draw_rule"] == "up_to_5" else HAND_SIZE
+        end &= (draw > deck) & (discard > 0)
+        for g in np.flatnonzero(end | mark).tolist():
+            i, p = int(live[g]), int(cur[g])
+            dl, dk = VS.seat_list(p, VS.P_DISCARD), VS.seat_list(p, VS.P_DECK)
+            cards = c[i, dl * cap:dl * cap + int(discard[g])].tolist()
+            if mark[g]:
+                cards = c[i, dk * cap:dk * cap + int(deck[g])].tolist() + cards
+            self._generator(i, RNG_SEAT0 + p).shuffle(cards)
+            self._obj_ok[i] = False       # the row moves on from here; the kernel takes the step
+            at = (dk if mark[g] else dl) * cap
+            c[i, at:at + len(cards)] = cards
+            if mark[g]:
+                w[i, VS.W_LEN + dk], w[i, VS.W_LEN + dl] = len(cards), 0
+            shuffled[g] = 1
+        return shuffled
+
+    def _generator(self, i: int, source: int) -> np.random.Generator:
+        """Game i's Generator of chance source `source`, copied first where it is shared with a copy
+        (copy on write, as FantastiqaState._rng)."""
+        rngs, own = self._rngs[i], self._own[i]
+        if not own[source]:
+            new = np.random.Generator(np.random.PCG64(0))
+            new.bit_generator.state = rngs[source].bit_generator.state
+            rngs = self._rngs[i] = list(rngs)
+            rngs[source] = new
+            own[source] = True
+        return rngs[source]
 
     def _chosen(self, games) -> np.ndarray:
         """bool (N,): the unfinished games, of those `games` (a bool (N,) array, or None: all) names."""

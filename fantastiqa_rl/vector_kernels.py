@@ -29,7 +29,7 @@ from fantastiqa_rl.powers import R_BREW
 from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, RELEASE_MAX
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
 from fantastiqa_rl.vector_state import (G_LISTS, L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DECK, L_BOOSTED,
-                                        L_CREATURE_DECK, L_DRAGONS, L_IN_PLAY, L_PAY, L_POWERED, L_QUEST_DECK,
+                                        L_CREATURE_DECK, L_DRAGONS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK,
                                         L_RELEASE, L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS,
                                         NUM_POSITIONS, NUM_SPACES, P_C_CARDS, P_C_OF, P_C_ORDER, P_COMPLETED,
                                         P_DECK, P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_BONUS, S_CARPETS, S_GEMS,
@@ -59,6 +59,22 @@ def _legal_row(c, w, i, cap, T, row, scratch, quest0):
     ph = w[i, W_PHASE]
     p = w[i, W_CUR]
     hand = _seat(p, P_HAND)
+    if ph == A.SETUP_QUEST:                         # Rules._legal_setup_quest
+        for t in range(_len(w, i, L_OFFER_QUESTS)):
+            row[quest0 + T[1][c[i, L_OFFER_QUESTS * cap + t]]] = True
+        return True
+    if ph == A.SETUP_ARTIFACT:                      # Rules._legal_setup_artifact
+        K = T[2].shape[1]
+        for t in range(_len(w, i, L_OFFER_ARTIFACTS)):
+            row[A.HAND + 2 * K + hk[c[i, L_OFFER_ARTIFACTS * cap + t]]] = True
+        return True
+    if ph == A.SETUP_PLACE:                         # Rules._legal_setup_place
+        for r in range(NUM_POSITIONS):
+            row[A.REGION + r] = True
+        for o in range(flags[R.F_N]):
+            if w[i, W_SEATS + MAX_SEATS * S_POS + o] >= 0:
+                row[A.REGION + w[i, W_SEATS + MAX_SEATS * S_POS + o]] = False
+        return True
     if ph == A.END_DISCARD:                         # Rules._legal_end_discard
         row[A.DONE] = True
         for t in range(_len(w, i, hand)):
@@ -182,12 +198,12 @@ def legal(c, w, games, out, cap, T, quest0):
 
 # ---------------------------------------------------------------- transitions
 @njit(cache=True)
-def step(c, w, games, actions, cap, T, quest0):
+def step(c, w, games, actions, cap, T, quest0, shuffled):
     """Apply actions[g] (legal: the caller checked) to game games[g] where ported (vector_steps.apply);
     returns 1 per game stepped, 0 where the caller must (nothing of that game changed then)."""
     done = np.zeros(games.size, dtype=np.int8)
     for g in range(games.size):
-        if S.apply(c, w, games[g], cap, T, actions[g], quest0):
+        if S.apply(c, w, games[g], cap, T, actions[g], quest0, shuffled[g]):
             done[g] = 1
     return done
 

@@ -19,10 +19,11 @@ from fantastiqa_rl.turn_flow import HAND_SIZE, RAVEN_GEMS
 from fantastiqa_rl.vector_rules import (F_BOTH, F_FORBID, F_MARK_FORBID, F_N, F_TEAMS, F_TO_HAND, F_TURN_LIMIT,
                                         F_UP_TO_5, NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
 from fantastiqa_rl.vector_state import (L_ADVENTURE, L_ARTIFACT_DECK, L_BOOSTED, L_BOX, L_CREATURE_DECK, L_DRAGONS,
-                                        L_EFFECTS, L_IN_PLAY, L_PAY, L_POWERED, L_QUEST_DECK, L_RELEASE,
+                                        L_EFFECTS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK, L_RELEASE,
                                         L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_COMPLETED, P_DECK, P_DISCARD, P_HAND, P_QUESTS, REASON_DECK,
-                                        REASON_TURN_LIMIT, S_CARPETS, S_GEMS, S_POS, S_SCORES, S_TOKEN,
+                                        REASON_TURN_LIMIT, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES, S_SCORES,
+                                        S_TOKEN,
                                         W_ACTION_USED, W_BGEMS, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
                                         W_END_REASON, W_KEY, W_NWIN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_PREV,
                                         W_REASON, W_RET, W_SEATS, W_STATUE, W_SUPPLY, W_TARGET, W_TURNS,
@@ -160,19 +161,34 @@ def replenish(c, w, i, cap, T):
 
 
 @njit(cache=True)
-def finish_turn(c, w, i, cap, T, p):
-    """TurnFlow._finish_turn: draw (not where the draw would reshuffle), the turn limit, the next turn."""
+def draw(c, w, i, cap, p, k, dst, shuffled):
+    """TurnFlow._draw of k cards from p's deck into list dst; where the deck runs out and the discard
+    is not empty, it is reshuffled into the deck (Q-X1): `shuffled` says the caller already shuffled
+    the discard in place with p's Generator, as the scalar core shuffles it; else return False, unchanged."""
+    deck, discard = seat_list(p, P_DECK), seat_list(p, P_DISCARD)
+    if k > ln(w, i, deck) and ln(w, i, discard) and not shuffled:
+        return False
+    for _ in range(k):
+        t = ln(w, i, deck)
+        if t == 0:
+            if ln(w, i, discard) == 0:
+                return True
+            R.extend(c, w, i, deck, discard, cap)
+            t = ln(w, i, deck)
+        R.append(c, w, i, dst, cap, at(c, i, deck, cap, t - 1))
+        R.set_len(w, i, deck, t - 1)
+    return True
+
+
+@njit(cache=True)
+def finish_turn(c, w, i, cap, T, p, shuffled):
+    """TurnFlow._finish_turn: draw (see `draw`), the turn limit, the next turn."""
     flags = T[12]
     n = flags[F_N]
-    hand, deck = seat_list(p, P_HAND), seat_list(p, P_DECK)
+    hand = seat_list(p, P_HAND)
     k = HAND_SIZE - ln(w, i, hand) if flags[F_UP_TO_5] else HAND_SIZE
-    k = max(0, k)
-    if k > ln(w, i, deck) and ln(w, i, seat_list(p, P_DISCARD)):
-        return False                                # Q-X1 reshuffles: a chance Generator draws
-    for _ in range(min(k, ln(w, i, deck))):
-        t = ln(w, i, deck) - 1
-        R.append(c, w, i, hand, cap, at(c, i, deck, cap, t))
-        R.set_len(w, i, deck, t)
+    if not draw(c, w, i, cap, p, max(0, k), hand, shuffled):
+        return False
     w[i, W_TURNS] += 1
     limit = flags[F_TURN_LIMIT]
     if limit >= 0 and w[i, W_TURNS] >= limit * n:    # Q-E5
@@ -212,7 +228,7 @@ def end_turn(c, w, i, cap, T, p):
     if ln(w, i, hand):
         w[i, W_PHASE] = A.END_DISCARD
         return True
-    return finish_turn(c, w, i, cap, T, p)
+    return finish_turn(c, w, i, cap, T, p, False)
 
 
 # ---------------------------------------------------------------- MAIN and FREE_MENU (Rules._apply_main)
@@ -364,8 +380,9 @@ def play_card(c, w, i, cap, T, p, k):
 
 
 @njit(cache=True)
-def main(c, w, i, cap, T, p, a, quest0):
-    """Rules._apply_main (MAIN, and FREE_MENU after it set MAIN)."""
+def main(c, w, i, cap, T, p, a, quest0, shuffled):
+    """Rules._apply_main (MAIN, and FREE_MENU after it set MAIN); RESHUFFLE where the caller has
+    shuffled the discard into the deck with p's Generator (`shuffled`)."""
     K = T[2].shape[1]
     if a == A.DONE:
         return end_turn(c, w, i, cap, T, p)
@@ -392,6 +409,9 @@ def main(c, w, i, cap, T, p, a, quest0):
         commit(c, w, i, cap, T, p, a - A.HAND - K)
     elif A.HAND + 2 * K <= a < A.HAND + 3 * K:
         withdraw(c, w, i, cap, T, p, a - A.HAND - 2 * K)
+    elif a == A.RESHUFFLE and shuffled:             # Rules._reshuffle (Q-F4), the shuffle done
+        w[i, sf(p, S_RESHUFFLES)] -= 1
+        w[i, W_SUPPLY + 2] += 1
     else:
         return False                                # RESHUFFLE (shuffles), QUEST (completing), EXPLORE
     return True
@@ -623,9 +643,45 @@ def target_seat(c, w, i, cap, T, p, a):
     return True
 
 
+# ---------------------------------------------------------------- setup (Rules._apply_setup_*)
 @njit(cache=True)
-def apply(c, w, i, cap, T, a, quest0):
-    """Apply legal action a to game i where ported (True), else change nothing (False)."""
+def setup(c, w, i, cap, T, p, a, quest0):
+    """SETUP_QUEST, SETUP_ARTIFACT, and SETUP_PLACE but the last seat's (its end of setup shuffles)."""
+    ph = w[i, W_PHASE]
+    if ph == A.SETUP_QUEST:
+        for t in range(ln(w, i, L_OFFER_QUESTS)):
+            q = at(c, i, L_OFFER_QUESTS, cap, t)
+            if quest0 + T[1][q] == a:
+                if R.contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
+                    return False
+                R.remove_at(c, w, i, L_OFFER_QUESTS, cap, t)
+                R.append(c, w, i, seat_list(p, P_QUESTS), cap, q)
+                R.append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
+                w[i, W_PHASE] = A.SETUP_ARTIFACT
+                return True
+        return False
+    if ph == A.SETUP_ARTIFACT:
+        K = T[2].shape[1]
+        for t in range(ln(w, i, L_OFFER_ARTIFACTS)):
+            x = at(c, i, L_OFFER_ARTIFACTS, cap, t)
+            if A.HAND + 2 * K + T[0][x] == a:
+                R.remove_at(c, w, i, L_OFFER_ARTIFACTS, cap, t)
+                R.append(c, w, i, seat_list(p, P_HAND), cap, x)
+                w[i, W_PHASE] = A.SETUP_PLACE
+                return True
+        return False
+    if p == 0:
+        return False                                # TurnFlow._finish_setup shuffles
+    w[i, sf(p, S_POS)] = a - A.REGION
+    w[i, W_CUR] = p - 1
+    w[i, W_PHASE] = A.SETUP_QUEST
+    return True
+
+
+@njit(cache=True)
+def apply(c, w, i, cap, T, a, quest0, shuffled):
+    """Apply legal action a to game i where ported (True), else change nothing (False); `shuffled`:
+    the caller did the action's shuffle (FantastiqaVector._shuffle_ahead)."""
     ph = w[i, W_PHASE]
     p = w[i, W_CUR]
     if a == A.CANCEL and T[12][F_FORBID]:           # Rules._do: Q-T2's budget counts every CANCEL
@@ -635,17 +691,17 @@ def apply(c, w, i, cap, T, a, quest0):
         w[i, W_CANCELS] += 1
     if ph == A.END_DISCARD:
         if a == A.DONE:
-            return finish_turn(c, w, i, cap, T, p)
+            return finish_turn(c, w, i, cap, T, p, shuffled)
         hand = seat_list(p, P_HAND)
         x = R.find(c, w, i, hand, cap, T[0], a - A.HAND, False)
         R.remove(c, w, i, hand, cap, x)
         R.append(c, w, i, seat_list(p, P_DISCARD), cap, x)
         return True
     if ph == A.MAIN:
-        return main(c, w, i, cap, T, p, a, quest0)
+        return main(c, w, i, cap, T, p, a, quest0, shuffled)
     if ph == A.FREE_MENU:
         w[i, W_PHASE] = A.MAIN
-        if main(c, w, i, cap, T, p, a, quest0):
+        if main(c, w, i, cap, T, p, a, quest0, shuffled):
             return True
         w[i, W_PHASE] = A.FREE_MENU                 # untouched otherwise (main changed nothing)
         return False
@@ -673,4 +729,6 @@ def apply(c, w, i, cap, T, a, quest0):
         return True
     if ph == A.TARGET_SEAT:
         return target_seat(c, w, i, cap, T, p, a)
+    if ph == A.SETUP_QUEST or ph == A.SETUP_ARTIFACT or ph == A.SETUP_PLACE:
+        return setup(c, w, i, cap, T, p, a, quest0)
     return False
