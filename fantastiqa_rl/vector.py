@@ -62,6 +62,7 @@ import numpy as np
 from fantastiqa_rl import actions as A
 from fantastiqa_rl import obs_kernel as _kernel
 from fantastiqa_rl import vector_kernels as K
+from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_state as VS
 from fantastiqa_rl.abbey_view import abbey_features
 from fantastiqa_rl.chance import RNG_SEAT0
@@ -105,6 +106,7 @@ class FantastiqaVector:
         self._T = cards.args()
         self._kernels = cards.ok       # False: every decision by the scalar core (see vector_rules.Cards)
         self._quest0 = probe.layout.quest
+        self._ws = R.workspace(self._cap, probe.layout.K)
         self._c = np.zeros((self.num_envs, VS.num_lists(n) * self._cap), dtype=np.int16)
         self._w = np.zeros((self.num_envs, VS.w_size(n)), dtype=np.int64)
         self._rngs: list = [None] * self.num_envs
@@ -244,7 +246,7 @@ class FantastiqaVector:
             return
         legal = self._legal
         legal[need] = False
-        done = K.legal(self._c, self._w, need, legal, self._cap, self._T, self._quest0) if self._kernels \
+        done = K.legal(self._c, self._w, need, legal, self._cap, self._T, self._quest0, *self._ws) if self._kernels \
             else np.zeros(need.size, dtype=np.int8)
         rest = need[done == 0].tolist()
         self._count("masks", self._w[need, VS.W_PHASE], done)

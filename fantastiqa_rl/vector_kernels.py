@@ -51,9 +51,7 @@ def _seat(p, f):
 
 # ---------------------------------------------------------------- legal actions
 @njit(cache=True)
-def _legal_row(c, w, i, cap, T, row, scratch, quest0):
-    """Write game i's legal actions into row (all False on entry) where its decision is ported;
-    returns False (row untouched) where it is not."""
+def _setup_row(c, w, i, cap, T, row, quest0, wi, wp):
     flags = T[12]
     hk = T[0]
     ph = w[i, W_PHASE]
@@ -75,123 +73,269 @@ def _legal_row(c, w, i, cap, T, row, scratch, quest0):
             if w[i, W_SEATS + MAX_SEATS * S_POS + o] >= 0:
                 row[A.REGION + w[i, W_SEATS + MAX_SEATS * S_POS + o]] = False
         return True
+    return True
+
+
+@njit(cache=True)
+def _end_discard_row(c, w, i, cap, T, row):
+    flags = T[12]
+    hk = T[0]
+    ph = w[i, W_PHASE]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
     if ph == A.END_DISCARD:                         # Rules._legal_end_discard
         row[A.DONE] = True
         for t in range(_len(w, i, hand)):
             row[A.HAND + hk[c[i, hand * cap + t]]] = True
-        return True
+    return True
+
+
+@njit(cache=True)
+def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
+    flags = T[12]
+    hk = T[0]
+    ph = w[i, W_PHASE]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
     if ph == A.MAIN:                                # Rules._legal_main
         if flags[R.F_ABBEY]:
             return False                            # EXPLORE: the scalar core
         row[A.DONE] = True
         if not w[i, W_ACTION_USED]:
             pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
-            dests = np.empty(NUM_POSITIONS, dtype=np.int64)
-            if R.pay_moves(c, w, i, cap, T, p, 1 << pos, -1, dests):
+            dests = wi[R.reg(wi, R.R_DESTS):]
+            if R.pay_moves(c, w, i, cap, T, p, 1 << pos, -1, dests, wi, wp):
                 row[A.ADVENTURE] = True
             if R.statue_options(c, w, i, cap, p, 0):
                 row[A.VISIT_STATUE] = True
-            qs = np.empty(_len(w, i, _seat(p, P_QUESTS)) + NUM_OPEN_QUESTS, dtype=np.int64)
-            for t in range(R.completable(c, w, i, cap, T, p, qs)):
+            qs = wi[R.reg(wi, R.R_QUESTS):]
+            for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
                 row[quest0 + T[1][qs[t]]] = True
-        if R.legal_free(c, w, i, cap, T, p, scratch):
+        if R.legal_free(c, w, i, cap, T, p, scratch, wi):
             row[A.FREE_ACTION] = True
             scratch[:] = False
-        return True
-    if ph == A.FREE_MENU:
-        R.legal_free(c, w, i, cap, T, p, row)
-    elif ph == A.STATUE_OPTION:                     # Statues._legal_statue_option
-        R.write_statue_options(row, R.statue_options(c, w, i, cap, p, 0))
-        if not w[i, W_KEY]:
-            row[A.CANCEL] = True
-    elif ph == A.ADV_MOVE:                          # Rules._legal_adv_move
-        visited, prev = w[i, W_VISITED], w[i, W_PREV]
-        dests = np.empty(NUM_POSITIONS, dtype=np.int64)
-        for t in range(R.pay_moves(c, w, i, cap, T, p, visited, prev, dests)):
-            row[A.REGION + dests[t]] = True
-        row[A.DONE if w[i, W_COUNT] else A.CANCEL] = True
-        if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, T, p, True, visited, prev):
-            if w[i, W_SEATS + MAX_SEATS * S_CARPETS + p]:
-                row[A.CARPET] = True
-            n_pw = _len(w, i, L_POWERED)
-            for t in range(_len(w, i, hand)):
-                x = c[i, hand * cap + t]
-                if T[5][hk[x]] == P_FLY and not (n_pw and R.contains(c, w, i, L_POWERED, cap, x)):
-                    row[A.HAND + hk[x]] = True
-    elif ph == A.ADV_PAY or ph == A.QUEST_PAY:
-        R.legal_pay(c, w, i, cap, T, p, ph == A.QUEST_PAY, row)
-    elif ph == A.MOVE_DEST:                         # Rules._legal_move_dest
-        adventure = w[i, W_RET] == A.ADV_MOVE
-        visited, prev = w[i, W_VISITED], w[i, W_PREV]
-        pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
-        for j in range(R.NB_N[pos]):
-            if w[i, W_BOARD + R.NB_SPACE[pos, j]] < 0:
-                continue
-            d = R.NB_DEST[pos, j]
-            if adventure and (((visited >> d) & 1) if flags[R.F_SIMPLE] else d == prev):
-                continue
-            row[A.REGION + d] = True
-    elif ph == A.BUY:                               # Statues._legal_buy
-        row[A.DONE] = True
-        K = T[2].shape[1]
-        gems = w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
-        for t in range(_len(w, i, L_REVEALED)):
-            k = hk[c[i, L_REVEALED * cap + t]]
-            if T[13][k] <= gems:
-                row[A.HAND + 2 * K + k] = True
-    elif ph == A.CHEST:                             # Statues._legal_chest
-        if w[i, W_COUNT]:
-            row[A.DONE] = True
-        if _len(w, i, _seat(p, P_QUESTS)) < PERSONAL_QUEST_CAP:
-            for t in range(_len(w, i, L_REVEALED)):
-                row[quest0 + T[1][c[i, L_REVEALED * cap + t]]] = True
-    elif ph == A.RELEASE:                           # Statues._legal_release
-        row[A.CANCEL] = True
-        n = _len(w, i, L_PAY) + _len(w, i, L_RELEASE)
-        if n:
-            row[A.CONFIRM] = True
-        if n < RELEASE_MAX and n < w[i, W_SEATS + MAX_SEATS * S_GEMS + p]:
-            K = T[2].shape[1]
-            for t in range(_len(w, i, hand)):
-                row[A.HAND + hk[c[i, hand * cap + t]]] = True
-            discard = _seat(p, P_DISCARD)
-            for t in range(_len(w, i, discard)):
-                row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
-    elif ph == A.COMMIT_TARGET:                     # Rules._legal_commit_target
-        qs = np.empty(_len(w, i, _seat(p, P_C_ORDER)), dtype=np.int64)
-        for t in range(R.commit_targets(c, w, i, cap, T, p, w[i, W_TARGET], qs)):
-            row[quest0 + T[1][qs[t]]] = True
-    elif ph == A.WITHDRAW_FROM:                     # Rules._legal_withdraw_from
-        order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
-        for t in range(_len(w, i, order)):
-            q = c[i, order * cap + t]
-            for u in range(_len(w, i, cards)):
-                if c[i, of * cap + u] == q and hk[c[i, cards * cap + u]] == w[i, W_TARGET]:
-                    row[quest0 + T[1][q]] = True
-                    break
-    elif ph == A.TARGET_SEAT:                       # Powers._legal_target_seat
-        pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
-        for o in range(flags[R.F_N]):
-            if o != p and not (flags[R.F_TEAMS] and (o - p) % 2 == 0) and \
-                    (w[i, W_REASON] == R_BREW or w[i, W_SEATS + MAX_SEATS * S_POS + o] == pos):
-                row[A.SEAT + o] = True
-    else:
-        return False
-    if flags[R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:   # Rules._legal_list
-        if np.count_nonzero(row) > 1:
-            row[A.CANCEL] = False
     return True
 
 
 @njit(cache=True)
-def legal(c, w, games, out, cap, T, quest0):
+def _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp):
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    R.legal_free(c, w, i, cap, T, p, row, wi)
+
+
+@njit(cache=True)
+def _statue_option_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Statues._legal_statue_option."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    R.write_statue_options(row, R.statue_options(c, w, i, cap, p, 0))
+    if not w[i, W_KEY]:
+        row[A.CANCEL] = True
+
+
+@njit(cache=True)
+def _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_adv_move."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    visited, prev = w[i, W_VISITED], w[i, W_PREV]
+    dests = wi[R.reg(wi, R.R_DESTS):]
+    for t in range(R.pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp)):
+        row[A.REGION + dests[t]] = True
+    row[A.DONE if w[i, W_COUNT] else A.CANCEL] = True
+    if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, T, p, True, visited, prev):
+        if w[i, W_SEATS + MAX_SEATS * S_CARPETS + p]:
+            row[A.CARPET] = True
+        n_pw = _len(w, i, L_POWERED)
+        for t in range(_len(w, i, hand)):
+            x = c[i, hand * cap + t]
+            if T[5][hk[x]] == P_FLY and not (n_pw and R.contains(c, w, i, L_POWERED, cap, x)):
+                row[A.HAND + hk[x]] = True
+
+
+@njit(cache=True)
+def _pay_row(c, w, i, cap, T, row, quest0, wi, wp):
+    flags = T[12]
+    hk = T[0]
+    ph = w[i, W_PHASE]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    R.legal_pay(c, w, i, cap, T, p, ph == A.QUEST_PAY, row, wi, wp)
+
+
+@njit(cache=True)
+def _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_move_dest."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    adventure = w[i, W_RET] == A.ADV_MOVE
+    visited, prev = w[i, W_VISITED], w[i, W_PREV]
+    pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+    for j in range(R.NB_N[pos]):
+        if w[i, W_BOARD + R.NB_SPACE[pos, j]] < 0:
+            continue
+        d = R.NB_DEST[pos, j]
+        if adventure and (((visited >> d) & 1) if flags[R.F_SIMPLE] else d == prev):
+            continue
+        row[A.REGION + d] = True
+
+
+@njit(cache=True)
+def _buy_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Statues._legal_buy."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    row[A.DONE] = True
+    K = T[2].shape[1]
+    gems = w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
+    for t in range(_len(w, i, L_REVEALED)):
+        k = hk[c[i, L_REVEALED * cap + t]]
+        if T[13][k] <= gems:
+            row[A.HAND + 2 * K + k] = True
+
+
+@njit(cache=True)
+def _chest_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Statues._legal_chest."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    if w[i, W_COUNT]:
+        row[A.DONE] = True
+    if _len(w, i, _seat(p, P_QUESTS)) < PERSONAL_QUEST_CAP:
+        for t in range(_len(w, i, L_REVEALED)):
+            row[quest0 + T[1][c[i, L_REVEALED * cap + t]]] = True
+
+
+@njit(cache=True)
+def _release_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Statues._legal_release."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    row[A.CANCEL] = True
+    n = _len(w, i, L_PAY) + _len(w, i, L_RELEASE)
+    if n:
+        row[A.CONFIRM] = True
+    if n < RELEASE_MAX and n < w[i, W_SEATS + MAX_SEATS * S_GEMS + p]:
+        K = T[2].shape[1]
+        for t in range(_len(w, i, hand)):
+            row[A.HAND + hk[c[i, hand * cap + t]]] = True
+        discard = _seat(p, P_DISCARD)
+        for t in range(_len(w, i, discard)):
+            row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
+
+
+@njit(cache=True)
+def _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_commit_target."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    qs = wi[R.reg(wi, R.R_QUESTS):]
+    for t in range(R.commit_targets(c, w, i, cap, T, p, w[i, W_TARGET], qs)):
+        row[quest0 + T[1][qs[t]]] = True
+
+
+@njit(cache=True)
+def _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_withdraw_from."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
+    for t in range(_len(w, i, order)):
+        q = c[i, order * cap + t]
+        for u in range(_len(w, i, cards)):
+            if c[i, of * cap + u] == q and hk[c[i, cards * cap + u]] == w[i, W_TARGET]:
+                row[quest0 + T[1][q]] = True
+                break
+
+
+@njit(cache=True)
+def _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Powers._legal_target_seat."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+    for o in range(flags[R.F_N]):
+        if o != p and not (flags[R.F_TEAMS] and (o - p) % 2 == 0) and \
+                (w[i, W_REASON] == R_BREW or w[i, W_SEATS + MAX_SEATS * S_POS + o] == pos):
+            row[A.SEAT + o] = True
+
+
+@njit(cache=True)
+def _cancel_budget(w, i, T, row):
+    """Rules._legal_list: once Q-T2's budget is spent, CANCEL is legal only where nothing else is."""
+    if T[12][R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
+        if np.count_nonzero(row) > 1:
+            row[A.CANCEL] = False
+
+
+@njit(cache=True)
+def legal(c, w, games, out, cap, T, quest0, wi, wp):
     """out[i] = the legal actions of game i (out[i] is all False on entry), for the decisions
     ported; returns 1 per game handled, 0 where the caller must ask the scalar core."""
     done = np.zeros(games.size, dtype=np.int8)
     scratch = np.zeros(out.shape[1], dtype=np.bool_)
     for g in range(games.size):
+        # one function per kind of decision, dispatched here (one function holding them all, or a
+        # dispatcher function, ran ~5x slower per game)
         i = games[g]
-        if _legal_row(c, w, i, cap, T, out[i], scratch, quest0):
+        ph = w[i, W_PHASE]
+        row = out[i]
+        ok = True
+        if ph == A.END_DISCARD:
+            _end_discard_row(c, w, i, cap, T, row)
+        elif ph == A.MAIN:
+            ok = _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp)
+        elif ph == A.SETUP_QUEST or ph == A.SETUP_ARTIFACT or ph == A.SETUP_PLACE:
+            _setup_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.FREE_MENU:
+            _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.STATUE_OPTION:
+            _statue_option_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.ADV_MOVE:
+            _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.ADV_PAY or ph == A.QUEST_PAY:
+            _pay_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.MOVE_DEST:
+            _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.BUY:
+            _buy_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.CHEST:
+            _chest_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.RELEASE:
+            _release_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.COMMIT_TARGET:
+            _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.WITHDRAW_FROM:
+            _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.TARGET_SEAT:
+            _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp)
+        else:
+            ok = False
+        if ok and (ph == A.STATUE_OPTION or ph == A.ADV_MOVE or ph == A.ADV_PAY or ph == A.QUEST_PAY
+                   or ph == A.RELEASE):
+            _cancel_budget(w, i, T, row)
+        if ok:
             done[g] = 1
     return done
 

@@ -84,6 +84,27 @@ class Cards:
                 self.raven, self.qpoints)
 
 
+def workspace(cap: int, K: int) -> tuple:
+    """(wi, wp): the scratch arrays one kernel call lends every query (no allocation per game)."""
+    rows = max(cap, K) + 8
+    return np.zeros(WI_COMP + 7 * rows, dtype=np.int64), np.zeros((3 * rows, 3), dtype=np.int64)
+
+
+# regions of wi (rows = wp.shape[0] // 3 each from WI_COMP on): symbol counts, companions, quest
+# lists, kinds, offsets, a counter per kind, flags
+WI_COUNTS, WI_C2, WI_NEED, WI_COMP = 0, 9, 18, 32
+
+
+# regions from WI_COMP on, `rows` long each (reg(wi, R_...))
+R_COMP, R_QUESTS, R_KINDS, R_START, R_COUNT, R_FLAGS, R_DESTS = range(7)
+
+
+@njit(cache=True, inline="always")
+def reg(wi, j):
+    """Start of region j of the workspace wi."""
+    return WI_COMP + j * ((wi.size - WI_COMP) // 7)
+
+
 # flags (Cards.flags)
 (F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N, F_MARK_FORBID, F_TURN_LIMIT,
  F_UP_TO_5) = range(11)
@@ -112,7 +133,7 @@ def seat_field(w, i, f, p):
     return w[i, W_SEATS + MAX_SEATS * f + p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contains(c, w, i, j, cap, x):
     base = j * cap
     for t in range(w[i, W_LEN + j]):
@@ -167,7 +188,7 @@ def extend(c, w, i, dst, src, cap):
     w[i, W_LEN + src] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def find(c, w, i, j, cap, hk, k, prefer_boosted):
     """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
     base = j * cap
@@ -182,7 +203,7 @@ def find(c, w, i, j, cap, hk, k, prefer_boosted):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def profile_of(c, w, i, cap, T, x):
     """Rules._profile of instance x: (a, b, m), m = 0 for a card without symbols."""
     hk, prof = T[0], T[2]
@@ -191,7 +212,7 @@ def profile_of(c, w, i, cap, T, x):
     return prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_profiles(c, w, i, cap, T, j, pr, n):
     """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
     for t in range(ln(w, i, j)):
@@ -202,7 +223,7 @@ def add_profiles(c, w, i, cap, T, j, pr, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
     """Append the profiles of the cards p committed to quest q."""
     cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
@@ -217,11 +238,12 @@ def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
 
 # ---------------------------------------------------------------- payment (fantastiqa_rl.payment)
 @njit(cache=True)
-def creature_value(v, pr, n):
-    """payment.creature_value over the profiles pr[:n]."""
-    counts = np.zeros(NUM_SYMBOLS, dtype=np.int64)
+def creature_value(v, pr, n, wi):
+    """payment.creature_value over the profiles pr[:n] (wi: the workspace)."""
+    counts = wi[WI_COUNTS:WI_COUNTS + NUM_SYMBOLS]
+    counts[:] = 0
     nv = 0
-    comp = np.empty(n, dtype=np.int64)
+    comp = wi[reg(wi, R_COMP):reg(wi, R_COMP) + n]
     nc = 0
     for t in range(n):
         a, b, m = pr[t, 0], pr[t, 1], pr[t, 2]
@@ -238,7 +260,7 @@ def creature_value(v, pr, n):
     if nc == 0:
         return nv + np.sum(counts >> 1)
     best = 0
-    c2 = np.empty(NUM_SYMBOLS, dtype=np.int64)
+    c2 = wi[WI_C2:WI_C2 + NUM_SYMBOLS]
     for choice in range(1 << nc):
         c2[:] = counts
         for u in range(nc):
@@ -250,15 +272,17 @@ def creature_value(v, pr, n):
     return nv + best
 
 
-@njit(cache=True)
-def quest_met(T, qkind, pr, n):
-    """payment.quest_met of quest kind qkind's needs over the profiles pr[:n]."""
+@njit(cache=True, inline="always")
+def quest_met(T, qkind, pr, n, wi):
+    """payment.quest_met of quest kind qkind's needs over the profiles pr[:n] (wi: the workspace)."""
     need_sym, need_cnt, need_n = T[9], T[10], T[11]
-    inneed = np.zeros(NUM_SYMBOLS, dtype=np.bool_)
+    inneed = wi[WI_NEED:WI_NEED + NUM_SYMBOLS]
+    inneed[:] = 0
     for j in range(need_n[qkind]):
-        inneed[need_sym[qkind, j]] = True
-    counts = np.zeros(NUM_SYMBOLS, dtype=np.int64)
-    comp = np.empty(n, dtype=np.int64)
+        inneed[need_sym[qkind, j]] = 1
+    counts = wi[WI_COUNTS:WI_COUNTS + NUM_SYMBOLS]
+    counts[:] = 0
+    comp = wi[reg(wi, R_COMP):reg(wi, R_COMP) + n]
     nc = 0
     for t in range(n):
         a, b, m = pr[t, 0], pr[t, 1], pr[t, 2]
@@ -271,7 +295,7 @@ def quest_met(T, qkind, pr, n):
         else:
             comp[nc] = t
             nc += 1
-    c2 = np.empty(NUM_SYMBOLS, dtype=np.int64)
+    c2 = wi[WI_C2:WI_C2 + NUM_SYMBOLS]
     for choice in range(1 << nc):
         c2[:] = counts
         for u in range(nc):
@@ -288,7 +312,7 @@ def quest_met(T, qkind, pr, n):
 
 
 # ---------------------------------------------------------------- moving (Rules._moves, Rules._pay_moves)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def moves_any(w, i, T, p, adventure, visited, prev):
     """Whether Rules._moves(p, adventure, visited, prev) is non-empty."""
     simple = T[12][F_SIMPLE]
@@ -304,11 +328,11 @@ def moves_any(w, i, T, p, adventure, visited, prev):
 
 
 @njit(cache=True)
-def pay_moves(c, w, i, cap, T, p, visited, prev, dests):
+def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
     """Rules._pay_moves: writes the destinations the hand can pay a step to into dests; returns how many."""
     hk, vuln, strength, simple = T[0], T[3], T[4], T[12][F_SIMPLE]
     pos = seat_field(w, i, S_POS, p)
-    pr = np.empty((ln(w, i, seat_list(p, P_HAND)), 3), dtype=np.int64)
+    pr = wp
     n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
     k_out = 0
     for j in range(NB_N[pos]):
@@ -319,7 +343,7 @@ def pay_moves(c, w, i, cap, T, p, visited, prev, dests):
         if ((visited >> d) & 1) if simple else d == prev:
             continue
         k = hk[x]
-        if creature_value(vuln[k], pr, n) >= strength[k]:
+        if creature_value(vuln[k], pr, n, wi) >= strength[k]:
             dests[k_out] = d
             k_out += 1
     return k_out
@@ -354,14 +378,13 @@ def write_statue_options(row, bits):
 
 # ---------------------------------------------------------------- quests (Rules._completable, _commit_targets)
 @njit(cache=True)
-def completable(c, w, i, cap, T, p, out):
+def completable(c, w, i, cap, T, p, out, wi, wp):
     """Rules._completable: quest instances p may complete now, personal ones first, into out; returns how many."""
     qk, qregion = T[1], T[8]
     name = w[i, W_REGION + seat_field(w, i, S_POS, p)]
     quests = seat_list(p, P_QUESTS)
     nq = ln(w, i, quests)
-    size = ln(w, i, seat_list(p, P_HAND)) + ln(w, i, seat_list(p, P_C_CARDS))
-    pr = np.empty((size, 3), dtype=np.int64)
+    pr = wp
     k_out = 0
     for t in range(nq + NUM_OPEN_QUESTS):
         q = at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
@@ -369,13 +392,13 @@ def completable(c, w, i, cap, T, p, out):
             continue
         n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
         n = add_committed_profiles(c, w, i, cap, T, p, q, pr, n)
-        if quest_met(T, qk[q], pr, n):
+        if quest_met(T, qk[q], pr, n, wi):
             out[k_out] = q
             k_out += 1
     return k_out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def commit_targets(c, w, i, cap, T, p, k, out):
     """Rules._commit_targets(p, k): quest instances (in committed order) into out; returns how many."""
     hk, qk, prof, syms, need_sym, need_cnt, need_n = T[0], T[1], T[2], T[6], T[9], T[10], T[11]
@@ -401,7 +424,7 @@ def commit_targets(c, w, i, cap, T, p, k, out):
 
 
 # ---------------------------------------------------------------- free actions (Rules._legal_free, Powers._power_ok)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def opponents_here(w, i, T, p):
     """Whether Powers._opponents_here(p) is non-empty."""
     n, teams = T[12][F_N], T[12][F_TEAMS]
@@ -412,7 +435,7 @@ def opponents_here(w, i, T, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def power_ok(c, w, i, cap, T, p, k):
     """Powers._power_ok(p, k) outside an adventure (MAIN, FREE_MENU)."""
     pw = T[5][k]
@@ -430,7 +453,7 @@ def power_ok(c, w, i, cap, T, p, k):
 
 
 @njit(cache=True)
-def legal_free(c, w, i, cap, T, p, row):
+def legal_free(c, w, i, cap, T, p, row, wi):
     """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
     hk = T[0]
     count = 0
@@ -459,13 +482,14 @@ def legal_free(c, w, i, cap, T, p, row):
     order = seat_list(p, P_C_ORDER)
     if ln(w, i, order):
         K = T[2].shape[1]
-        targets = np.empty(ln(w, i, order), dtype=np.int64)
-        seen = np.zeros(K, dtype=np.bool_)
+        targets = wi[reg(wi, R_QUESTS):reg(wi, R_QUESTS) + ln(w, i, order)]
+        seen = wi[reg(wi, R_KINDS):reg(wi, R_KINDS) + K]
+        seen[:] = 0
         for t in range(ln(w, i, hand)):
             k = hk[at(c, i, hand, cap, t)]
             if seen[k]:
                 continue
-            seen[k] = True
+            seen[k] = 1
             if T[2][0, k, 2] and commit_targets(c, w, i, cap, T, p, k, targets):
                 row[A.HAND + K + k] = True
                 count += 1
@@ -484,24 +508,25 @@ def action_used(w, i):
 
 
 # ---------------------------------------------------------------- paying card by card (Rules._legal_pay)
-@njit(cache=True)
-def met(T, creature, req, strength, pr, n):
+@njit(cache=True, inline="always")
+def met(T, creature, req, strength, pr, n, wi):
     """payment.met: a creature (vulnerability req, strength) or a quest (kind req)."""
     if creature:
-        return creature_value(req, pr, n) >= strength
-    return quest_met(T, req, pr, n)
+        return creature_value(req, pr, n, wi) >= strength
+    return quest_met(T, req, pr, n, wi)
 
 
 @njit(cache=True)
-def offered(c, w, i, cap, T, p, creature, req, strength, sel, nsel, row):
+def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
     """payment.offered_kinds: mark HAND k in row for each hand kind some completion of the payment
-    needs its next copy for (copies in use order: doubled first), given the profiles sel[:nsel] chosen."""
+    needs its next copy for (copies in use order: doubled first), given the profiles wp[:nsel] chosen."""
     hk, prof = T[0], T[2]
     hand = seat_list(p, P_HAND)
     nh = ln(w, i, hand)
-    kinds = np.empty(nh, dtype=np.int64)
-    start = np.zeros(nh + 1, dtype=np.int64)
-    items = np.empty((nh, 3), dtype=np.int64)
+    kinds = wi[reg(wi, R_KINDS):reg(wi, R_KINDS) + nh]
+    start = wi[reg(wi, R_START):reg(wi, R_START) + nh + 1]
+    start[0] = 0
+    items = wp[2 * (wp.shape[0] // 3):]
     nk, m = 0, 0
     for t in range(nh):
         k = hk[at(c, i, hand, cap, t)]
@@ -522,22 +547,23 @@ def offered(c, w, i, cap, T, p, creature, req, strength, sel, nsel, row):
                     m += 1
         nk += 1
         start[nk] = m
-    pr = np.empty((nsel + m + 1, 3), dtype=np.int64)
-    pr[:nsel] = sel[:nsel]
-    j = np.zeros(nk, dtype=np.int64)
-    flags = np.zeros(nk, dtype=np.bool_)
+    pr = wp                                          # the chosen profiles are pr[:nsel] already
+    j = wi[reg(wi, R_COUNT):reg(wi, R_COUNT) + nk]
+    j[:] = 0
+    flags = wi[reg(wi, R_FLAGS):reg(wi, R_FLAGS) + nk]
+    flags[:] = 0
     while True:
         n = nsel
         for u in range(nk):
             for v in range(j[u]):
                 pr[n] = items[start[u] + v]
                 n += 1
-        if not met(T, creature, req, strength, pr, n):
+        if not met(T, creature, req, strength, pr, n, wi):
             for u in range(nk):
                 if not flags[u] and start[u] + j[u] < start[u + 1]:
                     pr[n] = items[start[u] + j[u]]
-                    if met(T, creature, req, strength, pr, n + 1):
-                        flags[u] = True
+                    if met(T, creature, req, strength, pr, n + 1, wi):
+                        flags[u] = 1
         u = 0
         while u < nk:                                # the next combination (itertools.product)
             j[u] += 1
@@ -553,12 +579,11 @@ def offered(c, w, i, cap, T, p, creature, req, strength, sel, nsel, row):
 
 
 @njit(cache=True)
-def legal_pay(c, w, i, cap, T, p, quest_pay, row):
+def legal_pay(c, w, i, cap, T, p, quest_pay, row, wi, wp):
     """Rules._legal_pay (ADV_PAY, QUEST_PAY) into row."""
     hk, qk = T[0], T[1]
     target = w[i, W_TARGET]
-    size = ln(w, i, L_PAY) + (ln(w, i, seat_list(p, P_C_CARDS)) if quest_pay else 0)
-    sel = np.empty((size, 3), dtype=np.int64)
+    sel = wp
     nsel = add_profiles(c, w, i, cap, T, L_PAY, sel, 0)
     if quest_pay:
         nsel = add_committed_profiles(c, w, i, cap, T, p, target, sel, nsel)
@@ -566,7 +591,7 @@ def legal_pay(c, w, i, cap, T, p, quest_pay, row):
     else:
         k = hk[w[i, W_BOARD + target]]
         creature, req, strength = True, T[3][k], T[4][k]
-    offered(c, w, i, cap, T, p, creature, req, strength, sel, nsel, row)
-    if met(T, creature, req, strength, sel, nsel):
+    offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp)
+    if met(T, creature, req, strength, sel, nsel, wi):
         row[A.CONFIRM] = True
     row[A.CANCEL] = True
