@@ -20,12 +20,37 @@
 (copy a result to keep it). `observe(seats=...)` observes game i from seat seats[i] (-1: zeros; a
 finished game too, its final position), as `fantastiqa_rl.observe(state_i, seats[i])`.
 
-Design (one implementation of the rules): each game is a `FantastiqaState`, and the rules run
-through the scalar core, so the batch is exact by construction and every rules change reaches it.
-What the batch makes fast is everything around the rules: the mask is written into one buffer from
-each state's cached legal actions, and the observation comes from a numba kernel
-(`fantastiqa_rl.obs_kernel`) over a flat int array packed from the states, bit-equal to
-`fantastiqa_rl.observe` (the Abbey / team block is the scalar `abbey_features`).
+Design (by the lead, issue 25): the games live in fixed-size integer arrays
+(`fantastiqa_rl.vector_state`: card lists, board, tokens, supply, turn sub-state; an exact round
+trip to `FantastiqaState`), and numba kernels port the scalar core's hot decisions over them
+(`fantastiqa_rl.vector_kernels` dispatches; the rule queries are `vector_rules`, the transitions
+`vector_steps`, each a line-by-line port of the scalar method it names). Anything a kernel does not
+port runs through the scalar core itself, per game and step (the fallback): the game's
+`FantastiqaState` (cached while valid, else built from its row) gets `legal_actions` / `apply`, and is
+packed back. So exactness holds by construction for everything not ported, and the ported paths are
+tested equal at every step (tests/test_fantastiqa_vector.py, tests/test_fantastiqa_vector_kernels.py).
+Chance: the kernels never draw. Each game keeps its own chance Generators (the scalar core's objects,
+shared copy-on-write with `state(i)` copies exactly as `FantastiqaState.clone` shares them); the
+shuffles of a turn's draw (Q-X1) and of RESHUFFLE (Q-F4) are done in Python on the row's cards with
+that Generator before the kernel takes the step, so chance stays bit-exact.
+
+Ported (kernel masks and steps; `counts` / `phase_counts` say what ran where): setup (but the last
+placement, which shuffles), MAIN (mask: not with the Abbey, whose EXPLORE is the scalar core's;
+steps: DONE, the turn actions but completing a quest, every free action but an artifact's effects),
+FREE_MENU, ADV_MOVE, ADV_PAY / QUEST_PAY (payments card by card, wild pairs included; completing a
+quest is the scalar core's), MOVE_DEST, STATUE_OPTION, BUY, CHEST, RELEASE, COMMIT_TARGET,
+WITHDRAW_FROM, TARGET_SEAT and END_DISCARD with the end of the turn (draw, turn limit, Ravens,
+replenish, the end by score). Not ported (the scalar core): artifact effects (GLASS, BELL, BREW_CARD,
+WARDROBE and effects queued by a move), completing a quest (goal ends), the Abbey's decisions, the
+end of setup, and a turn ending with an empty hand whose draw reshuffles. Every option value runs
+the kernels (the option flags are kernel inputs), except a card file whose quest names one symbol
+twice (`vector_rules.Cards.ok`), which runs wholly on the scalar core; with the Abbey the MAIN mask
+is the scalar core's. In uniformly random 2-player play ~98% of steps and ~99% of masks run in
+the kernels.
+
+The observation: `vector_kernels.obs_wire` reads the rows into the ints the encoder kernel
+(`fantastiqa_rl.obs_kernel`) reads, bit-equal to `fantastiqa_rl.observe` (the Abbey / team block is
+the scalar `abbey_features` of the game's state).
 
 The greedy opponent: `greedy_actions` drives the scalar bot itself, one instance per (game, seat),
 so its decisions are `make_agent("fantastiqa", "greedy")`'s. The rules package may not import bots
@@ -37,7 +62,7 @@ Errors: an illegal action raises ValueError naming the game index, the action an
 core's words, with the rule id), and no game changes (every action is checked before any is
 applied); malformed inputs (wrong shape, non-integers, seats out of range) raise ValueError too.
 An option value is refused at construction exactly as `FantastiqaState.new` refuses it (every value
-it accepts is supported, since its rules are the ones that run).
+it accepts is supported: a decision the kernels do not port is played by the scalar core's rules).
 
 Speed (`python benchmarks/bench_fantastiqa_vector.py`: 2 players, uniformly random legal play from
 positions spread along whole games, engine time only; 2 shared cores at load ~8, so absolute

@@ -133,7 +133,7 @@ def seat_field(w, i, f, p):
     return w[i, W_SEATS + MAX_SEATS * f + p]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def contains(c, w, i, j, cap, x):
     base = j * cap
     for t in range(w[i, W_LEN + j]):
@@ -188,7 +188,7 @@ def extend(c, w, i, dst, src, cap):
     w[i, W_LEN + src] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def find(c, w, i, j, cap, hk, k, prefer_boosted):
     """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
     base = j * cap
@@ -203,7 +203,7 @@ def find(c, w, i, j, cap, hk, k, prefer_boosted):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def profile_of(c, w, i, cap, T, x):
     """Rules._profile of instance x: (a, b, m), m = 0 for a card without symbols."""
     hk, prof = T[0], T[2]
@@ -212,7 +212,7 @@ def profile_of(c, w, i, cap, T, x):
     return prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def add_profiles(c, w, i, cap, T, j, pr, n):
     """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
     for t in range(ln(w, i, j)):
@@ -223,7 +223,7 @@ def add_profiles(c, w, i, cap, T, j, pr, n):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
     """Append the profiles of the cards p committed to quest q."""
     cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
@@ -237,6 +237,15 @@ def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
 
 
 # ---------------------------------------------------------------- payment (fantastiqa_rl.payment)
+@njit(cache=True, inline="always")
+def _pairs(counts):
+    """sum(counts >> 1), without a temporary array."""
+    s = 0
+    for x in range(NUM_SYMBOLS):
+        s += counts[x] >> 1
+    return s
+
+
 @njit(cache=True)
 def creature_value(v, pr, n, wi):
     """payment.creature_value over the profiles pr[:n] (wi: the workspace)."""
@@ -258,7 +267,7 @@ def creature_value(v, pr, n, wi):
             comp[nc] = t
             nc += 1
     if nc == 0:
-        return nv + np.sum(counts >> 1)
+        return nv + _pairs(counts)
     best = 0
     c2 = wi[WI_C2:WI_C2 + NUM_SYMBOLS]
     for choice in range(1 << nc):
@@ -266,13 +275,13 @@ def creature_value(v, pr, n, wi):
         for u in range(nc):
             t = comp[u]
             c2[pr[t, 1] if (choice >> u) & 1 else pr[t, 0]] += pr[t, 2]
-        s = np.sum(c2 >> 1)
+        s = _pairs(c2)
         if s > best:
             best = s
     return nv + best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def quest_met(T, qkind, pr, n, wi):
     """payment.quest_met of quest kind qkind's needs over the profiles pr[:n] (wi: the workspace)."""
     need_sym, need_cnt, need_n = T[9], T[10], T[11]
@@ -312,7 +321,7 @@ def quest_met(T, qkind, pr, n, wi):
 
 
 # ---------------------------------------------------------------- moving (Rules._moves, Rules._pay_moves)
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def moves_any(w, i, T, p, adventure, visited, prev):
     """Whether Rules._moves(p, adventure, visited, prev) is non-empty."""
     simple = T[12][F_SIMPLE]
@@ -398,7 +407,7 @@ def completable(c, w, i, cap, T, p, out, wi, wp):
     return k_out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def commit_targets(c, w, i, cap, T, p, k, out):
     """Rules._commit_targets(p, k): quest instances (in committed order) into out; returns how many."""
     hk, qk, prof, syms, need_sym, need_cnt, need_n = T[0], T[1], T[2], T[6], T[9], T[10], T[11]
@@ -424,7 +433,7 @@ def commit_targets(c, w, i, cap, T, p, k, out):
 
 
 # ---------------------------------------------------------------- free actions (Rules._legal_free, Powers._power_ok)
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def opponents_here(w, i, T, p):
     """Whether Powers._opponents_here(p) is non-empty."""
     n, teams = T[12][F_N], T[12][F_TEAMS]
@@ -435,7 +444,7 @@ def opponents_here(w, i, T, p):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def power_ok(c, w, i, cap, T, p, k):
     """Powers._power_ok(p, k) outside an adventure (MAIN, FREE_MENU)."""
     pw = T[5][k]
@@ -508,7 +517,7 @@ def action_used(w, i):
 
 
 # ---------------------------------------------------------------- paying card by card (Rules._legal_pay)
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def met(T, creature, req, strength, pr, n, wi):
     """payment.met: a creature (vulnerability req, strength) or a quest (kind req)."""
     if creature:
