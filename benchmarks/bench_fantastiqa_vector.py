@@ -175,7 +175,8 @@ def time_greedy_vector(positions: list) -> float:
 def differential(games: int, greedy_games: int, seed: int = 0) -> None:
     """The long exactness run (see the module docstring)."""
     from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
-    from tests.test_fantastiqa_vector import CONFIGS, make, random_actions, run_differential
+    from tests.batch_helpers import random_actions
+    from tests.fantastiqa_vector_helpers import CONFIGS, make, run_differential
 
     per = max(1, games // len(CONFIGS))
     steps = played = 0   # steps: batched steps (one move of every unfinished game of the vector)

@@ -15,7 +15,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_state as VS
 from fantastiqa_rl.vector import FantastiqaVector
 from tests.batch_helpers import random_actions
-from tests.test_fantastiqa_vector import TURN_LIMIT, make, run_differential
+from tests.fantastiqa_vector_helpers import TURN_LIMIT, make, run_differential
 
 ROUND_TRIP_CONFIGS = [(2, {}), (4, {"abbey": True, "teams": True}), (3, {"card_use": "both", "turn_loops": "allow"})]
 
