@@ -203,7 +203,7 @@ def find(c, w, i, j, cap, hk, k, prefer_boosted):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def profile_of(c, w, i, cap, T, x):
     """Rules._profile of instance x: (a, b, m), m = 0 for a card without symbols."""
     hk, prof = T[0], T[2]
@@ -212,7 +212,7 @@ def profile_of(c, w, i, cap, T, x):
     return prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_profiles(c, w, i, cap, T, j, pr, n):
     """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
     for t in range(ln(w, i, j)):
@@ -223,7 +223,7 @@ def add_profiles(c, w, i, cap, T, j, pr, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
     """Append the profiles of the cards p committed to quest q."""
     cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
@@ -238,21 +238,23 @@ def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
 
 # ---------------------------------------------------------------- payment (fantastiqa_rl.payment)
 @njit(cache=True, inline="always")
-def _pairs(counts):
-    """sum(counts >> 1), without a temporary array."""
+def _pairs(wi, at):
+    """sum(wi[at:at + NUM_SYMBOLS] >> 1)."""
     s = 0
     for x in range(NUM_SYMBOLS):
-        s += counts[x] >> 1
+        s += wi[at + x] >> 1
     return s
 
 
-@njit(cache=True)
+# creature_value and quest_met index the workspace wi directly (symbol counts at WI_COUNTS, the
+# companions' choice at WI_C2, their rows of pr from reg(wi, R_COMP)): a view per call costs more
+@njit(cache=True, inline="always")
 def creature_value(v, pr, n, wi):
     """payment.creature_value over the profiles pr[:n] (wi: the workspace)."""
-    counts = wi[WI_COUNTS:WI_COUNTS + NUM_SYMBOLS]
-    counts[:] = 0
+    for x in range(NUM_SYMBOLS):
+        wi[WI_COUNTS + x] = 0
     nv = 0
-    comp = wi[reg(wi, R_COMP):reg(wi, R_COMP) + n]
+    comp = reg(wi, R_COMP)
     nc = 0
     for t in range(n):
         a, b, m = pr[t, 0], pr[t, 1], pr[t, 2]
@@ -260,59 +262,58 @@ def creature_value(v, pr, n, wi):
             if a == v:
                 nv += m
             else:
-                counts[a] += m
+                wi[WI_COUNTS + a] += m
         elif a == v or b == v:
             nv += m
         else:
-            comp[nc] = t
+            wi[comp + nc] = t
             nc += 1
     if nc == 0:
-        return nv + _pairs(counts)
+        return nv + _pairs(wi, WI_COUNTS)
     best = 0
-    c2 = wi[WI_C2:WI_C2 + NUM_SYMBOLS]
     for choice in range(1 << nc):
-        c2[:] = counts
+        for x in range(NUM_SYMBOLS):
+            wi[WI_C2 + x] = wi[WI_COUNTS + x]
         for u in range(nc):
-            t = comp[u]
-            c2[pr[t, 1] if (choice >> u) & 1 else pr[t, 0]] += pr[t, 2]
-        s = _pairs(c2)
+            t = wi[comp + u]
+            wi[WI_C2 + (pr[t, 1] if (choice >> u) & 1 else pr[t, 0])] += pr[t, 2]
+        s = _pairs(wi, WI_C2)
         if s > best:
             best = s
     return nv + best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def quest_met(T, qkind, pr, n, wi):
     """payment.quest_met of quest kind qkind's needs over the profiles pr[:n] (wi: the workspace)."""
     need_sym, need_cnt, need_n = T[9], T[10], T[11]
-    inneed = wi[WI_NEED:WI_NEED + NUM_SYMBOLS]
-    inneed[:] = 0
+    for x in range(NUM_SYMBOLS):
+        wi[WI_NEED + x] = 0
+        wi[WI_COUNTS + x] = 0
     for j in range(need_n[qkind]):
-        inneed[need_sym[qkind, j]] = 1
-    counts = wi[WI_COUNTS:WI_COUNTS + NUM_SYMBOLS]
-    counts[:] = 0
-    comp = wi[reg(wi, R_COMP):reg(wi, R_COMP) + n]
+        wi[WI_NEED + need_sym[qkind, j]] = 1
+    comp = reg(wi, R_COMP)
     nc = 0
     for t in range(n):
         a, b, m = pr[t, 0], pr[t, 1], pr[t, 2]
-        ia, ib = inneed[a], inneed[b]
+        ia, ib = wi[WI_NEED + a], wi[WI_NEED + b]
         if a == b or not ib:
             if ia:
-                counts[a] += m
+                wi[WI_COUNTS + a] += m
         elif not ia:
-            counts[b] += m
+            wi[WI_COUNTS + b] += m
         else:
-            comp[nc] = t
+            wi[comp + nc] = t
             nc += 1
-    c2 = wi[WI_C2:WI_C2 + NUM_SYMBOLS]
     for choice in range(1 << nc):
-        c2[:] = counts
+        for x in range(NUM_SYMBOLS):
+            wi[WI_C2 + x] = wi[WI_COUNTS + x]
         for u in range(nc):
-            t = comp[u]
-            c2[pr[t, 1] if (choice >> u) & 1 else pr[t, 0]] += pr[t, 2]
+            t = wi[comp + u]
+            wi[WI_C2 + (pr[t, 1] if (choice >> u) & 1 else pr[t, 0])] += pr[t, 2]
         ok = True
         for j in range(need_n[qkind]):
-            if c2[need_sym[qkind, j]] < need_cnt[qkind, j]:
+            if wi[WI_C2 + need_sym[qkind, j]] < need_cnt[qkind, j]:
                 ok = False
                 break
         if ok:
@@ -321,7 +322,7 @@ def quest_met(T, qkind, pr, n, wi):
 
 
 # ---------------------------------------------------------------- moving (Rules._moves, Rules._pay_moves)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def moves_any(w, i, T, p, adventure, visited, prev):
     """Whether Rules._moves(p, adventure, visited, prev) is non-empty."""
     simple = T[12][F_SIMPLE]
@@ -359,7 +360,7 @@ def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
 
 
 # ---------------------------------------------------------------- statues (Statues._statue_options)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def statue_options(c, w, i, cap, p, leaving):
     """Bits of the statue options at p's region: 1 STATUE_DRAW, 2 STATUE_RELEASE, 4 STATUE_TELEPORT."""
     pos = seat_field(w, i, S_POS, p)
@@ -407,7 +408,7 @@ def completable(c, w, i, cap, T, p, out, wi, wp):
     return k_out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def commit_targets(c, w, i, cap, T, p, k, out):
     """Rules._commit_targets(p, k): quest instances (in committed order) into out; returns how many."""
     hk, qk, prof, syms, need_sym, need_cnt, need_n = T[0], T[1], T[2], T[6], T[9], T[10], T[11]
@@ -433,7 +434,7 @@ def commit_targets(c, w, i, cap, T, p, k, out):
 
 
 # ---------------------------------------------------------------- free actions (Rules._legal_free, Powers._power_ok)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def opponents_here(w, i, T, p):
     """Whether Powers._opponents_here(p) is non-empty."""
     n, teams = T[12][F_N], T[12][F_TEAMS]
@@ -444,7 +445,7 @@ def opponents_here(w, i, T, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def power_ok(c, w, i, cap, T, p, k):
     """Powers._power_ok(p, k) outside an adventure (MAIN, FREE_MENU)."""
     pw = T[5][k]
@@ -517,7 +518,7 @@ def action_used(w, i):
 
 
 # ---------------------------------------------------------------- paying card by card (Rules._legal_pay)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def met(T, creature, req, strength, pr, n, wi):
     """payment.met: a creature (vulnerability req, strength) or a quest (kind req)."""
     if creature:
@@ -565,12 +566,14 @@ def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
         n = nsel
         for u in range(nk):
             for v in range(j[u]):
-                pr[n] = items[start[u] + v]
+                x = start[u] + v
+                pr[n, 0], pr[n, 1], pr[n, 2] = items[x, 0], items[x, 1], items[x, 2]
                 n += 1
         if not met(T, creature, req, strength, pr, n, wi):
             for u in range(nk):
                 if not flags[u] and start[u] + j[u] < start[u + 1]:
-                    pr[n] = items[start[u] + j[u]]
+                    x = start[u] + j[u]
+                    pr[n, 0], pr[n, 1], pr[n, 2] = items[x, 0], items[x, 1], items[x, 2]
                     if met(T, creature, req, strength, pr, n + 1, wi):
                         flags[u] = 1
         u = 0

@@ -22,13 +22,37 @@ random games.
 """
 from __future__ import annotations
 
+import os
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from fantastiqa_rl.board import NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES
 from fantastiqa_rl.state import FantastiqaState
+
+
+
+def _drop_stale_kernel_caches() -> None:
+    """numba's cache (cache=True) keys each function on its own file only, so a kernel in one of the
+    vector_* modules keeps the compiled code of another module's function it calls after that
+    module's source changed. Before anything is compiled or loaded, drop the cached index files of
+    these modules that are older than the newest of their sources (the next call recompiles)."""
+    here = Path(__file__).parent
+    sources = [here / f"{m}.py" for m in ("vector_state", "vector_rules", "vector_steps", "vector_kernels")]
+    cache = here / "__pycache__"
+    try:
+        newest = max(p.stat().st_mtime for p in sources)
+        for f in cache.glob("vector_*.nbi"):
+            if f.stat().st_mtime < newest:
+                f.unlink()
+    except OSError:      # a read-only install, or no cache yet: nothing to drop
+        pass
+
+
+if not os.environ.get("NUMBA_CACHE_DIR"):
+    _drop_stale_kernel_caches()
 
 MAX_SEATS = 4
 # scalars of w
