@@ -445,23 +445,6 @@ def opponents_here(w, i, T, p):
     return False
 
 
-@njit(cache=True, inline="always")
-def power_ok(c, w, i, cap, T, p, k):
-    """Powers._power_ok(p, k) outside an adventure (MAIN, FREE_MENU)."""
-    pw = T[5][k]
-    if pw == P_NONE:
-        return False
-    if pw == P_FLY:
-        return moves_any(w, i, T, p, False, 0, -1)
-    if pw == P_KEY:
-        return statue_options(c, w, i, cap, p, 1 if T[7][k] else 0) != 0
-    if pw == P_DRAGON:
-        return ln(w, i, L_DRAGONS) > 0 and opponents_here(w, i, T, p)
-    if pw == P_PEACEFUL:
-        return opponents_here(w, i, T, p)
-    return True
-
-
 @njit(cache=True)
 def legal_free(c, w, i, cap, T, p, row, wi):
     """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
@@ -481,12 +464,40 @@ def legal_free(c, w, i, cap, T, p, row, wi):
             count += 1
     hand = seat_list(p, P_HAND)
     n_pw = ln(w, i, L_POWERED)
+    # Powers._power_ok's position checks, once per game (each depends on the power alone, and a
+    # KEY's on whether it lies in play after): -1 not computed yet, else 0 / 1
+    fly = key_held = key_hand = dragon = peaceful = -1
+    power, held = T[5], T[7]
     for t in range(ln(w, i, hand)):                 # Rules._playable_kinds
         x = at(c, i, hand, cap, t)
         k = hk[x]
         if row[A.HAND + k] or (n_pw and contains(c, w, i, L_POWERED, cap, x)):
             continue
-        if power_ok(c, w, i, cap, T, p, k):
+        pw = power[k]
+        if pw == P_NONE:
+            ok = False
+        elif pw == P_FLY:
+            if fly < 0:
+                fly = 1 if moves_any(w, i, T, p, False, 0, -1) else 0
+            ok = fly == 1
+        elif pw == P_KEY:
+            if held[k]:
+                if key_held < 0:
+                    key_held = 1 if statue_options(c, w, i, cap, p, 1) else 0
+                ok = key_held == 1
+            else:
+                if key_hand < 0:
+                    key_hand = 1 if statue_options(c, w, i, cap, p, 0) else 0
+                ok = key_hand == 1
+        elif pw == P_DRAGON or pw == P_PEACEFUL:
+            if peaceful < 0:
+                peaceful = 1 if opponents_here(w, i, T, p) else 0
+            if dragon < 0:
+                dragon = 1 if peaceful == 1 and ln(w, i, L_DRAGONS) > 0 else 0
+            ok = (dragon if pw == P_DRAGON else peaceful) == 1
+        else:
+            ok = True                               # PLUS_STATUE, GEM, EFFECT
+        if ok:
             row[A.HAND + k] = True
             count += 1
     order = seat_list(p, P_C_ORDER)
