@@ -97,6 +97,16 @@ from fantastiqa_rl.turn_flow import HAND_SIZE
 from tabletop_rl.envs.game_state import integers
 
 
+_SEED = np.random.SeedSequence(0)   # any seed: a copy's state is overwritten (a SeedSequence made once is cheaper)
+
+
+def _copy_generator(g: np.random.Generator) -> np.random.Generator:
+    """A Generator in g's exact state, drawing apart from it."""
+    new = np.random.Generator(np.random.PCG64(_SEED))
+    new.bit_generator.state = g.bit_generator.state
+    return new
+
+
 def _check_num_envs(num_envs) -> int:
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive int; got {num_envs!r}")
@@ -350,7 +360,10 @@ class FantastiqaVector:
                              f"FantastiqaVector plays {mine}")
         if not self._dealt:
             self.reset(np.zeros(self.num_envs, dtype=np.int64))
-        self._store([i], [state.clone()])
+        mine = state.clone()
+        mine._rngs = [_copy_generator(g) for g in state._rngs]   # game i draws apart from `state`
+        mine._own = [True] * len(mine._rngs)
+        self._store([i], [mine])
         self._reset_agents(i)
 
     # ------------------------------------------------------------------ transitions
@@ -435,10 +448,8 @@ class FantastiqaVector:
         (copy on write, as FantastiqaState._rng)."""
         rngs, own = self._rngs[i], self._own[i]
         if not own[source]:
-            new = np.random.Generator(np.random.PCG64(0))
-            new.bit_generator.state = rngs[source].bit_generator.state
             rngs = self._rngs[i] = list(rngs)
-            rngs[source] = new
+            rngs[source] = _copy_generator(rngs[source])
             own[source] = True
         return rngs[source]
 
