@@ -65,20 +65,20 @@ An option value is refused at construction exactly as `FantastiqaState.new` refu
 it accepts is supported: a decision the kernels do not port is played by the scalar core's rules).
 
 Speed (`python benchmarks/bench_fantastiqa_vector.py`: 2 players, uniformly random legal play from
-positions spread along whole games, engine time only; 2 shared cores at load ~8, so absolute
-figures are ~3x low; the table, the profile and what was tried are in docs/benchmarks.md). The
-issue's targets are >= 20x each; measured in one run:
+positions spread along whole games, engine time only; 2 shared cores at load ~4.5, so absolute
+figures are ~2x low; the table, the profile and what it would take are in docs/benchmarks.md). The
+issue's targets are >= 20x each; measured in one run (load 4.6 at the start, 4.4 at the end):
 
     contender                                 steps/s   ratio   vs                 target
-    FantastiqaVector N=1024 mask+step           23199    0.48   scalar core        >= 20  missed
-    FantastiqaVector N=1024 observe+mask+step   12907    1.33   fantastiqa_rl.env  >= 20  missed
-    FantastiqaVector N=1024 greedy_actions      11632    1.12   scalar greedy bot  >= 20  missed
-    FantastiqaVector N=16 observe+mask+step     20117    2.08   fantastiqa_rl.env
-    numba compile: 9.3 s cold cache, 1.8 s warm start (5.4 s and 0.8 s at load ~3.5)
+    FantastiqaVector N=1024 mask+step          199837    2.18   scalar core        >= 20  missed
+    FantastiqaVector N=1024 observe+mask+step  123611    6.74   fantastiqa_rl.env  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions      23227    1.02   scalar greedy bot  >= 20  missed
+    FantastiqaVector N=128 observe+mask+step   131788    7.18   fantastiqa_rl.env
+    numba compile: 71 s cold cache (~45 s of CPU at that load), 0.9 s warm start
 
-The rules run at the scalar core's speed at best (at N = 1024 slower: 20 MB of states overflow the
-caches), so mask+step cannot beat the core and observe+mask+step is bounded at ~5x env(); meeting
-20x needs the rules batched over arrays (a second core, as fae_rl.vector_core), not done here.
+(before the kernels, at load ~8: 0.48x, 1.33x, 1.12x). What is left: the masks of MAIN (1.6 us a
+game), ADV_PAY (3.9 us: the payment mask's enumeration) and the other rich decisions, the
+observation encoder (2.2 us a game), and the greedy bot, which is the scalar bot on each game's state.
 """
 from __future__ import annotations
 

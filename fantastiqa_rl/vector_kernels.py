@@ -1,19 +1,17 @@
-"""The rules kernels of `fantastiqa_rl.vector.FantastiqaVector`: numba ports of `FantastiqaState`'s hot
-decisions over the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and lengths).
+"""The kernels of `fantastiqa_rl.vector.FantastiqaVector`: numba ports of `FantastiqaState`'s decisions over
+the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and lengths), for a batch.
 
-Each kernel takes the games to handle and says per game whether it did (1) or left it to the
-caller (0), who then runs the scalar core on that game (`FantastiqaVector`'s fallback). A kernel
-never draws from a chance Generator: a step that would (a draw that reshuffles, a statue draw) is
-left to the scalar core. Card data comes in as tables built from the card file (`Cards`); nothing
-about a card is compiled in.
-
-Ported (line by line from fantastiqa_rl.rules / turn_flow; tests/test_fantastiqa_vector_kernels.py
-checks each path against the scalar core and that the kernel took it):
-- legal actions of END_DISCARD;
-- transitions: END_DISCARD discard a card, MAIN DONE (the end of a turn, up to END_DISCARD),
-  MAIN FREE_ACTION, MAIN VISIT_STATUE, MAIN ADVENTURE, and CANCEL of STATUE_OPTION / ADV_MOVE.
-- `obs_wire`: a seat's observation input (the ints `fantastiqa_rl.obs_kernel.encode` reads) from a
-  row, so the observation needs no Python per game.
+- `legal(...)`: each game's legal actions, for the decisions ported (one function per decision,
+  named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`);
+- `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`);
+- `obs_wire(...)`: a seat's observation input (the ints `fantastiqa_rl.obs_kernel.encode` reads)
+  from the rows, so the observation needs no Python per game.
+Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
+runs the scalar core on it (FantastiqaVector's fallback); a game left is unchanged. A kernel never
+draws from a chance Generator. Card data comes in as tables built from the card file
+(`vector_rules.Cards`); nothing about a card is compiled in. Which decisions are ported: the module
+docstring of `fantastiqa_rl.vector`; tests/test_fantastiqa_vector_kernels.py checks that each runs
+here and equals the scalar core.
 """
 from __future__ import annotations
 
@@ -52,11 +50,10 @@ def _seat(p, f):
 # ---------------------------------------------------------------- legal actions
 @njit(cache=True)
 def _setup_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_setup_quest, _legal_setup_artifact, _legal_setup_place."""
     flags = T[12]
     hk = T[0]
     ph = w[i, W_PHASE]
-    p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     if ph == A.SETUP_QUEST:                         # Rules._legal_setup_quest
         for t in range(_len(w, i, L_OFFER_QUESTS)):
             row[quest0 + T[1][c[i, L_OFFER_QUESTS * cap + t]]] = True
@@ -78,61 +75,47 @@ def _setup_row(c, w, i, cap, T, row, quest0, wi, wp):
 
 @njit(cache=True)
 def _end_discard_row(c, w, i, cap, T, row):
-    flags = T[12]
+    """Rules._legal_end_discard."""
     hk = T[0]
-    ph = w[i, W_PHASE]
-    p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
-    if ph == A.END_DISCARD:                         # Rules._legal_end_discard
-        row[A.DONE] = True
-        for t in range(_len(w, i, hand)):
-            row[A.HAND + hk[c[i, hand * cap + t]]] = True
-    return True
+    hand = _seat(w[i, W_CUR], P_HAND)
+    row[A.DONE] = True
+    for t in range(_len(w, i, hand)):
+        row[A.HAND + hk[c[i, hand * cap + t]]] = True
 
 
 @njit(cache=True)
 def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
-    flags = T[12]
-    hk = T[0]
-    ph = w[i, W_PHASE]
+    """Rules._legal_main; False (the scalar core) with the Abbey, for its EXPLORE."""
+    if T[12][R.F_ABBEY]:
+        return False
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
-    if ph == A.MAIN:                                # Rules._legal_main
-        if flags[R.F_ABBEY]:
-            return False                            # EXPLORE: the scalar core
-        row[A.DONE] = True
-        if not w[i, W_ACTION_USED]:
-            pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
-            dests = wi[R.reg(wi, R.R_DESTS):]
-            if R.pay_moves(c, w, i, cap, T, p, 1 << pos, -1, dests, wi, wp):
-                row[A.ADVENTURE] = True
-            if R.statue_options(c, w, i, cap, p, 0):
-                row[A.VISIT_STATUE] = True
-            qs = wi[R.reg(wi, R.R_QUESTS):]
-            for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
-                row[quest0 + T[1][qs[t]]] = True
-        if R.legal_free(c, w, i, cap, T, p, scratch, wi):
-            row[A.FREE_ACTION] = True
-            scratch[:] = False
+    row[A.DONE] = True
+    if not w[i, W_ACTION_USED]:
+        pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+        dests = wi[R.reg(wi, R.R_DESTS):]
+        if R.pay_moves(c, w, i, cap, T, p, 1 << pos, -1, dests, wi, wp):
+            row[A.ADVENTURE] = True
+        if R.statue_options(c, w, i, cap, p, 0):
+            row[A.VISIT_STATUE] = True
+        qs = wi[R.reg(wi, R.R_QUESTS):]
+        for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
+            row[quest0 + T[1][qs[t]]] = True
+    if R.legal_free(c, w, i, cap, T, p, scratch, wi):  # _has_free: any free action
+        row[A.FREE_ACTION] = True
+        scratch[:] = False
     return True
 
 
 @njit(cache=True)
 def _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp):
-    flags = T[12]
-    hk = T[0]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     R.legal_free(c, w, i, cap, T, p, row, wi)
 
 
 @njit(cache=True)
 def _statue_option_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Statues._legal_statue_option."""
-    flags = T[12]
-    hk = T[0]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     R.write_statue_options(row, R.statue_options(c, w, i, cap, p, 0))
     if not w[i, W_KEY]:
         row[A.CANCEL] = True
@@ -162,11 +145,8 @@ def _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp):
 
 @njit(cache=True)
 def _pay_row(c, w, i, cap, T, row, quest0, wi, wp):
-    flags = T[12]
-    hk = T[0]
     ph = w[i, W_PHASE]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     R.legal_pay(c, w, i, cap, T, p, ph == A.QUEST_PAY, row, wi, wp)
 
 
@@ -174,9 +154,7 @@ def _pay_row(c, w, i, cap, T, row, quest0, wi, wp):
 def _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Rules._legal_move_dest."""
     flags = T[12]
-    hk = T[0]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     adventure = w[i, W_RET] == A.ADV_MOVE
     visited, prev = w[i, W_VISITED], w[i, W_PREV]
     pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
@@ -192,10 +170,8 @@ def _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp):
 @njit(cache=True)
 def _buy_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Statues._legal_buy."""
-    flags = T[12]
     hk = T[0]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     row[A.DONE] = True
     K = T[2].shape[1]
     gems = w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
@@ -208,10 +184,7 @@ def _buy_row(c, w, i, cap, T, row, quest0, wi, wp):
 @njit(cache=True)
 def _chest_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Statues._legal_chest."""
-    flags = T[12]
-    hk = T[0]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     if w[i, W_COUNT]:
         row[A.DONE] = True
     if _len(w, i, _seat(p, P_QUESTS)) < PERSONAL_QUEST_CAP:
@@ -222,7 +195,6 @@ def _chest_row(c, w, i, cap, T, row, quest0, wi, wp):
 @njit(cache=True)
 def _release_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Statues._legal_release."""
-    flags = T[12]
     hk = T[0]
     p = w[i, W_CUR]
     hand = _seat(p, P_HAND)
@@ -242,10 +214,7 @@ def _release_row(c, w, i, cap, T, row, quest0, wi, wp):
 @njit(cache=True)
 def _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Rules._legal_commit_target."""
-    flags = T[12]
-    hk = T[0]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     qs = wi[R.reg(wi, R.R_QUESTS):]
     for t in range(R.commit_targets(c, w, i, cap, T, p, w[i, W_TARGET], qs)):
         row[quest0 + T[1][qs[t]]] = True
@@ -254,10 +223,8 @@ def _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp):
 @njit(cache=True)
 def _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Rules._legal_withdraw_from."""
-    flags = T[12]
     hk = T[0]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
     for t in range(_len(w, i, order)):
         q = c[i, order * cap + t]
@@ -271,9 +238,7 @@ def _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp):
 def _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Powers._legal_target_seat."""
     flags = T[12]
-    hk = T[0]
     p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
     pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
     for o in range(flags[R.F_N]):
         if o != p and not (flags[R.F_TEAMS] and (o - p) % 2 == 0) and \

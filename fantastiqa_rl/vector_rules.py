@@ -133,13 +133,6 @@ def seat_field(w, i, f, p):
     return w[i, W_SEATS + MAX_SEATS * f + p]
 
 
-@njit(cache=True)
-def contains(c, w, i, j, cap, x):
-    base = j * cap
-    for t in range(w[i, W_LEN + j]):
-        if c[i, base + t] == x:
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -172,6 +165,12 @@ def index(c, w, i, j, cap, x):
         if c[i, base + t] == x:
             return t
     return -1
+
+
+@njit(cache=True, inline="always")
+def contains(c, w, i, j, cap, x):
+    """x in list_j."""
+    return index(c, w, i, j, cap, x) >= 0
 
 
 @njit(cache=True)
@@ -213,13 +212,20 @@ def profile_of(c, w, i, cap, T, x):
 
 
 @njit(cache=True, inline="always")
+def add_profile(c, w, i, cap, T, x, pr, n):
+    """Append card x's profile to pr (n used) if it has symbols; returns the new n."""
+    a, b, m = profile_of(c, w, i, cap, T, x)
+    if m:
+        pr[n, 0], pr[n, 1], pr[n, 2] = a, b, m
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
 def add_profiles(c, w, i, cap, T, j, pr, n):
     """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
     for t in range(ln(w, i, j)):
-        a, b, m = profile_of(c, w, i, cap, T, at(c, i, j, cap, t))
-        if m:
-            pr[n, 0], pr[n, 1], pr[n, 2] = a, b, m
-            n += 1
+        n = add_profile(c, w, i, cap, T, at(c, i, j, cap, t), pr, n)
     return n
 
 
@@ -229,10 +235,7 @@ def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
     cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
     for t in range(ln(w, i, cards)):
         if at(c, i, of, cap, t) == q:
-            a, b, m = profile_of(c, w, i, cap, T, at(c, i, cards, cap, t))
-            if m:
-                pr[n, 0], pr[n, 1], pr[n, 2] = a, b, m
-                n += 1
+            n = add_profile(c, w, i, cap, T, at(c, i, cards, cap, t), pr, n)
     return n
 
 
@@ -244,6 +247,17 @@ def _pairs(wi, at):
     for x in range(NUM_SYMBOLS):
         s += wi[at + x] >> 1
     return s
+
+
+@njit(cache=True, inline="always")
+def _choose(wi, pr, comp, nc, choice):
+    """Symbol counts at WI_C2: those at WI_COUNTS plus companion u's b symbol where bit u of choice
+    is set, else its a symbol (the choices payment.creature_value / quest_met try)."""
+    for x in range(NUM_SYMBOLS):
+        wi[WI_C2 + x] = wi[WI_COUNTS + x]
+    for u in range(nc):
+        t = wi[comp + u]
+        wi[WI_C2 + (pr[t, 1] if (choice >> u) & 1 else pr[t, 0])] += pr[t, 2]
 
 
 # creature_value and quest_met index the workspace wi directly (symbol counts at WI_COUNTS, the
@@ -272,11 +286,7 @@ def creature_value(v, pr, n, wi):
         return nv + _pairs(wi, WI_COUNTS)
     best = 0
     for choice in range(1 << nc):
-        for x in range(NUM_SYMBOLS):
-            wi[WI_C2 + x] = wi[WI_COUNTS + x]
-        for u in range(nc):
-            t = wi[comp + u]
-            wi[WI_C2 + (pr[t, 1] if (choice >> u) & 1 else pr[t, 0])] += pr[t, 2]
+        _choose(wi, pr, comp, nc, choice)
         s = _pairs(wi, WI_C2)
         if s > best:
             best = s
@@ -306,11 +316,7 @@ def quest_met(T, qkind, pr, n, wi):
             wi[comp + nc] = t
             nc += 1
     for choice in range(1 << nc):
-        for x in range(NUM_SYMBOLS):
-            wi[WI_C2 + x] = wi[WI_COUNTS + x]
-        for u in range(nc):
-            t = wi[comp + u]
-            wi[WI_C2 + (pr[t, 1] if (choice >> u) & 1 else pr[t, 0])] += pr[t, 2]
+        _choose(wi, pr, comp, nc, choice)
         ok = True
         for j in range(need_n[qkind]):
             if wi[WI_C2 + need_sym[qkind, j]] < need_cnt[qkind, j]:

@@ -580,25 +580,34 @@ def buy(c, w, i, cap, T, p, a):
 
 
 @njit(cache=True)
+def take_quest(c, w, i, cap, T, p, a, quest0, src):
+    """The first quest of list src whose QUEST action is a becomes a personal quest of p, with an empty
+    committed list (Statues._apply_chest, Rules._apply_setup_quest); False, unchanged, if none."""
+    for t in range(ln(w, i, src)):
+        q = at(c, i, src, cap, t)
+        if quest0 + T[1][q] == a:
+            if R.contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
+                return False
+            R.remove_at(c, w, i, src, cap, t)
+            R.append(c, w, i, seat_list(p, P_QUESTS), cap, q)
+            R.append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
+            return True
+    return False
+
+
+@njit(cache=True)
 def chest(c, w, i, cap, T, p, a, quest0):
     """Statues._apply_chest."""
     if a == A.DONE:
         return_revealed(c, w, i, cap)
         statue_done(w, i)
         return True
-    for t in range(ln(w, i, L_REVEALED)):
-        q = at(c, i, L_REVEALED, cap, t)
-        if quest0 + T[1][q] == a:
-            if R.contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
-                return False
-            R.remove_at(c, w, i, L_REVEALED, cap, t)
-            R.append(c, w, i, seat_list(p, P_QUESTS), cap, q)
-            R.append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
-            w[i, W_COUNT] += 1
-            if ln(w, i, L_REVEALED) == 0:
-                statue_done(w, i)
-            return True
-    return False
+    if not take_quest(c, w, i, cap, T, p, a, quest0, L_REVEALED):
+        return False
+    w[i, W_COUNT] += 1
+    if ln(w, i, L_REVEALED) == 0:
+        statue_done(w, i)
+    return True
 
 
 @njit(cache=True)
@@ -649,17 +658,10 @@ def setup(c, w, i, cap, T, p, a, quest0):
     """SETUP_QUEST, SETUP_ARTIFACT, and SETUP_PLACE but the last seat's (its end of setup shuffles)."""
     ph = w[i, W_PHASE]
     if ph == A.SETUP_QUEST:
-        for t in range(ln(w, i, L_OFFER_QUESTS)):
-            q = at(c, i, L_OFFER_QUESTS, cap, t)
-            if quest0 + T[1][q] == a:
-                if R.contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
-                    return False
-                R.remove_at(c, w, i, L_OFFER_QUESTS, cap, t)
-                R.append(c, w, i, seat_list(p, P_QUESTS), cap, q)
-                R.append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
-                w[i, W_PHASE] = A.SETUP_ARTIFACT
-                return True
-        return False
+        if not take_quest(c, w, i, cap, T, p, a, quest0, L_OFFER_QUESTS):
+            return False
+        w[i, W_PHASE] = A.SETUP_ARTIFACT
+        return True
     if ph == A.SETUP_ARTIFACT:
         K = T[2].shape[1]
         for t in range(ln(w, i, L_OFFER_ARTIFACTS)):

@@ -1,9 +1,12 @@
 """The differential of tests/test_fantastiqa_vector.py and tests/test_fantastiqa_vector_kernels.py (and of
 benchmarks/bench_fantastiqa_vector.py --differential): a FantastiqaVector stepped beside scalar
 FantastiqaStates, every query compared at every step."""
+import json
+import tomllib
+
 import numpy as np
 
-from fantastiqa_rl import FantastiqaState, observe
+from fantastiqa_rl import STANDIN_PATH, FantastiqaState, observe
 from fantastiqa_rl.vector import FantastiqaVector
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 
@@ -59,3 +62,13 @@ def make(num_players, goal, options, seeds):
     return v, [FantastiqaState.new(num_players, seed=int(s), goal=goal, **options) for s in seeds]
 
 
+
+
+def standin_variant(tmp_path, name: str, edit) -> str:
+    """A card file: the STAND-IN set as a dict, changed by `edit(d)`, named `name`, written as JSON."""
+    d = tomllib.load(open(STANDIN_PATH, "rb"))
+    edit(d)
+    d["name"] = name
+    p = tmp_path / f"{name.replace(' ', '_')}.json"
+    p.write_text(json.dumps(d))
+    return str(p)

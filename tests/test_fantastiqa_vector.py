@@ -6,18 +6,17 @@ end) to keep the file under a minute on one core; `benchmarks/bench_fantastiqa_v
 --differential` runs the long version (1,000+ random and 200+ greedy games, the default limit).
 """
 import json
-import tomllib
 
 import numpy as np
 import pytest
 
-from fantastiqa_rl import STANDIN_PATH, FantastiqaState, observe
+from fantastiqa_rl import FantastiqaState, observe
 from fantastiqa_rl.vector import FantastiqaVector
 from tabletop_rl.agents import make_agent
 from tests.fantastiqa_golden import GAMES as GOLDEN_SPECS, PATH as GOLDEN_PATH, digest
 from tests.fantastiqa_helpers import reorder_decks, swap_hidden
 from tests.batch_helpers import assert_finished_games_ignored, random_actions
-from tests.fantastiqa_vector_helpers import CONFIGS, RANDOM_GAMES, TURN_LIMIT, make, run_differential
+from tests.fantastiqa_vector_helpers import CONFIGS, RANDOM_GAMES, TURN_LIMIT, make, run_differential, standin_variant
 
 @pytest.mark.parametrize("num_players,goal,options", CONFIGS, ids=[f"{n}p-{g}-{o}" for n, g, o in CONFIGS])
 def test_random_games_match_the_scalar_core_at_every_step(num_players, goal, options):
@@ -31,14 +30,11 @@ def test_random_games_match_the_scalar_core_at_every_step(num_players, goal, opt
 def second_card_file(tmp_path) -> str:
     """The STAND-IN set as JSON with one beast fewer (so other card kinds, actions and observation
     size), fewer gems and carpets in the supply and another short goal: card data stays data."""
-    d = tomllib.load(open(STANDIN_PATH, "rb"))
-    d["card"].remove(next(c for c in d["card"] if c["type"] == "beast"))
-    d["supply"].update(gems=30, carpets=6)
-    d["goals"]["short"]["2"] = 3
-    d["name"] = "second set"
-    p = tmp_path / "second.json"
-    p.write_text(json.dumps(d))
-    return str(p)
+    def edit(d):
+        d["card"].remove(next(c for c in d["card"] if c["type"] == "beast"))
+        d["supply"].update(gems=30, carpets=6)
+        d["goals"]["short"]["2"] = 3
+    return standin_variant(tmp_path, "second set", edit)
 
 
 def test_a_second_card_file_matches_the_scalar_core(tmp_path):

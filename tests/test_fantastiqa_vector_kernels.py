@@ -4,18 +4,14 @@ by a kernel (the vector counts what ran where, so a silent fall back to the scal
 payments with Curious-Companion-style wild pairs, and chance kept in the games' own Generators.
 The differential of masks, observations, returns and to_dict is tests/test_fantastiqa_vector.py's.
 """
-import json
-import tomllib
-
 import numpy as np
 import pytest
 
-from fantastiqa_rl import STANDIN_PATH, FantastiqaState
+from fantastiqa_rl import FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_state as VS
-from fantastiqa_rl.vector import FantastiqaVector
 from tests.batch_helpers import random_actions
-from tests.fantastiqa_vector_helpers import TURN_LIMIT, make, run_differential
+from tests.fantastiqa_vector_helpers import TURN_LIMIT, make, run_differential, standin_variant
 
 ROUND_TRIP_CONFIGS = [(2, {}), (4, {"abbey": True, "teams": True}), (3, {"card_use": "both", "turn_loops": "allow"})]
 
@@ -99,22 +95,16 @@ def test_the_kernels_run_under_other_option_values(options):
 def companion_card_file(tmp_path) -> str:
     """The STAND-IN set with Curious-Companion-style wild pairs: three household items and half the beasts
     show two different symbols (a payment uses one or the other)."""
-    d = tomllib.load(open(STANDIN_PATH, "rb"))
-    wild = {"Spatula": ["SWORD", "WATER"], "Candle": ["FIRE", "BAT"], "Cat": ["TOOTH", "NET"]}
-    beasts = 0
-    for card in d["card"]:
-        if card["name"] in wild:
-            card["symbols"] = wild[card["name"]]
-        elif card["type"] == "beast" and beasts % 2 == 0:
+    def edit(d):
+        wild = {"Spatula": ["SWORD", "WATER"], "Candle": ["FIRE", "BAT"], "Cat": ["TOOTH", "NET"]}
+        beasts = [card for card in d["card"] if card["type"] == "beast"]
+        for card in d["card"]:
+            if card["name"] in wild:
+                card["symbols"] = wild[card["name"]]
+        for card in beasts[::2]:
             s = card["symbols"][0]
             card["symbols"] = [s, "HELMET" if s != "HELMET" else "WAND"]
-            beasts += 1
-        elif card["type"] == "beast":
-            beasts += 1
-    d["name"] = "companions"
-    p = tmp_path / "companions.json"
-    p.write_text(json.dumps(d))
-    return str(p)
+    return standin_variant(tmp_path, "companions", edit)
 
 
 def test_payments_with_wild_pairs_match_the_scalar_core(tmp_path):
