@@ -14,6 +14,8 @@
     v.reset_done(seeds)     # deal again only the finished games; returns their indices
     v.greedy_actions()      # int64 (N,): the greedy bot's move per game (-1 where over), with
                             # FantastiqaVector(..., greedy=FantastiqaGreedyAgent) (see below)
+    v.counts                # what ran where: kernel_steps, fallback_steps, kernel_masks, fallback_masks,
+    v.phase_counts          # unpacks (states built from rows); the same per decision (int64 per phase)
 
 `legal_mask(out=None)` and `observe(seats=None, out=None)` write into preallocated buffers: without
 `out`, into the vector's own (N, A) bool and (N, D) float32 arrays, which the next call overwrites
@@ -65,16 +67,17 @@ An option value is refused at construction exactly as `FantastiqaState.new` refu
 it accepts is supported: a decision the kernels do not port is played by the scalar core's rules).
 
 Speed (`python benchmarks/bench_fantastiqa_vector.py`: 2 players, uniformly random legal play from
-positions spread along whole games, engine time only; 2 shared cores at load ~4.5, so absolute
+positions spread along whole games, engine time only; 2 shared cores at load ~5, so absolute
 figures are ~2x low; the table, the profile and what it would take are in docs/benchmarks.md). The
-issue's targets are >= 20x each; measured in one run (load 4.6 at the start, 4.4 at the end):
+issue's targets are >= 20x each; measured in one run (load 4.9 at the start, 5.1 at the end):
 
     contender                                 steps/s   ratio   vs                 target
-    FantastiqaVector N=1024 mask+step          199837    2.18   scalar core        >= 20  missed
-    FantastiqaVector N=1024 observe+mask+step  123611    6.74   fantastiqa_rl.env  >= 20  missed
-    FantastiqaVector N=1024 greedy_actions      23227    1.02   scalar greedy bot  >= 20  missed
-    FantastiqaVector N=128 observe+mask+step   131788    7.18   fantastiqa_rl.env
-    numba compile: 71 s cold cache (~45 s of CPU at that load), 0.9 s warm start
+    FantastiqaVector N=1024 mask+step          191676    1.95   scalar core        >= 20  missed
+    FantastiqaVector N=1024 observe+mask+step  120524    6.44   fantastiqa_rl.env  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions      23646    0.90   scalar greedy bot  >= 20  missed
+    FantastiqaVector N=128 mask+step           212949    2.17   scalar core
+    FantastiqaVector N=128 observe+mask+step   120617    6.44   fantastiqa_rl.env
+    numba compile: 72 s cold cache (~45 s of CPU at that load), 0.8 s warm start
 
 (before the kernels, at load ~8: 0.48x, 1.33x, 1.12x). What is left: the masks of MAIN (1.6 us a
 game), ADV_PAY (3.9 us: the payment mask's enumeration) and the other rich decisions, the
