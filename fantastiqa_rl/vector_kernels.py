@@ -247,6 +247,32 @@ def _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp):
 
 
 @njit(cache=True)
+def _effect_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Powers._legal_glass, _legal_bell, _legal_brew_card, _legal_wardrobe."""
+    hk, ph = T[0], w[i, W_PHASE]
+    K = T[2].shape[1]
+    hand = _seat(w[i, W_CUR], P_HAND)
+    if ph == A.GLASS:
+        for t in range(_len(w, i, hand)):
+            x = c[i, hand * cap + t]
+            if T[2][0, hk[x], 2] and not R.contains(c, w, i, L_BOOSTED, cap, x):
+                row[A.HAND + hk[x]] = True
+    elif ph == A.BELL:
+        for t in range(_len(w, i, L_REVEALED)):
+            row[A.HAND + 2 * K + hk[c[i, L_REVEALED * cap + t]]] = True
+    elif ph == A.BREW_CARD:
+        for t in range(_len(w, i, hand)):
+            row[A.HAND + hk[c[i, hand * cap + t]]] = True
+        discard = _seat(w[i, W_CUR], P_DISCARD)
+        for t in range(_len(w, i, discard)):
+            row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
+    else:                                           # WARDROBE
+        for s_ in range(NUM_SPACES):
+            if w[i, W_BOARD + s_] >= 0 and s_ != w[i, W_TARGET]:
+                row[A.SPACE + s_] = True
+
+
+@njit(cache=True)
 def _cancel_budget(w, i, T, row):
     """Rules._legal_list: once Q-T2's budget is spent, CANCEL is legal only where nothing else is."""
     if T[12][R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
@@ -295,6 +321,8 @@ def legal(c, w, games, out, cap, T, quest0, wi, wp):
             _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp)
         elif ph == A.TARGET_SEAT:
             _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.GLASS or ph == A.BELL or ph == A.BREW_CARD or ph == A.WARDROBE:
+            _effect_row(c, w, i, cap, T, row, quest0, wi, wp)
         else:
             ok = False
         if ok and (ph == A.STATUE_OPTION or ph == A.ADV_MOVE or ph == A.ADV_PAY or ph == A.QUEST_PAY

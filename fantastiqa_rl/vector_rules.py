@@ -18,7 +18,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
 from fantastiqa_rl.powers import kind_held_in_play
 from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, TELEPORT_COST
-from fantastiqa_rl.vector_state import (G_LISTS, L_ARTIFACT_DECK, L_BOOSTED, L_DRAGONS, L_POWERED,
+from fantastiqa_rl.vector_state import (OP_ID, G_LISTS, L_ARTIFACT_DECK, L_BOOSTED, L_DRAGONS, L_POWERED,
                                         L_PAY, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, S_GEMS, S_POS,
                                         S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_LEN, W_OPEN, W_REGION,
@@ -77,11 +77,19 @@ class Cards:
         self.gem = np.asarray(g.K_GEM, dtype=np.bool_)
         self.raven = np.asarray(g.I_IS_RAVEN, dtype=np.bool_)
         self.qpoints = np.asarray(g.Q_POINTS, dtype=np.int64)
+        # per kind: its artifact effects as (op id, x, y) triples (vector_state.OP_ID), -1 padded
+        width = max(1, max(len(e) for e in g.K_EFFECTS))
+        self.effects = np.full((K, 3 * width), -1, dtype=np.int64)
+        for k, fx in enumerate(g.K_EFFECTS):
+            for j, e in enumerate(fx):
+                op, x, y = (tuple(e) + (0, 0))[:3]
+                self.effects[k, 3 * j:3 * j + 3] = (OP_ID[op], x, y)
+        self.n_effects = np.asarray([len(e) for e in g.K_EFFECTS], dtype=np.int64)
 
     def args(self) -> tuple:
         return (self.hk, self.qk, self.prof, self.vuln, self.strength, self.power, self.syms, self.held,
                 self.qregion, self.need_sym, self.need_cnt, self.need_n, self.flags, self.cost, self.gem,
-                self.raven, self.qpoints)
+                self.raven, self.qpoints, self.effects, self.n_effects)
 
 
 def workspace(cap: int, K: int) -> tuple:

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from fantastiqa_rl.board import NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES
+from fantastiqa_rl.cards import EFFECT_OPS as CARD_EFFECT_OPS
 from fantastiqa_rl.state import FantastiqaState
 
 
@@ -110,17 +111,19 @@ def capacity(g) -> int:
     return cap
 
 
-# end reasons the kernels write (the first ids of every Strings table)
+# end reasons the kernels write and the effect ops they read (the first ids of every Strings table)
 END_REASONS = ("", "creature deck empty", "turn_limit", "goal")
 REASON_DECK, REASON_TURN_LIMIT, REASON_GOAL = 1, 2, 3
+EFFECT_OPS = tuple(sorted(CARD_EFFECT_OPS))
+OP_ID = {op: len(END_REASONS) + j for j, op in enumerate(EFFECT_OPS)}
 
 
 class Strings:
     """Ids of the strings a state holds (end_reason, effect ops): a table grown as new ones appear."""
 
     def __init__(self):
-        self.names: list[str] = list(END_REASONS)
-        self.ids: dict[str, int] = {name: j for j, name in enumerate(END_REASONS)}
+        self.names: list[str] = list(END_REASONS) + list(EFFECT_OPS)
+        self.ids: dict[str, int] = {name: j for j, name in enumerate(self.names)}
 
     def id(self, name: str) -> int:
         i = self.ids.get(name)

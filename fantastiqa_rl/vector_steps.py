@@ -13,12 +13,12 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl.board import (CHEST, NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY,
                                  P_GEM, P_KEY, P_PEACEFUL, P_PLUS)
-from fantastiqa_rl.powers import R_DRAGON, R_PEACEFUL
+from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL
 from fantastiqa_rl.statues import STATUE_REVEAL, TELEPORT_COST
 from fantastiqa_rl.turn_flow import HAND_SIZE, RAVEN_GEMS
 from fantastiqa_rl.vector_rules import (F_BOTH, F_FORBID, F_MARK_FORBID, F_N, F_TEAMS, F_TO_HAND, F_TURN_LIMIT,
                                         F_UP_TO_5, NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
-from fantastiqa_rl.vector_state import (L_ADVENTURE, L_ARTIFACT_DECK, L_BOOSTED, L_BOX, L_CREATURE_DECK, L_DRAGONS,
+from fantastiqa_rl.vector_state import (OP_ID, L_ADVENTURE, L_ARTIFACT_DECK, L_BOOSTED, L_BOX, L_CREATURE_DECK, L_DRAGONS,
                                         L_EFFECTS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK, L_RELEASE,
                                         L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_COMPLETED, P_DECK, P_DISCARD, P_HAND, P_QUESTS, REASON_DECK,
@@ -338,7 +338,7 @@ def withdraw(c, w, i, cap, T, p, k):
 
 @njit(cache=True)
 def play_card(c, w, i, cap, T, p, k):
-    """Powers._play_card (Q-F1), except an artifact's effects (the caller checked)."""
+    """Powers._play_card (Q-F1); for an artifact, the caller checked that its effects draw no reshuffle."""
     hk, prof, power, flags = T[0], T[2], T[5], T[12]
     hand = seat_list(p, P_HAND)
     pw = power[k]
@@ -377,6 +377,11 @@ def play_card(c, w, i, cap, T, p, k):
         R.append(c, w, i, L_IN_PLAY, cap, x)
         w[i, W_PHASE] = A.TARGET_SEAT
         w[i, W_REASON] = R_PEACEFUL
+    elif pw == P_EFFECT:                            # effects = list(K_EFFECTS[k]), then resolved
+        R.set_len(w, i, L_EFFECTS, 0)
+        for j in range(3 * T[18][k]):
+            R.append(c, w, i, L_EFFECTS, cap, T[17][k, j])
+        run_effects(c, w, i, cap, T, p)
 
 
 @njit(cache=True)
@@ -402,8 +407,8 @@ def main(c, w, i, cap, T, p, a, quest0, shuffled):
     elif A.MARK <= a < A.MARK + NUM_OPEN_QUESTS:
         return mark(c, w, i, cap, T, p, a - A.MARK)
     elif A.HAND <= a < A.HAND + K:
-        if T[5][a - A.HAND] == P_EFFECT:
-            return False                            # artifact effects: the scalar core
+        if T[5][a - A.HAND] == P_EFFECT and effects_may_reshuffle(c, w, i, cap, T, p, a - A.HAND):
+            return False                            # a draw could reshuffle: the scalar core
         play_card(c, w, i, cap, T, p, a - A.HAND)
     elif A.HAND + K <= a < A.HAND + 2 * K:
         commit(c, w, i, cap, T, p, a - A.HAND - K)
@@ -492,12 +497,14 @@ def quest_pay(c, w, i, cap, T, p, a):
 
 @njit(cache=True)
 def move_dest(c, w, i, cap, T, p, a):
-    """Rules._apply_move_dest, unless artifact effects are queued (the scalar core resolves them)."""
+    """Rules._apply_move_dest."""
     ret = w[i, W_RET]
-    if ret == A.MAIN and ln(w, i, L_EFFECTS):
+    if ret == A.MAIN and effects_may_reshuffle(c, w, i, cap, T, p, -1):
         return False
     move_to(w, i, p, a - A.REGION)
     w[i, W_PHASE] = ret
+    if ret == A.MAIN:
+        run_effects(c, w, i, cap, T, p)
     return True
 
 
@@ -640,8 +647,8 @@ def release(c, w, i, cap, T, p, a):
 
 @njit(cache=True)
 def target_seat(c, w, i, cap, T, p, a):
-    """Powers._apply_target_seat, unless artifact effects are queued."""
-    if ln(w, i, L_EFFECTS):
+    """Powers._apply_target_seat."""
+    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
         return False
     o = a - A.SEAT
     src = L_DRAGONS if w[i, W_REASON] == R_DRAGON else L_IN_PLAY
@@ -649,6 +656,149 @@ def target_seat(c, w, i, cap, T, p, a):
     R.append(c, w, i, seat_list(o, P_DISCARD), cap, at(c, i, src, cap, k - 1))
     R.set_len(w, i, src, k - 1)
     w[i, W_PHASE] = A.MAIN
+    run_effects(c, w, i, cap, T, p)
+    return True
+
+
+# ---------------------------------------------------------------- artifact effects (Powers._run_effects)
+OP_GAIN_GEMS, OP_DRAW, OP_GAIN_CARPET, OP_GAIN_RESHUFFLE = (OP_ID["gain_gems"], OP_ID["draw"], OP_ID["gain_carpet"],
+                                                          OP_ID["gain_reshuffle"])
+OP_STEAL, OP_DOUBLE, OP_DRAW_KEEP = OP_ID["steal_richer"], OP_ID["double_symbols"], OP_ID["draw_keep"]
+OP_GIVE, OP_SWAP = OP_ID["give_card"], OP_ID["swap_creatures"]
+
+
+@njit(cache=True)
+def effects_may_reshuffle(c, w, i, cap, T, p, k):
+    """Whether the queued effects (and those of a card of kind k about to be played, k >= 0) draw
+    more cards than p's deck holds: a draw could reshuffle (the caller leaves the step to the
+    scalar core; erring on the safe side)."""
+    need = 0
+    for t in range(0, ln(w, i, L_EFFECTS), 3):
+        op = at(c, i, L_EFFECTS, cap, t)
+        if op == OP_DRAW or op == OP_DRAW_KEEP:
+            need += at(c, i, L_EFFECTS, cap, t + 1)
+    if k >= 0:
+        fx = T[17]
+        for j in range(T[18][k]):
+            op = fx[k, 3 * j]
+            if op == OP_DRAW or op == OP_DRAW_KEEP:
+                need += fx[k, 3 * j + 1]
+    return need > ln(w, i, seat_list(p, P_DECK))
+
+
+@njit(cache=True)
+def run_effects(c, w, i, cap, T, p):
+    """Powers._run_effects: resolve queued effects until one needs a decision (the caller checked
+    with effects_may_reshuffle that no draw reshuffles)."""
+    hk, prof, n, teams = T[0], T[2], T[12][F_N], T[12][F_TEAMS]
+    hand, discard = seat_list(p, P_HAND), seat_list(p, P_DISCARD)
+    while ln(w, i, L_EFFECTS) and w[i, W_PHASE] == A.MAIN:
+        op, x, y = at(c, i, L_EFFECTS, cap, 0), at(c, i, L_EFFECTS, cap, 1), at(c, i, L_EFFECTS, cap, 2)
+        for _ in range(3):
+            R.remove_at(c, w, i, L_EFFECTS, cap, 0)
+        if op == OP_GAIN_GEMS:
+            w[i, sf(p, S_GEMS)] += take(w, i, SUP_GEMS, x)
+        elif op == OP_DRAW:
+            draw(c, w, i, cap, p, x, hand, False)
+        elif op == OP_GAIN_CARPET:
+            w[i, sf(p, S_CARPETS)] += take(w, i, SUP_CARPETS, x)
+        elif op == OP_GAIN_RESHUFFLE:
+            w[i, sf(p, S_RESHUFFLES)] += take(w, i, W_SUPPLY + 2, x)
+        elif op == OP_STEAL:
+            mine = w[i, sf(p, S_GEMS)]
+            for o in range(n):
+                if o != p and not (teams and (o - p) % 2 == 0) and w[i, sf(o, S_GEMS)] > mine:
+                    w[i, sf(o, S_GEMS)] -= 1
+                    w[i, sf(p, S_GEMS)] += 1
+        elif op == OP_DOUBLE:
+            for t in range(ln(w, i, hand)):
+                xx = at(c, i, hand, cap, t)
+                if prof[0, hk[xx], 2] and not R.contains(c, w, i, L_BOOSTED, cap, xx):
+                    w[i, W_PHASE] = A.GLASS
+                    break
+        elif op == OP_DRAW_KEEP:
+            draw(c, w, i, cap, p, x, L_REVEALED, False)
+            if ln(w, i, L_REVEALED):
+                if y <= 0:
+                    R.extend(c, w, i, discard, L_REVEALED, cap)
+                else:
+                    w[i, W_COUNT] = y
+                    w[i, W_PHASE] = A.BELL
+        elif op == OP_GIVE:
+            if ln(w, i, hand) or ln(w, i, discard):
+                w[i, W_PHASE] = A.BREW_CARD
+        elif op == OP_SWAP:
+            full = 0
+            for s_ in range(NUM_SPACES):
+                if w[i, W_BOARD + s_] >= 0:
+                    full += 1
+            if full >= 2:
+                w[i, W_TARGET] = -1
+                w[i, W_PHASE] = A.WARDROBE
+
+
+@njit(cache=True)
+def glass(c, w, i, cap, T, p, a):
+    """Powers._apply_glass."""
+    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+        return False
+    k = a - A.HAND
+    hand = seat_list(p, P_HAND)
+    for t in range(ln(w, i, hand)):
+        x = at(c, i, hand, cap, t)
+        if T[0][x] == k and not R.contains(c, w, i, L_BOOSTED, cap, x):
+            R.append(c, w, i, L_BOOSTED, cap, x)
+            break
+    w[i, W_PHASE] = A.MAIN
+    run_effects(c, w, i, cap, T, p)
+    return True
+
+
+@njit(cache=True)
+def bell(c, w, i, cap, T, p, a):
+    """Powers._apply_bell."""
+    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+        return False
+    K = T[2].shape[1]
+    x = R.find(c, w, i, L_REVEALED, cap, T[0], a - A.HAND - 2 * K, False)
+    R.remove(c, w, i, L_REVEALED, cap, x)
+    R.append(c, w, i, seat_list(p, P_HAND), cap, x)
+    w[i, W_COUNT] -= 1
+    if w[i, W_COUNT] <= 0 or ln(w, i, L_REVEALED) == 0:
+        R.extend(c, w, i, seat_list(p, P_DISCARD), L_REVEALED, cap)
+        w[i, W_PHASE] = A.MAIN
+        run_effects(c, w, i, cap, T, p)
+    return True
+
+
+@njit(cache=True)
+def brew_card(c, w, i, cap, T, p, a):
+    """Powers._apply_brew_card."""
+    K = T[2].shape[1]
+    src = seat_list(p, P_HAND if a < A.HAND + K else P_DISCARD)
+    x = R.find(c, w, i, src, cap, T[0], (a - A.HAND) % K, False)
+    R.remove(c, w, i, src, cap, x)
+    R.append(c, w, i, L_IN_PLAY, cap, x)
+    w[i, W_PHASE] = A.TARGET_SEAT
+    w[i, W_REASON] = R_BREW
+    return True
+
+
+@njit(cache=True)
+def wardrobe(c, w, i, cap, T, p, a):
+    """Powers._apply_wardrobe."""
+    s_ = a - A.SPACE
+    t = w[i, W_TARGET]
+    if t < 0:
+        w[i, W_TARGET] = s_
+        return True
+    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+        return False
+    w[i, W_BOARD + t], w[i, W_BOARD + s_] = w[i, W_BOARD + s_], w[i, W_BOARD + t]
+    w[i, W_BGEMS + t], w[i, W_BGEMS + s_] = w[i, W_BGEMS + s_], w[i, W_BGEMS + t]
+    w[i, W_TARGET] = -1
+    w[i, W_PHASE] = A.MAIN
+    run_effects(c, w, i, cap, T, p)
     return True
 
 
@@ -733,4 +883,12 @@ def apply(c, w, i, cap, T, a, quest0, shuffled):
         return target_seat(c, w, i, cap, T, p, a)
     if ph == A.SETUP_QUEST or ph == A.SETUP_ARTIFACT or ph == A.SETUP_PLACE:
         return setup(c, w, i, cap, T, p, a, quest0)
+    if ph == A.GLASS:
+        return glass(c, w, i, cap, T, p, a)
+    if ph == A.BELL:
+        return bell(c, w, i, cap, T, p, a)
+    if ph == A.BREW_CARD:
+        return brew_card(c, w, i, cap, T, p, a)
+    if ph == A.WARDROBE:
+        return wardrobe(c, w, i, cap, T, p, a)
     return False

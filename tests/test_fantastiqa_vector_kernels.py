@@ -48,6 +48,12 @@ def test_the_packed_rows_round_trip_every_state_of_random_games(num_players, opt
     assert checked > 300
 
 
+def test_the_kernels_read_effect_ops_by_the_ids_every_strings_table_gives_them():
+    strings = VS.Strings()
+    assert [strings.id(op) for op in VS.EFFECT_OPS] == [VS.OP_ID[op] for op in VS.EFFECT_OPS]
+    assert strings.id("a new end reason") == len(VS.END_REASONS) + len(VS.EFFECT_OPS)
+
+
 def test_a_list_longer_than_the_rows_hold_is_refused_naming_the_game():
     s = FantastiqaState.new(2, seed=0)
     c, w, cap = _rows(s)
@@ -60,7 +66,7 @@ def test_a_list_longer_than_the_rows_hold_is_refused_naming_the_game():
 
 
 PORTED_MASKS = ("MAIN", "FREE_MENU", "ADV_MOVE", "ADV_PAY", "STATUE_OPTION", "BUY", "RELEASE", "MOVE_DEST",
-                "END_DISCARD", "CHEST", "COMMIT_TARGET", "TARGET_SEAT")
+                "END_DISCARD", "CHEST", "COMMIT_TARGET", "TARGET_SEAT", "GLASS", "BELL")
 PORTED_STEPS = PORTED_MASKS
 
 
