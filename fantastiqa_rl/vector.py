@@ -38,17 +38,16 @@ that Generator before the kernel takes the step, so chance stays bit-exact.
 
 Ported (kernel masks and steps; `counts` / `phase_counts` say what ran where): setup (but the last
 placement, which shuffles), MAIN (mask: not with the Abbey, whose EXPLORE is the scalar core's;
-steps: DONE, the turn actions but completing a quest, every free action but an artifact's effects),
-FREE_MENU, ADV_MOVE, ADV_PAY / QUEST_PAY (payments card by card, wild pairs included; completing a
-quest is the scalar core's), MOVE_DEST, STATUE_OPTION, BUY, CHEST, RELEASE, COMMIT_TARGET,
-WITHDRAW_FROM, TARGET_SEAT and END_DISCARD with the end of the turn (draw, turn limit, Ravens,
-replenish, the end by score). Not ported (the scalar core): artifact effects (GLASS, BELL, BREW_CARD,
-WARDROBE and effects queued by a move), completing a quest (goal ends), the Abbey's decisions, the
-end of setup, and a turn ending with an empty hand whose draw reshuffles. Every option value runs
-the kernels (the option flags are kernel inputs), except a card file whose quest names one symbol
-twice (`vector_rules.Cards.ok`), which runs wholly on the scalar core; with the Abbey the MAIN mask
-is the scalar core's. In uniformly random 2-player play ~98% of steps and ~99% of masks run in
-the kernels.
+steps: DONE, the turn actions but completing a quest, every free action), FREE_MENU, ADV_MOVE,
+ADV_PAY / QUEST_PAY (payments card by card, wild pairs included; completing a quest is the scalar
+core's), MOVE_DEST, STATUE_OPTION, BUY, CHEST, RELEASE, COMMIT_TARGET, WITHDRAW_FROM, TARGET_SEAT,
+the artifact effects with GLASS, BELL, BREW_CARD and WARDROBE, and END_DISCARD with the end of the
+turn (draw, turn limit, Ravens, replenish, the end by score). Not ported (the scalar core):
+completing a quest (and so a goal end), the Abbey's decisions, the end of setup, a turn ending with
+an empty hand whose draw reshuffles, and a step whose queued artifact draws exceed the deck (they
+could reshuffle). Every option value runs the kernels (the option flags are kernel inputs), except a
+card file whose quest names one symbol twice (`vector_rules.Cards.ok`), which runs wholly on the
+scalar core; with the Abbey the MAIN mask is the scalar core's.
 
 The observation: `vector_kernels.obs_wire` reads the rows into the ints the encoder kernel
 (`fantastiqa_rl.obs_kernel`) reads, bit-equal to `fantastiqa_rl.observe` (the Abbey / team block is
@@ -67,17 +66,16 @@ An option value is refused at construction exactly as `FantastiqaState.new` refu
 it accepts is supported: a decision the kernels do not port is played by the scalar core's rules).
 
 Speed (`python benchmarks/bench_fantastiqa_vector.py`: 2 players, uniformly random legal play from
-positions spread along whole games, engine time only; 2 shared cores at load ~5, so absolute
+positions spread along whole games, engine time only; 2 shared cores at load ~4, so absolute
 figures are ~2x low; the table, the profile and what it would take are in docs/benchmarks.md). The
-issue's targets are >= 20x each; measured in one run (load 4.9 at the start, 5.1 at the end):
+issue's targets are >= 20x each; measured in one run (load 4.3 at the start, 3.7 at the end):
 
     contender                                 steps/s   ratio   vs                 target
-    FantastiqaVector N=1024 mask+step          191676    1.95   scalar core        >= 20  missed
-    FantastiqaVector N=1024 observe+mask+step  120524    6.44   fantastiqa_rl.env  >= 20  missed
-    FantastiqaVector N=1024 greedy_actions      23646    0.90   scalar greedy bot  >= 20  missed
-    FantastiqaVector N=128 mask+step           212949    2.17   scalar core
-    FantastiqaVector N=128 observe+mask+step   120617    6.44   fantastiqa_rl.env
-    numba compile: 72 s cold cache (~45 s of CPU at that load), 0.8 s warm start
+    FantastiqaVector N=1024 mask+step          311064    3.54   scalar core        >= 20  missed
+    FantastiqaVector N=1024 observe+mask+step  172106    9.48   fantastiqa_rl.env  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions      34906    0.94   scalar greedy bot  >= 20  missed
+    FantastiqaVector N=128 mask+step           386647    4.40   scalar core
+    numba compile: 80 s cold cache (~45 s of CPU at that load), 1.0 s warm start
 
 (before the kernels, at load ~8: 0.48x, 1.33x, 1.12x). What is left: the masks of MAIN (1.6 us a
 game), ADV_PAY (3.9 us: the payment mask's enumeration) and the other rich decisions, the
