@@ -43,7 +43,7 @@ t = time.perf_counter()
 from fantastiqa_rl.vector import FantastiqaVector
 v = FantastiqaVector(4, 3)
 v.reset(np.arange(4))
-v.observe(); v.legal_mask()
+v.observe(); v.step(v.legal_mask().argmax(axis=1))
 print(time.perf_counter() - t)
 """
 
@@ -96,6 +96,7 @@ def time_vector(positions: list, iters: int, observe: bool, seed: int = 0) -> fl
             steps += live
         v.reset_done(np.arange(next_seed, next_seed + num_envs))
         next_seed += num_envs
+    time_vector.counts = v.counts   # what ran in the kernels and what in the scalar core (last call)
     return steps / engine
 
 
@@ -174,7 +175,8 @@ def time_greedy_vector(positions: list) -> float:
 def differential(games: int, greedy_games: int, seed: int = 0) -> None:
     """The long exactness run (see the module docstring)."""
     from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
-    from tests.test_fantastiqa_vector import CONFIGS, make, random_actions, run_differential
+    from tests.batch_helpers import random_actions
+    from tests.fantastiqa_vector_helpers import CONFIGS, make, run_differential
 
     per = max(1, games // len(CONFIGS))
     steps = played = 0   # steps: batched steps (one move of every unfinished game of the vector)
@@ -257,6 +259,10 @@ def main(argv=None) -> int:
           f"scalar {args.steps} steps; load average {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end "
           f"({os.cpu_count()} CPUs)")
     print(f"numba compile (cold cache): {cold:.1f} s; warm start (cache load, with the imports): {warm:.1f} s")
+    c = time_vector.counts
+    total_steps, total_masks = c["kernel_steps"] + c["fallback_steps"], c["kernel_masks"] + c["fallback_masks"]
+    print(f"last batched run: {c['kernel_steps'] / total_steps:.1%} of steps and {c['kernel_masks'] / total_masks:.1%} "
+          f"of masks in the numba kernels, the rest by the scalar core ({c['unpacks']} states built from rows)")
     print(f"{'contender':42s} {'per s':>10s} {'ratio':>7s}  {'vs':34s} {'target':>7s}")
     for name in runs:
         ref, target = targets.get(name, ("", None))

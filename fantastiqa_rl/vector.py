@@ -14,18 +14,44 @@
     v.reset_done(seeds)     # deal again only the finished games; returns their indices
     v.greedy_actions()      # int64 (N,): the greedy bot's move per game (-1 where over), with
                             # FantastiqaVector(..., greedy=FantastiqaGreedyAgent) (see below)
+    v.counts                # what ran where: kernel_steps, fallback_steps, kernel_masks, fallback_masks,
+    v.phase_counts          # unpacks (states built from rows); the same per decision (int64 per phase)
 
 `legal_mask(out=None)` and `observe(seats=None, out=None)` write into preallocated buffers: without
 `out`, into the vector's own (N, A) bool and (N, D) float32 arrays, which the next call overwrites
 (copy a result to keep it). `observe(seats=...)` observes game i from seat seats[i] (-1: zeros; a
 finished game too, its final position), as `fantastiqa_rl.observe(state_i, seats[i])`.
 
-Design (one implementation of the rules): each game is a `FantastiqaState`, and the rules run
-through the scalar core, so the batch is exact by construction and every rules change reaches it.
-What the batch makes fast is everything around the rules: the mask is written into one buffer from
-each state's cached legal actions, and the observation comes from a numba kernel
-(`fantastiqa_rl.obs_kernel`) over a flat int array packed from the states, bit-equal to
-`fantastiqa_rl.observe` (the Abbey / team block is the scalar `abbey_features`).
+Design (by the lead, issue 25): the games live in fixed-size integer arrays
+(`fantastiqa_rl.vector_state`: card lists, board, tokens, supply, turn sub-state; an exact round
+trip to `FantastiqaState`), and numba kernels port the scalar core's hot decisions over them
+(`fantastiqa_rl.vector_kernels` dispatches; the rule queries are `vector_rules`, the transitions
+`vector_steps`, each a line-by-line port of the scalar method it names). Anything a kernel does not
+port runs through the scalar core itself, per game and step (the fallback): the game's
+`FantastiqaState` (cached while valid, else built from its row) gets `legal_actions` / `apply`, and is
+packed back. So exactness holds by construction for everything not ported, and the ported paths are
+tested equal at every step (tests/test_fantastiqa_vector.py, tests/test_fantastiqa_vector_kernels.py).
+Chance: the kernels never draw. Each game keeps its own chance Generators (the scalar core's objects,
+shared copy-on-write with `state(i)` copies exactly as `FantastiqaState.clone` shares them); the
+shuffles of a turn's draw (Q-X1) and of RESHUFFLE (Q-F4) are done in Python on the row's cards with
+that Generator before the kernel takes the step, so chance stays bit-exact.
+
+Ported (kernel masks and steps; `counts` / `phase_counts` say what ran where): setup (but the last
+placement, which shuffles), MAIN (mask: not with the Abbey, whose EXPLORE is the scalar core's;
+steps: DONE, the turn actions but completing a quest, every free action), FREE_MENU, ADV_MOVE,
+ADV_PAY / QUEST_PAY (payments card by card, wild pairs included; completing a quest is the scalar
+core's), MOVE_DEST, STATUE_OPTION, BUY, CHEST, RELEASE, COMMIT_TARGET, WITHDRAW_FROM, TARGET_SEAT,
+the artifact effects with GLASS, BELL, BREW_CARD and WARDROBE, and END_DISCARD with the end of the
+turn (draw, turn limit, Ravens, replenish, the end by score). Not ported (the scalar core):
+completing a quest (and so a goal end), the Abbey's decisions, the end of setup, a turn ending with
+an empty hand whose draw reshuffles, and a step whose queued artifact draws exceed the deck (they
+could reshuffle). Every option value runs the kernels (the option flags are kernel inputs), except a
+card file whose quest names one symbol twice (`vector_rules.Cards.ok`), which runs wholly on the
+scalar core; with the Abbey the MAIN mask is the scalar core's.
+
+The observation: `vector_kernels.obs_wire` reads the rows into the ints the encoder kernel
+(`fantastiqa_rl.obs_kernel`) reads, bit-equal to `fantastiqa_rl.observe` (the Abbey / team block is
+the scalar `abbey_features` of the game's state).
 
 The greedy opponent: `greedy_actions` drives the scalar bot itself, one instance per (game, seat),
 so its decisions are `make_agent("fantastiqa", "greedy")`'s. The rules package may not import bots
@@ -37,35 +63,49 @@ Errors: an illegal action raises ValueError naming the game index, the action an
 core's words, with the rule id), and no game changes (every action is checked before any is
 applied); malformed inputs (wrong shape, non-integers, seats out of range) raise ValueError too.
 An option value is refused at construction exactly as `FantastiqaState.new` refuses it (every value
-it accepts is supported, since its rules are the ones that run).
+it accepts is supported: a decision the kernels do not port is played by the scalar core's rules).
 
 Speed (`python benchmarks/bench_fantastiqa_vector.py`: 2 players, uniformly random legal play from
-positions spread along whole games, engine time only; 2 shared cores at load ~8, so absolute
-figures are ~3x low; the table, the profile and what was tried are in docs/benchmarks.md). The
-issue's targets are >= 20x each; measured in one run:
+positions spread along whole games, engine time only; 2 shared cores at load ~4, so absolute
+figures are ~2x low; the table, the profile and what it would take are in docs/benchmarks.md). The
+issue's targets are >= 20x each; measured in one run (load 4.3 at the start, 3.7 at the end):
 
     contender                                 steps/s   ratio   vs                 target
-    FantastiqaVector N=1024 mask+step           23199    0.48   scalar core        >= 20  missed
-    FantastiqaVector N=1024 observe+mask+step   12907    1.33   fantastiqa_rl.env  >= 20  missed
-    FantastiqaVector N=1024 greedy_actions      11632    1.12   scalar greedy bot  >= 20  missed
-    FantastiqaVector N=16 observe+mask+step     20117    2.08   fantastiqa_rl.env
-    numba compile: 9.3 s cold cache, 1.8 s warm start (5.4 s and 0.8 s at load ~3.5)
+    FantastiqaVector N=1024 mask+step          311064    3.54   scalar core        >= 20  missed
+    FantastiqaVector N=1024 observe+mask+step  172106    9.48   fantastiqa_rl.env  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions      34906    0.94   scalar greedy bot  >= 20  missed
+    FantastiqaVector N=128 mask+step           386647    4.40   scalar core
+    numba compile: 80 s cold cache (~45 s of CPU at that load), 1.0 s warm start
 
-The rules run at the scalar core's speed at best (at N = 1024 slower: 20 MB of states overflow the
-caches), so mask+step cannot beat the core and observe+mask+step is bounded at ~5x env(); meeting
-20x needs the rules batched over arrays (a second core, as fae_rl.vector_core), not done here.
+(before the kernels, at load ~8: 0.48x, 1.33x, 1.12x). What is left: the masks of MAIN (1.6 us a
+game), ADV_PAY (3.9 us: the payment mask's enumeration) and the other rich decisions, the
+observation encoder (2.2 us a game), and the greedy bot, which is the scalar bot on each game's state.
 """
 from __future__ import annotations
 
-from array import array
-
 import numpy as np
 
+from fantastiqa_rl import actions as A
 from fantastiqa_rl import obs_kernel as _kernel
+from fantastiqa_rl import vector_kernels as K
+from fantastiqa_rl import vector_rules as R
+from fantastiqa_rl import vector_state as VS
 from fantastiqa_rl.abbey_view import abbey_features
+from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.observation import _encoder
 from fantastiqa_rl.state import FantastiqaState
+from fantastiqa_rl.turn_flow import HAND_SIZE
 from tabletop_rl.envs.game_state import integers
+
+
+_SEED = np.random.SeedSequence(0)   # any seed: a copy's state is overwritten (a SeedSequence made once is cheaper)
+
+
+def _copy_generator(g: np.random.Generator) -> np.random.Generator:
+    """A Generator in g's exact state, drawing apart from it."""
+    new = np.random.Generator(np.random.PCG64(_SEED))
+    new.bit_generator.state = g.bit_generator.state
+    return new
 
 
 def _check_num_envs(num_envs) -> int:
@@ -84,9 +124,9 @@ class FantastiqaVector:
             raise ValueError(f"greedy must be a bot class or factory (e.g. FantastiqaGreedyAgent); got {greedy!r}")
         self._greedy = greedy
         # FantastiqaState.new checks every argument (a bad value raises ValueError naming it); the
-        # probe game also gives the card tables the encoder needs.
+        # probe game also gives the card tables the encoder and the kernels need.
         probe = FantastiqaState.new(num_players, seed=0, goal=goal, card_set=card_set, **rule_options)
-        self.num_players = probe.n
+        self.num_players = n = probe.n
         self.goal, self.card_set, self.options = goal, probe.card_set, probe.options
         self._rule_options = dict(rule_options)
         self.num_actions = probe.num_actions
@@ -94,15 +134,39 @@ class FantastiqaVector:
         self.observation_size = self.obs_size = enc.size  # obs_size: the BatchedGame protocol's name
         self._tables = _kernel.Tables(enc).args()
         self._abbey_block = enc.layout["abbey"] if probe.opts["abbey"] or probe.opts["teams"] else None
-        self._games: list[FantastiqaState] = []
+        # the games: rows of (c, w) (vector_state), each game's own chance Generators beside them
+        self._cap = VS.capacity(probe.g)
+        self._fixed = VS.template(probe)
+        self._strings = VS.Strings()
+        cards = K.Cards(probe.g, probe.opts, n)
+        self._T = cards.args()
+        self._kernels = cards.ok       # False: every decision by the scalar core (see vector_rules.Cards)
+        self._quest0 = probe.layout.quest
+        self._ws = R.workspace(self._cap, probe.layout.K)
+        self._c = np.zeros((self.num_envs, VS.num_lists(n) * self._cap), dtype=np.int16)
+        self._w = np.zeros((self.num_envs, VS.w_size(n)), dtype=np.int64)
+        self._rngs: list = [None] * self.num_envs
+        self._own: list = [None] * self.num_envs
+        # a FantastiqaState per game, valid where _obj_ok (the scalar fallback and the greedy bots use it)
+        self._obj: list = [None] * self.num_envs
+        self._obj_ok = np.zeros(self.num_envs, dtype=np.bool_)
+        self._dealt = False
         self._cur = np.full(self.num_envs, -1, dtype=np.int64)     # current_player of each game
+        self._legal = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)  # valid where _legal_ok
+        self._legal_ok = np.zeros(self.num_envs, dtype=np.bool_)
         self._mask = np.zeros((self.num_envs, self.num_actions), dtype=np.bool_)
         self._obs = np.zeros((self.num_envs, self.observation_size), dtype=np.float32)
         self._agents: list | None = None   # greedy bots per (game, seat), made on first use
+        # what ran where (tests assert the kernels ran; the benchmark prints it)
+        self.counts = {"kernel_steps": 0, "fallback_steps": 0, "kernel_masks": 0, "fallback_masks": 0,
+                       "unpacks": 0}
+        # the same per decision (phase index, actions.PHASES) the game was in
+        self.phase_counts = {k: np.zeros(len(A.PHASES), dtype=np.int64) for k in
+                             ("kernel_steps", "fallback_steps", "kernel_masks", "fallback_masks")}
 
     # ------------------------------------------------------------------ input checks
     def _check_dealt(self) -> None:
-        if not self._games:
+        if not self._dealt:
             raise ValueError("FantastiqaVector: call reset(seeds) before using the games")
 
     def _int_array(self, values, name: str) -> np.ndarray:
@@ -122,6 +186,48 @@ class FantastiqaVector:
                              f"got {getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
         return out
 
+    # ------------------------------------------------------------------ rows <-> FantastiqaState
+    def _store(self, games: list, states: list) -> None:
+        """Pack `states` into the rows of `games` (they become those games, with their Generators)."""
+        wire: list = []
+        starts = []
+        strings, pack = self._strings, VS.pack
+        for s in states:
+            starts.append(len(wire))
+            pack(s, strings, wire)
+        idx = np.asarray(games, dtype=np.int64)
+        bad = VS.scatter(np.asarray(wire, dtype=np.int64), np.asarray(starts, dtype=np.int64), idx,
+                         self._c, self._w, self._cap)
+        if bad >= 0:   # not reachable by the rules: no zone holds more than every card
+            raise ValueError(f"game {games[bad]}: a card list longer than the {self._cap} the batch holds")
+        for i, s in zip(games, states):
+            self._obj[i] = s
+            self._rngs[i], self._own[i] = s._rngs, s._own
+        self._obj_ok[idx] = True
+        self._legal_ok[idx] = False
+        self._update_cur(idx)
+
+    def _count(self, what: str, phases: np.ndarray, done: np.ndarray) -> None:
+        """Count games handled by a kernel (done == 1) or the scalar core, per phase."""
+        fast = done == 1
+        for kind, sel in (("kernel_", fast), ("fallback_", ~fast)):
+            name = kind + what
+            self.counts[name] += int(sel.sum())
+            self.phase_counts[name] += np.bincount(phases[sel], minlength=len(A.PHASES))
+
+    def _update_cur(self, idx: np.ndarray) -> None:
+        w = self._w
+        self._cur[idx] = np.where(w[idx, VS.W_PHASE] == A.TERMINAL, -1, w[idx, VS.W_CUR])
+
+    def _game(self, i: int) -> FantastiqaState:
+        """Game i as a FantastiqaState (the cached one, or built from its row): the scalar core's view."""
+        if not self._obj_ok[i]:
+            wire = VS.gather(self._c, self._w, i, self._cap).tolist()
+            self._obj[i] = VS.unpack(wire, self._fixed, self._rngs[i], self._own[i], self._strings)
+            self._obj_ok[i] = True
+            self.counts["unpacks"] += 1
+        return self._obj[i]
+
     # ------------------------------------------------------------------ dealing
     def _deal(self, games: list, seeds: np.ndarray) -> None:
         """Deal `games` (indices) with their seeds; a bad seed raises before any game changes."""
@@ -130,11 +236,10 @@ class FantastiqaVector:
             raise ValueError(f"seeds must be non-negative ints; got {bad[:5]}")
         dealt = [FantastiqaState.new(self.num_players, seed=int(seeds[i]), goal=self.goal, card_set=self.card_set,
                                      **self._rule_options) for i in games]
-        if not self._games:
-            self._games = [None] * self.num_envs
-        for i, s in zip(games, dealt):
-            self._games[i] = s
-            self._cur[i] = s.current_player
+        if games:
+            self._store(games, dealt)
+        self._dealt = True
+        for i in games:
             self._reset_agents(i)
 
     def _reset_agents(self, i: int) -> None:
@@ -170,18 +275,29 @@ class FantastiqaVector:
         self._check_dealt()
         return self._cur.copy()
 
+    def _fill_legal(self, games: np.ndarray) -> None:
+        """Make self._legal valid for `games` (unfinished): the kernel where ported, else the scalar core."""
+        need = games[~self._legal_ok[games]]
+        if not need.size:
+            return
+        legal = self._legal
+        legal[need] = False
+        done = K.legal(self._c, self._w, need, legal, self._cap, self._T, self._quest0, *self._ws) if self._kernels \
+            else np.zeros(need.size, dtype=np.int8)
+        rest = need[done == 0].tolist()
+        self._count("masks", self._w[need, VS.W_PHASE], done)
+        for i in rest:
+            legal[i, self._game(i).legal_actions()] = True
+        self._legal_ok[need] = True
+
     def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """bool (N, num_actions): the current mover's legal actions; all False where the game is over."""
         self._check_dealt()
         out = self._out(out, self._mask)
-        out[:] = False
-        games = self._games
         live = np.flatnonzero(self._cur >= 0)
-        if live.size:
-            legal = [games[i].legal_actions() for i in live.tolist()]
-            counts = np.fromiter(map(len, legal), dtype=np.int64, count=live.size)
-            flat = np.concatenate(legal) + np.repeat(live * self.num_actions, counts)
-            out.reshape(-1)[flat] = True
+        self._fill_legal(live)
+        out[:] = False
+        out[live] = self._legal[live]
         return out
 
     def observe(self, seats=None, out: np.ndarray | None = None) -> np.ndarray:
@@ -203,30 +319,34 @@ class FantastiqaVector:
         if rows.size < self.num_envs:
             out[seats < 0] = 0.0
         if rows.size:
-            packed: list = []
-            starts = []
-            games, pack, mark = self._games, _kernel.pack, starts.append
-            seat_list = seats[rows].tolist()
-            for i, seat in zip(rows.tolist(), seat_list):
-                mark(len(packed))
-                pack(games[i], seat, packed)
-            _kernel.encode(np.frombuffer(array("q", packed), dtype=np.int64), np.asarray(starts, dtype=np.int64),
-                           rows, out, *self._tables)
+            d, starts = K.obs_wire(self._c, self._w, rows, seats[rows], self.num_players, self._cap)
+            _kernel.encode(d, starts, rows, out, *self._tables)
             if self._abbey_block is not None:
                 block = self._abbey_block
-                for i, seat in zip(rows.tolist(), seat_list):
-                    out[i, block] = abbey_features(games[i], seat)
+                for i, seat in zip(rows.tolist(), seats[rows].tolist()):
+                    out[i, block] = abbey_features(self._game(i), seat)
         return out
 
     def returns(self) -> np.ndarray:
         """float64 (N, num_players): each game's `FantastiqaState.returns()` (zeros until it is over)."""
         self._check_dealt()
-        return np.stack([s.returns() for s in self._games])
+        n, w = self.num_players, self._w
+        r = np.zeros((self.num_envs, n), dtype=np.float64)
+        for i in np.flatnonzero(w[:, VS.W_NWIN] > 0).tolist():
+            k = int(w[i, VS.W_NWIN])
+            if k < n:      # as FantastiqaState.returns
+                r[i] = -1.0 / (n - k)
+                r[i, w[i, VS.W_WIN:VS.W_WIN + k]] = 1.0 / k
+        return r
 
     def state(self, i: int) -> FantastiqaState:
         """A `FantastiqaState` equal (to_dict) to game i (a copy: changing it does not change the game)."""
         self._check_dealt()
-        return self._games[self._check_index(i)].clone()
+        i = self._check_index(i)
+        s = self._game(i)
+        c = s.clone()      # the clone and game i now share their Generators copy-on-write
+        self._own[i] = s._own
+        return c
 
     def set_state(self, i: int, state: FantastiqaState) -> None:
         """Make game i equal (to_dict) to `state` (a copy of it), which must be a game of this vector's
@@ -239,10 +359,12 @@ class FantastiqaVector:
         if theirs != mine:
             raise ValueError(f"state is a game of (num_players, goal, card_set, options) {theirs}; this "
                              f"FantastiqaVector plays {mine}")
-        if not self._games:
+        if not self._dealt:
             self.reset(np.zeros(self.num_envs, dtype=np.int64))
-        self._games[i] = state.clone()
-        self._cur[i] = state.current_player
+        mine = state.clone()
+        mine._rngs = [_copy_generator(g) for g in state._rngs]   # game i draws apart from `state`
+        mine._own = [True] * len(mine._rngs)
+        self._store([i], [mine])
         self._reset_agents(i)
 
     # ------------------------------------------------------------------ transitions
@@ -254,21 +376,83 @@ class FantastiqaVector:
         """
         self._check_dealt()
         actions = self._int_array(actions, "actions")
-        live = np.flatnonzero(self._chosen(games)).tolist()
-        games = self._games
-        moves = actions[live].tolist()
-        for i, a in zip(live, moves):
-            if a not in games[i].legal_set():
-                try:   # the scalar core words the reason (on a copy, so that no game changes)
-                    games[i].clone().apply(a)
-                except ValueError as e:
-                    raise ValueError(f"game {i}: {e}") from None
-                raise ValueError(f"game {i}: action {a} is illegal")  # unreachable unless legal_set and apply disagree
-        cur = self._cur
-        for i, a in zip(live, moves):
-            s = games[i]
-            s.apply(a)
-            cur[i] = s.current_player
+        live = np.flatnonzero(self._chosen(games))
+        if not live.size:
+            return
+        self._fill_legal(live)
+        moves = actions[live]
+        in_range = (moves >= 0) & (moves < self.num_actions)
+        ok = in_range.copy()
+        ok[in_range] = self._legal[live[in_range], moves[in_range]]
+        if not ok.all():
+            i, a = int(live[~ok][0]), int(moves[~ok][0])
+            try:   # the scalar core words the reason (on a copy, so that no game changes)
+                self.state(i).apply(a)
+            except ValueError as e:
+                raise ValueError(f"game {i}: {e}") from None
+            raise ValueError(f"game {i}: action {a} is illegal")  # unreachable unless the mask and apply disagree
+        phases = self._w[live, VS.W_PHASE]
+        if self._kernels:
+            shuffled = self._shuffle_ahead(live, moves, phases)
+            done = K.step(self._c, self._w, live, moves, self._cap, self._T, self._quest0, shuffled)
+            if (shuffled > done).any():   # the scalar core would shuffle again: never let it
+                raise AssertionError(f"games {live[shuffled > done].tolist()} (phases {phases[shuffled > done].tolist()}, actions {moves[shuffled > done].tolist()}): shuffled ahead, not stepped")
+        else:
+            done = np.zeros(live.size, dtype=np.int8)
+        self._count("steps", phases, done)
+        fast = live[done == 1]
+        self._obj_ok[fast] = False
+        rest = done == 0
+        slow, slow_moves = live[rest].tolist(), moves[rest].tolist()
+        if slow:
+            states = [self._game(i) for i in slow]
+            for s, a in zip(states, slow_moves):
+                s.apply(a)
+            self._store(slow, states)
+        self._legal_ok[live] = False
+        self._update_cur(fast)
+
+    def _shuffle_ahead(self, live: np.ndarray, moves: np.ndarray, phases: np.ndarray) -> np.ndarray:
+        """Do the shuffles of the coming steps that the kernels leave to Python (they never draw):
+        the discard a turn's draw will reshuffle into the empty deck (Q-X1), shuffled in place, and
+        RESHUFFLE's deck plus discard (Q-F4), each with the seat's own Generator exactly as the
+        scalar core calls it. Returns int8 per game: 1 where done (the kernel then takes the step)."""
+        shuffled = np.zeros(live.size, dtype=np.int8)
+        w, c, cap = self._w, self._c, self._cap
+        end = (phases == A.END_DISCARD) & (moves == A.DONE)
+        mark = (phases == A.FREE_MENU) & (moves == A.RESHUFFLE)
+        if not (end.any() or mark.any()):
+            return shuffled
+        cur = w[live, VS.W_CUR]
+        base = VS.W_LEN + VS.G_LISTS + VS.P_LISTS * cur
+        rows = live
+        hand, deck, discard = (w[rows, base + VS.P_HAND], w[rows, base + VS.P_DECK], w[rows, base + VS.P_DISCARD])
+        draw = np.maximum(0, HAND_SIZE - hand) if self.options["draw_rule"] == "up_to_5" else HAND_SIZE
+        end &= (draw > deck) & (discard > 0)
+        for g in np.flatnonzero(end | mark).tolist():
+            i, p = int(live[g]), int(cur[g])
+            dl, dk = VS.seat_list(p, VS.P_DISCARD), VS.seat_list(p, VS.P_DECK)
+            cards = c[i, dl * cap:dl * cap + int(discard[g])].tolist()
+            if mark[g]:
+                cards = c[i, dk * cap:dk * cap + int(deck[g])].tolist() + cards
+            self._generator(i, RNG_SEAT0 + p).shuffle(cards)
+            self._obj_ok[i] = False       # the row moves on from here; the kernel takes the step
+            at = (dk if mark[g] else dl) * cap
+            c[i, at:at + len(cards)] = cards
+            if mark[g]:
+                w[i, VS.W_LEN + dk], w[i, VS.W_LEN + dl] = len(cards), 0
+            shuffled[g] = 1
+        return shuffled
+
+    def _generator(self, i: int, source: int) -> np.random.Generator:
+        """Game i's Generator of chance source `source`, copied first where it is shared with a copy
+        (copy on write, as FantastiqaState._rng)."""
+        rngs, own = self._rngs[i], self._own[i]
+        if not own[source]:
+            rngs = self._rngs[i] = list(rngs)
+            rngs[source] = _copy_generator(rngs[source])
+            own[source] = True
+        return rngs[source]
 
     def _chosen(self, games) -> np.ndarray:
         """bool (N,): the unfinished games, of those `games` (a bool (N,) array, or None: all) names."""
@@ -293,15 +477,16 @@ class FantastiqaVector:
         if self._agents is None:
             self._agents = [[self._greedy() for _ in range(self.num_players)] for _ in range(self.num_envs)]
         out = np.full(self.num_envs, -1, dtype=np.int64)
-        agents, states = self._agents, self._games
+        agents = self._agents
         for i in np.flatnonzero(want).tolist():
-            s = states[i]
+            s = self._game(i)
             p = s.cur
             out[i] = agents[i][p].act(None, None, state=s, seat=p)
+            self._own[i] = s._own   # a bot's clones share the Generators copy-on-write
         return out
 
     def __repr__(self) -> str:
-        where = f"{int(self.terminated.sum())} of {self.num_envs} over" if self._games else "not dealt"
+        where = f"{int(self.terminated.sum())} of {self.num_envs} over" if self._dealt else "not dealt"
         return (f"FantastiqaVector(num_envs={self.num_envs}, num_players={self.num_players}, goal={self.goal!r}; "
                 f"{where})")
 

@@ -6,70 +6,17 @@ end) to keep the file under a minute on one core; `benchmarks/bench_fantastiqa_v
 --differential` runs the long version (1,000+ random and 200+ greedy games, the default limit).
 """
 import json
-import tomllib
 
 import numpy as np
 import pytest
 
-from fantastiqa_rl import STANDIN_PATH, FantastiqaState, observe
+from fantastiqa_rl import FantastiqaState, observe
 from fantastiqa_rl.vector import FantastiqaVector
 from tabletop_rl.agents import make_agent
-from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 from tests.fantastiqa_golden import GAMES as GOLDEN_SPECS, PATH as GOLDEN_PATH, digest
 from tests.fantastiqa_helpers import reorder_decks, swap_hidden
 from tests.batch_helpers import assert_finished_games_ignored, random_actions
-
-# (num_players, goal, options): both goals, 2-4 players, the Abbey, teams, every ASSUMED option value
-CONFIGS = [
-    (2, "short", {}), (3, "long", {}), (4, "short", {}), (2, "long", {"abbey": True}),
-    (3, "short", {"abbey": True}), (4, "short", {"teams": True}), (4, "long", {"teams": True, "abbey": True}),
-    (2, "short", {"adventure_path": "loops"}), (3, "short", {"fly_in_adventure": False}),
-    (2, "short", {"bought_to": "hand"}), (3, "short", {"card_use": "both"}), (2, "short", {"draw_rule": "draw_5"}),
-    (2, "short", {"mark_return": "allow"}),
-]
-RANDOM_GAMES = 24       # per config, each to its end under TURN_LIMIT
-TURN_LIMIT = 8          # completed turns per player (Q-E5): random games end in a few hundred steps
-
-
-def check_equal(v: FantastiqaVector, refs: list, games) -> None:
-    """Every query of `v` equals the scalar core's (observation and state of `games`, the ones that moved)."""
-    mask = v.legal_mask()
-    assert mask.dtype == np.bool_ and mask.shape == (v.num_envs, refs[0].num_actions)
-    assert v.current_player.tolist() == [s.current_player for s in refs]
-    assert v.terminated.tolist() == [s.is_terminal() for s in refs]
-    obs = v.observe()
-    assert obs.dtype == np.float32 and obs.shape == (v.num_envs, v.observation_size)
-    for i in games:
-        s = refs[i]
-        want = np.zeros(s.num_actions, dtype=bool)
-        if not s.is_terminal():
-            want[s.legal_actions()] = True
-        assert np.array_equal(mask[i], want), i
-        expected = np.zeros(v.observation_size, np.float32) if s.is_terminal() else observe(s, s.current_player)
-        assert obs[i].tobytes() == expected.tobytes(), (i, s.phase_name)
-        assert v.state(i).to_dict() == s.to_dict(), i
-    assert np.array_equal(v.returns(), np.stack([s.returns() for s in refs]))
-
-
-def run_differential(v: FantastiqaVector, refs: list, choose, max_steps: int = 100_000) -> int:
-    """Step `v` and `refs` together with `choose(v, refs) -> actions`, comparing at every step."""
-    moved, steps = range(v.num_envs), 0
-    while len(moved) and steps < max_steps:
-        check_equal(v, refs, moved)
-        moved = np.flatnonzero(~v.terminated)
-        actions = choose(v, refs)
-        v.step(actions)
-        for i in moved:
-            refs[i].apply(int(actions[i]))
-        steps += 1
-    return steps
-
-
-def make(num_players, goal, options, seeds):
-    v = FantastiqaVector(len(seeds), num_players, goal=goal, greedy=FantastiqaGreedyAgent, **options)
-    v.reset(seeds)
-    return v, [FantastiqaState.new(num_players, seed=int(s), goal=goal, **options) for s in seeds]
-
+from tests.fantastiqa_vector_helpers import CONFIGS, RANDOM_GAMES, TURN_LIMIT, make, run_differential, standin_variant
 
 @pytest.mark.parametrize("num_players,goal,options", CONFIGS, ids=[f"{n}p-{g}-{o}" for n, g, o in CONFIGS])
 def test_random_games_match_the_scalar_core_at_every_step(num_players, goal, options):
@@ -83,14 +30,11 @@ def test_random_games_match_the_scalar_core_at_every_step(num_players, goal, opt
 def second_card_file(tmp_path) -> str:
     """The STAND-IN set as JSON with one beast fewer (so other card kinds, actions and observation
     size), fewer gems and carpets in the supply and another short goal: card data stays data."""
-    d = tomllib.load(open(STANDIN_PATH, "rb"))
-    d["card"].remove(next(c for c in d["card"] if c["type"] == "beast"))
-    d["supply"].update(gems=30, carpets=6)
-    d["goals"]["short"]["2"] = 3
-    d["name"] = "second set"
-    p = tmp_path / "second.json"
-    p.write_text(json.dumps(d))
-    return str(p)
+    def edit(d):
+        d["card"].remove(next(c for c in d["card"] if c["type"] == "beast"))
+        d["supply"].update(gems=30, carpets=6)
+        d["goals"]["short"]["2"] = 3
+    return standin_variant(tmp_path, "second set", edit)
 
 
 def test_a_second_card_file_matches_the_scalar_core(tmp_path):

@@ -1,0 +1,442 @@
+"""The kernels of `fantastiqa_rl.vector.FantastiqaVector`: numba ports of `FantastiqaState`'s decisions over
+the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and lengths), for a batch.
+
+- `legal(...)`: each game's legal actions, for the decisions ported (one function per decision,
+  named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`);
+- `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`);
+- `obs_wire(...)`: a seat's observation input (the ints `fantastiqa_rl.obs_kernel.encode` reads)
+  from the rows, so the observation needs no Python per game.
+Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
+runs the scalar core on it (FantastiqaVector's fallback); a game left is unchanged. A kernel never
+draws from a chance Generator. Card data comes in as tables built from the card file
+(`vector_rules.Cards`); nothing about a card is compiled in. Which decisions are ported: the module
+docstring of `fantastiqa_rl.vector`; tests/test_fantastiqa_vector_kernels.py checks that each runs
+here and equals the scalar core.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fantastiqa_rl import actions as A
+from fantastiqa_rl.options import CANCEL_BUDGET
+from fantastiqa_rl.board import P_FLY
+from fantastiqa_rl import vector_rules as R
+from fantastiqa_rl import vector_steps as S
+from fantastiqa_rl.powers import R_BREW
+from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, RELEASE_MAX
+from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
+from fantastiqa_rl.vector_state import (G_LISTS, L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DECK, L_BOOSTED,
+                                        L_CREATURE_DECK, L_DRAGONS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK,
+                                        L_RELEASE, L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS,
+                                        NUM_POSITIONS, NUM_SPACES, P_C_CARDS, P_C_OF, P_C_ORDER, P_COMPLETED,
+                                        P_DECK, P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_BONUS, S_CARPETS, S_GEMS,
+                                        S_POS, S_RESHUFFLES, S_SCORES, S_TOKEN, W_ACTION_USED, W_BOARD, W_CANCELS,
+                                        W_COUNT, W_CUR, W_KEY, W_LEN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_PREV,
+                                        W_REASON, W_REGION, W_RET, W_SEATS, W_SUPPLY, W_TARGET, W_TURNS,
+                                        W_VISITED)
+
+
+@njit(cache=True, inline="always")
+def _len(w, i, j):
+    return w[i, W_LEN + j]
+
+
+@njit(cache=True, inline="always")
+def _seat(p, f):
+    return G_LISTS + P_LISTS * p + f
+
+
+# ---------------------------------------------------------------- legal actions
+@njit(cache=True)
+def _setup_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_setup_quest, _legal_setup_artifact, _legal_setup_place."""
+    flags = T[12]
+    hk = T[0]
+    ph = w[i, W_PHASE]
+    if ph == A.SETUP_QUEST:                         # Rules._legal_setup_quest
+        for t in range(_len(w, i, L_OFFER_QUESTS)):
+            row[quest0 + T[1][c[i, L_OFFER_QUESTS * cap + t]]] = True
+        return True
+    if ph == A.SETUP_ARTIFACT:                      # Rules._legal_setup_artifact
+        K = T[2].shape[1]
+        for t in range(_len(w, i, L_OFFER_ARTIFACTS)):
+            row[A.HAND + 2 * K + hk[c[i, L_OFFER_ARTIFACTS * cap + t]]] = True
+        return True
+    if ph == A.SETUP_PLACE:                         # Rules._legal_setup_place
+        for r in range(NUM_POSITIONS):
+            row[A.REGION + r] = True
+        for o in range(flags[R.F_N]):
+            if w[i, W_SEATS + MAX_SEATS * S_POS + o] >= 0:
+                row[A.REGION + w[i, W_SEATS + MAX_SEATS * S_POS + o]] = False
+        return True
+    return True
+
+
+@njit(cache=True)
+def _end_discard_row(c, w, i, cap, T, row):
+    """Rules._legal_end_discard."""
+    hk = T[0]
+    hand = _seat(w[i, W_CUR], P_HAND)
+    row[A.DONE] = True
+    for t in range(_len(w, i, hand)):
+        row[A.HAND + hk[c[i, hand * cap + t]]] = True
+
+
+@njit(cache=True)
+def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
+    """Rules._legal_main; False (the scalar core) with the Abbey, for its EXPLORE."""
+    if T[12][R.F_ABBEY]:
+        return False
+    p = w[i, W_CUR]
+    row[A.DONE] = True
+    if not w[i, W_ACTION_USED]:
+        pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+        dests = wi[R.reg(wi, R.R_DESTS):]
+        if R.pay_moves(c, w, i, cap, T, p, 1 << pos, -1, dests, wi, wp):
+            row[A.ADVENTURE] = True
+        if R.statue_options(c, w, i, cap, p, 0):
+            row[A.VISIT_STATUE] = True
+        qs = wi[R.reg(wi, R.R_QUESTS):]
+        for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
+            row[quest0 + T[1][qs[t]]] = True
+    if R.legal_free(c, w, i, cap, T, p, scratch, wi):  # _has_free: any free action
+        row[A.FREE_ACTION] = True
+        scratch[:] = False
+    return True
+
+
+@njit(cache=True)
+def _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp):
+    p = w[i, W_CUR]
+    R.legal_free(c, w, i, cap, T, p, row, wi)
+
+
+@njit(cache=True)
+def _statue_option_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Statues._legal_statue_option."""
+    p = w[i, W_CUR]
+    R.write_statue_options(row, R.statue_options(c, w, i, cap, p, 0))
+    if not w[i, W_KEY]:
+        row[A.CANCEL] = True
+
+
+@njit(cache=True)
+def _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_adv_move."""
+    flags = T[12]
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    visited, prev = w[i, W_VISITED], w[i, W_PREV]
+    dests = wi[R.reg(wi, R.R_DESTS):]
+    for t in range(R.pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp)):
+        row[A.REGION + dests[t]] = True
+    row[A.DONE if w[i, W_COUNT] else A.CANCEL] = True
+    if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, T, p, True, visited, prev):
+        if w[i, W_SEATS + MAX_SEATS * S_CARPETS + p]:
+            row[A.CARPET] = True
+        n_pw = _len(w, i, L_POWERED)
+        for t in range(_len(w, i, hand)):
+            x = c[i, hand * cap + t]
+            if T[5][hk[x]] == P_FLY and not (n_pw and R.contains(c, w, i, L_POWERED, cap, x)):
+                row[A.HAND + hk[x]] = True
+
+
+@njit(cache=True)
+def _pay_row(c, w, i, cap, T, row, quest0, wi, wp):
+    ph = w[i, W_PHASE]
+    p = w[i, W_CUR]
+    R.legal_pay(c, w, i, cap, T, p, ph == A.QUEST_PAY, row, wi, wp)
+
+
+@njit(cache=True)
+def _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_move_dest."""
+    flags = T[12]
+    p = w[i, W_CUR]
+    adventure = w[i, W_RET] == A.ADV_MOVE
+    visited, prev = w[i, W_VISITED], w[i, W_PREV]
+    pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+    for j in range(R.NB_N[pos]):
+        if w[i, W_BOARD + R.NB_SPACE[pos, j]] < 0:
+            continue
+        d = R.NB_DEST[pos, j]
+        if adventure and (((visited >> d) & 1) if flags[R.F_SIMPLE] else d == prev):
+            continue
+        row[A.REGION + d] = True
+
+
+@njit(cache=True)
+def _buy_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Statues._legal_buy."""
+    hk = T[0]
+    p = w[i, W_CUR]
+    row[A.DONE] = True
+    K = T[2].shape[1]
+    gems = w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
+    for t in range(_len(w, i, L_REVEALED)):
+        k = hk[c[i, L_REVEALED * cap + t]]
+        if T[13][k] <= gems:
+            row[A.HAND + 2 * K + k] = True
+
+
+@njit(cache=True)
+def _chest_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Statues._legal_chest."""
+    p = w[i, W_CUR]
+    if w[i, W_COUNT]:
+        row[A.DONE] = True
+    if _len(w, i, _seat(p, P_QUESTS)) < PERSONAL_QUEST_CAP:
+        for t in range(_len(w, i, L_REVEALED)):
+            row[quest0 + T[1][c[i, L_REVEALED * cap + t]]] = True
+
+
+@njit(cache=True)
+def _release_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Statues._legal_release."""
+    hk = T[0]
+    p = w[i, W_CUR]
+    hand = _seat(p, P_HAND)
+    row[A.CANCEL] = True
+    n = _len(w, i, L_PAY) + _len(w, i, L_RELEASE)
+    if n:
+        row[A.CONFIRM] = True
+    if n < RELEASE_MAX and n < w[i, W_SEATS + MAX_SEATS * S_GEMS + p]:
+        K = T[2].shape[1]
+        for t in range(_len(w, i, hand)):
+            row[A.HAND + hk[c[i, hand * cap + t]]] = True
+        discard = _seat(p, P_DISCARD)
+        for t in range(_len(w, i, discard)):
+            row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
+
+
+@njit(cache=True)
+def _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_commit_target."""
+    p = w[i, W_CUR]
+    qs = wi[R.reg(wi, R.R_QUESTS):]
+    for t in range(R.commit_targets(c, w, i, cap, T, p, w[i, W_TARGET], qs)):
+        row[quest0 + T[1][qs[t]]] = True
+
+
+@njit(cache=True)
+def _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Rules._legal_withdraw_from."""
+    hk = T[0]
+    p = w[i, W_CUR]
+    order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
+    for t in range(_len(w, i, order)):
+        q = c[i, order * cap + t]
+        for u in range(_len(w, i, cards)):
+            if c[i, of * cap + u] == q and hk[c[i, cards * cap + u]] == w[i, W_TARGET]:
+                row[quest0 + T[1][q]] = True
+                break
+
+
+@njit(cache=True)
+def _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Powers._legal_target_seat."""
+    flags = T[12]
+    p = w[i, W_CUR]
+    pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
+    for o in range(flags[R.F_N]):
+        if o != p and not (flags[R.F_TEAMS] and (o - p) % 2 == 0) and \
+                (w[i, W_REASON] == R_BREW or w[i, W_SEATS + MAX_SEATS * S_POS + o] == pos):
+            row[A.SEAT + o] = True
+
+
+@njit(cache=True)
+def _effect_row(c, w, i, cap, T, row, quest0, wi, wp):
+    """Powers._legal_glass, _legal_bell, _legal_brew_card, _legal_wardrobe."""
+    hk, ph = T[0], w[i, W_PHASE]
+    K = T[2].shape[1]
+    hand = _seat(w[i, W_CUR], P_HAND)
+    if ph == A.GLASS:
+        for t in range(_len(w, i, hand)):
+            x = c[i, hand * cap + t]
+            if T[2][0, hk[x], 2] and not R.contains(c, w, i, L_BOOSTED, cap, x):
+                row[A.HAND + hk[x]] = True
+    elif ph == A.BELL:
+        for t in range(_len(w, i, L_REVEALED)):
+            row[A.HAND + 2 * K + hk[c[i, L_REVEALED * cap + t]]] = True
+    elif ph == A.BREW_CARD:
+        for t in range(_len(w, i, hand)):
+            row[A.HAND + hk[c[i, hand * cap + t]]] = True
+        discard = _seat(w[i, W_CUR], P_DISCARD)
+        for t in range(_len(w, i, discard)):
+            row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
+    else:                                           # WARDROBE
+        for s_ in range(NUM_SPACES):
+            if w[i, W_BOARD + s_] >= 0 and s_ != w[i, W_TARGET]:
+                row[A.SPACE + s_] = True
+
+
+@njit(cache=True)
+def _cancel_budget(w, i, T, row):
+    """Rules._legal_list: once Q-T2's budget is spent, CANCEL is legal only where nothing else is."""
+    if T[12][R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
+        if np.count_nonzero(row) > 1:
+            row[A.CANCEL] = False
+
+
+@njit(cache=True)
+def legal(c, w, games, out, cap, T, quest0, wi, wp):
+    """out[i] = the legal actions of game i (out[i] is all False on entry), for the decisions
+    ported; returns 1 per game handled, 0 where the caller must ask the scalar core."""
+    done = np.zeros(games.size, dtype=np.int8)
+    scratch = np.zeros(out.shape[1], dtype=np.bool_)
+    for g in range(games.size):
+        # one function per kind of decision, dispatched here (one function holding them all, or a
+        # dispatcher function, ran ~5x slower per game)
+        i = games[g]
+        ph = w[i, W_PHASE]
+        row = out[i]
+        ok = True
+        if ph == A.END_DISCARD:
+            _end_discard_row(c, w, i, cap, T, row)
+        elif ph == A.MAIN:
+            ok = _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp)
+        elif ph == A.SETUP_QUEST or ph == A.SETUP_ARTIFACT or ph == A.SETUP_PLACE:
+            _setup_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.FREE_MENU:
+            _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.STATUE_OPTION:
+            _statue_option_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.ADV_MOVE:
+            _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.ADV_PAY or ph == A.QUEST_PAY:
+            _pay_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.MOVE_DEST:
+            _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.BUY:
+            _buy_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.CHEST:
+            _chest_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.RELEASE:
+            _release_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.COMMIT_TARGET:
+            _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.WITHDRAW_FROM:
+            _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.TARGET_SEAT:
+            _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp)
+        elif ph == A.GLASS or ph == A.BELL or ph == A.BREW_CARD or ph == A.WARDROBE:
+            _effect_row(c, w, i, cap, T, row, quest0, wi, wp)
+        else:
+            ok = False
+        if ok and (ph == A.STATUE_OPTION or ph == A.ADV_MOVE or ph == A.ADV_PAY or ph == A.QUEST_PAY
+                   or ph == A.RELEASE):
+            _cancel_budget(w, i, T, row)
+        if ok:
+            done[g] = 1
+    return done
+
+
+# ---------------------------------------------------------------- transitions
+@njit(cache=True)
+def step(c, w, games, actions, cap, T, quest0, shuffled):
+    """Apply actions[g] (legal: the caller checked) to game games[g] where ported (vector_steps.apply);
+    returns 1 per game stepped, 0 where the caller must (nothing of that game changed then)."""
+    done = np.zeros(games.size, dtype=np.int8)
+    for g in range(games.size):
+        if S.apply(c, w, games[g], cap, T, actions[g], quest0, shuffled[g]):
+            done[g] = 1
+    return done
+
+
+# ---------------------------------------------------------------- the observation's input
+@njit(cache=True)
+def _obs_len(w, i, seat, n):
+    total = 25 + 3 * NUM_POSITIONS + 2 * NUM_SPACES + 11 * n + (2 + 3 * n + 8)
+    total += _len(w, i, _seat(seat, P_HAND)) + _len(w, i, _seat(seat, P_DECK))
+    for p in range(n):
+        total += _len(w, i, _seat(p, P_DISCARD)) + _len(w, i, _seat(p, P_QUESTS)) + \
+            _len(w, i, _seat(p, P_COMPLETED))
+        total += 1 + 2 * _len(w, i, _seat(p, P_C_ORDER)) + _len(w, i, _seat(p, P_C_CARDS))
+    for j in (L_PAY, L_RELEASE, L_ADVENTURE, L_BOOSTED, L_POWERED, L_IN_PLAY, L_REVEALED, L_TOKEN_LEFT):
+        total += _len(w, i, j)
+    return total
+
+
+@njit(cache=True)
+def obs_wire(c, w, games, seats, n, cap):
+    """(d, starts): for each games[g], what `obs_kernel.pack(state, seats[g], ...)` appends, from the rows."""
+    starts = np.empty(games.size, dtype=np.int64)
+    total = 0
+    for g in range(games.size):
+        starts[g] = total
+        total += _obs_len(w, games[g], seats[g], n)
+    d = np.empty(total, dtype=np.int64)
+    for g in range(games.size):
+        i, seat = games[g], seats[g]
+        at = starts[g]
+        head = (seat, w[i, W_PHASE], w[i, W_CUR], w[i, W_ACTION_USED], w[i, W_KEY], w[i, W_PLUS], w[i, W_COUNT],
+                w[i, W_TURNS], n, w[i, W_TARGET], w[i, W_VISITED], w[i, W_REASON])
+        for x in head:
+            d[at] = x
+            at += 1
+        for x in range(NUM_OPEN_QUESTS):
+            d[at] = w[i, W_OPEN + x]
+            at += 1
+        for x in range(NUM_OPEN_QUESTS):
+            d[at] = w[i, W_OBONUS + x]
+            at += 1
+        for x in range(4):
+            d[at] = w[i, W_SUPPLY + x]
+            at += 1
+        for j in (L_DRAGONS, L_CREATURE_DECK, L_ARTIFACT_DECK, L_BEAST_DECK, L_QUEST_DECK):
+            d[at] = _len(w, i, j)
+            at += 1
+        for x in range(3 * NUM_POSITIONS):          # region_at, statue_at, name_pos
+            d[at] = w[i, W_REGION + x]
+            at += 1
+        for x in range(2 * NUM_SPACES):             # board, board_gems
+            d[at] = w[i, W_BOARD + x]
+            at += 1
+        for f in (S_POS, S_GEMS, S_CARPETS, S_RESHUFFLES, S_SCORES, S_BONUS):
+            for p in range(n):
+                d[at] = w[i, W_SEATS + MAX_SEATS * f + p]
+                at += 1
+        for f in (P_HAND, P_DECK, P_DISCARD, P_COMPLETED):
+            for p in range(n):
+                d[at] = _len(w, i, _seat(p, f))
+                at += 1
+        for p in range(n):
+            d[at] = w[i, W_SEATS + MAX_SEATS * S_TOKEN + p]
+            at += 1
+        lists = np.empty(2 + 3 * n + 8, dtype=np.int64)
+        lists[0], lists[1] = _seat(seat, P_HAND), _seat(seat, P_DECK)
+        for p in range(n):
+            lists[2 + p] = _seat(p, P_DISCARD)
+            lists[2 + n + p] = _seat(p, P_QUESTS)
+            lists[2 + 2 * n + p] = _seat(p, P_COMPLETED)
+        turn = (L_PAY, L_RELEASE, L_ADVENTURE, L_BOOSTED, L_POWERED, L_IN_PLAY, L_REVEALED, L_TOKEN_LEFT)
+        for x in range(8):
+            lists[2 + 3 * n + x] = turn[x]
+        for j in lists:
+            d[at] = _len(w, i, j)
+            at += 1
+        for j in lists:
+            base = j * cap
+            for t in range(_len(w, i, j)):
+                d[at] = c[i, base + t]
+                at += 1
+        for p in range(n):                          # committed: quests in order, each with its cards
+            order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
+            m = _len(w, i, order)
+            d[at] = m
+            at += 1
+            for t in range(m):
+                q = c[i, order * cap + t]
+                d[at] = q
+                cnt = at + 1
+                at += 2
+                k = 0
+                for u in range(_len(w, i, cards)):
+                    if c[i, of * cap + u] == q:
+                        d[at] = c[i, cards * cap + u]
+                        at += 1
+                        k += 1
+                d[cnt] = k
+    return d, starts

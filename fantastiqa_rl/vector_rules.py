@@ -1,0 +1,634 @@
+"""The rule queries the batched kernels ask (`fantastiqa_rl.vector_kernels`), as numba functions over one
+packed row (`fantastiqa_rl.vector_state`): payment values (`fantastiqa_rl.payment`), adventure steps,
+statue options, completable quests, commit targets and the free actions (`fantastiqa_rl.rules`,
+`statues`, `powers`). Each is a line-by-line port of the scalar function named in its docstring.
+
+Card data stays data: `Cards` builds every per-kind and per-quest table from the card file's
+`Game` tables (payment profiles, including Curious-Companion-style wild pairs, powers, symbols,
+quest needs and regions). A card file whose quests name one symbol twice (where the scalar core
+reads the needs as a dict) gets `Cards.ok = False`, and the vector leaves every decision to the
+scalar core.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fantastiqa_rl import actions as A
+from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
+from fantastiqa_rl.powers import kind_held_in_play
+from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, TELEPORT_COST
+from fantastiqa_rl.vector_state import (OP_ID, G_LISTS, L_ARTIFACT_DECK, L_BOOSTED, L_DRAGONS, L_POWERED,
+                                        L_PAY, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
+                                        P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, S_GEMS, S_POS,
+                                        S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_LEN, W_OPEN, W_REGION,
+                                        W_SEATS, W_STATUE, W_TARGET)
+
+
+def _padded(rows) -> tuple[np.ndarray, np.ndarray]:
+    width = max(1, max((len(r) for r in rows), default=0))
+    table = np.full((len(rows), width), -1, dtype=np.int64)
+    for i, r in enumerate(rows):
+        table[i, :len(r)] = r
+    return table, np.asarray([len(r) for r in rows], dtype=np.int64)
+
+
+NB_SPACE, NB_N = _padded([[c for c, _ in nb] for nb in NEIGHBOURS])
+NB_DEST, _ = _padded([[d for _, d in nb] for nb in NEIGHBOURS])
+
+
+class Cards:
+    """The card file's tables for the kernels (one vector: one card file, table size and rule set)."""
+
+    def __init__(self, g, opts: dict, n: int):
+        K = g.layout.K
+        self.hk = np.asarray(g.I_HAND_KIND, dtype=np.int64)
+        self.qk = np.asarray(g.I_QUEST_KIND, dtype=np.int64)
+        prof = np.zeros((2, K, 3), dtype=np.int64)          # [doubled?, kind] -> (a, b, m); m = 0: no symbols
+        for k in range(K):
+            for d, p in enumerate((g.K_PROFILE[k], g.K_DOUBLED_PROFILE[k])):
+                if p is not None:
+                    prof[d, k] = p
+        self.prof = prof
+        self.vuln = np.asarray(g.K_VULN, dtype=np.int64)
+        self.strength = np.asarray(g.K_STRENGTH, dtype=np.int64)
+        self.power = np.asarray(g.K_POWER, dtype=np.int64)
+        self.syms = np.zeros((K, NUM_SYMBOLS), dtype=np.bool_)
+        for k, ss in enumerate(g.K_SYMS):
+            for s in ss:
+                self.syms[k, s] = True
+        self.held = np.asarray([kind_held_in_play(opts, g, k) for k in range(K)], dtype=np.bool_)
+        Q = g.layout.Q
+        self.qregion = np.asarray(g.Q_REGION, dtype=np.int64)
+        width = max(1, max(len(nd) for nd in g.Q_NEEDS))
+        self.need_sym = np.full((Q, width), -1, dtype=np.int64)
+        self.need_cnt = np.zeros((Q, width), dtype=np.int64)
+        self.need_n = np.asarray([len(nd) for nd in g.Q_NEEDS], dtype=np.int64)
+        for q, nd in enumerate(g.Q_NEEDS):
+            for j, (s, cnt) in enumerate(nd):
+                self.need_sym[q, j], self.need_cnt[q, j] = s, cnt
+        self.ok = all(len({s for s, _ in nd}) == len(nd) for nd in g.Q_NEEDS)
+        limit = opts["turn_limit"]
+        self.flags = np.asarray([opts["adventure_path"] == "simple", opts["fly_in_adventure"], opts["teams"],
+                                 opts["abbey"], opts["turn_loops"] == "forbid", opts["card_use"] == "both",
+                                 opts["bought_to"] == "hand", n, opts["mark_return"] == "forbid",
+                                 -1 if limit is None else limit, opts["draw_rule"] == "up_to_5"], dtype=np.int64)
+        self.cost = np.asarray(g.K_COST, dtype=np.int64)
+        self.gem = np.asarray(g.K_GEM, dtype=np.bool_)
+        self.raven = np.asarray(g.I_IS_RAVEN, dtype=np.bool_)
+        self.qpoints = np.asarray(g.Q_POINTS, dtype=np.int64)
+        # per kind: its artifact effects as (op id, x, y) triples (vector_state.OP_ID), -1 padded
+        width = max(1, max(len(e) for e in g.K_EFFECTS))
+        self.effects = np.full((K, 3 * width), -1, dtype=np.int64)
+        for k, fx in enumerate(g.K_EFFECTS):
+            for j, e in enumerate(fx):
+                op, x, y = (tuple(e) + (0, 0))[:3]
+                self.effects[k, 3 * j:3 * j + 3] = (OP_ID[op], x, y)
+        self.n_effects = np.asarray([len(e) for e in g.K_EFFECTS], dtype=np.int64)
+
+    def args(self) -> tuple:
+        return (self.hk, self.qk, self.prof, self.vuln, self.strength, self.power, self.syms, self.held,
+                self.qregion, self.need_sym, self.need_cnt, self.need_n, self.flags, self.cost, self.gem,
+                self.raven, self.qpoints, self.effects, self.n_effects)
+
+
+def workspace(cap: int, K: int) -> tuple:
+    """(wi, wp): the scratch arrays one kernel call lends every query (no allocation per game)."""
+    rows = max(cap, K) + 8
+    return np.zeros(WI_COMP + 7 * rows, dtype=np.int64), np.zeros((3 * rows, 3), dtype=np.int64)
+
+
+# regions of wi (rows = wp.shape[0] // 3 each from WI_COMP on): symbol counts, companions, quest
+# lists, kinds, offsets, a counter per kind, flags
+WI_COUNTS, WI_C2, WI_NEED, WI_COMP = 0, 9, 18, 32
+
+
+# regions from WI_COMP on, `rows` long each (reg(wi, R_...))
+R_COMP, R_QUESTS, R_KINDS, R_START, R_COUNT, R_FLAGS, R_DESTS = range(7)
+
+
+@njit(cache=True, inline="always")
+def reg(wi, j):
+    """Start of region j of the workspace wi."""
+    return WI_COMP + j * ((wi.size - WI_COMP) // 7)
+
+
+# flags (Cards.flags)
+(F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N, F_MARK_FORBID, F_TURN_LIMIT,
+ F_UP_TO_5) = range(11)
+
+
+# ---------------------------------------------------------------- row access (row i of c / w, capacity cap)
+@njit(cache=True, inline="always")
+def ln(w, i, j):
+    """Length of list j."""
+    return w[i, W_LEN + j]
+
+
+@njit(cache=True, inline="always")
+def at(c, i, j, cap, t):
+    """Item t of list j."""
+    return c[i, j * cap + t]
+
+
+@njit(cache=True, inline="always")
+def seat_list(p, f):
+    return G_LISTS + P_LISTS * p + f
+
+
+@njit(cache=True, inline="always")
+def seat_field(w, i, f, p):
+    return w[i, W_SEATS + MAX_SEATS * f + p]
+
+
+
+
+@njit(cache=True)
+def append(c, w, i, j, cap, x):
+    k = w[i, W_LEN + j]
+    c[i, j * cap + k] = x
+    w[i, W_LEN + j] = k + 1
+
+
+@njit(cache=True, inline="always")
+def set_len(w, i, j, k):
+    w[i, W_LEN + j] = k
+
+
+@njit(cache=True)
+def remove_at(c, w, i, j, cap, t):
+    """del list_j[t]."""
+    k = w[i, W_LEN + j]
+    base = j * cap
+    for u in range(t, k - 1):
+        c[i, base + u] = c[i, base + u + 1]
+    w[i, W_LEN + j] = k - 1
+
+
+@njit(cache=True)
+def index(c, w, i, j, cap, x):
+    """list_j.index(x), or -1."""
+    base = j * cap
+    for t in range(w[i, W_LEN + j]):
+        if c[i, base + t] == x:
+            return t
+    return -1
+
+
+@njit(cache=True, inline="always")
+def contains(c, w, i, j, cap, x):
+    """x in list_j."""
+    return index(c, w, i, j, cap, x) >= 0
+
+
+@njit(cache=True)
+def remove(c, w, i, j, cap, x):
+    """list_j.remove(x) (x is there)."""
+    remove_at(c, w, i, j, cap, index(c, w, i, j, cap, x))
+
+
+@njit(cache=True)
+def extend(c, w, i, dst, src, cap):
+    """list_dst += list_src; list_src = []."""
+    for t in range(w[i, W_LEN + src]):
+        append(c, w, i, dst, cap, c[i, src * cap + t])
+    w[i, W_LEN + src] = 0
+
+
+@njit(cache=True)
+def find(c, w, i, j, cap, hk, k, prefer_boosted):
+    """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
+    base = j * cap
+    nb = w[i, W_LEN + L_BOOSTED]
+    best = -1
+    for t in range(w[i, W_LEN + j]):
+        x = c[i, base + t]
+        if hk[x] == k:
+            if nb == 0 or contains(c, w, i, L_BOOSTED, cap, x) == prefer_boosted:
+                return x
+            best = x
+    return best
+
+
+@njit(cache=True, inline="always")
+def profile_of(c, w, i, cap, T, x):
+    """Rules._profile of instance x: (a, b, m), m = 0 for a card without symbols."""
+    hk, prof = T[0], T[2]
+    d = 1 if ln(w, i, L_BOOSTED) and contains(c, w, i, L_BOOSTED, cap, x) else 0
+    k = hk[x]
+    return prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
+
+
+@njit(cache=True, inline="always")
+def add_profile(c, w, i, cap, T, x, pr, n):
+    """Append card x's profile to pr (n used) if it has symbols; returns the new n."""
+    a, b, m = profile_of(c, w, i, cap, T, x)
+    if m:
+        pr[n, 0], pr[n, 1], pr[n, 2] = a, b, m
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def add_profiles(c, w, i, cap, T, j, pr, n):
+    """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
+    for t in range(ln(w, i, j)):
+        n = add_profile(c, w, i, cap, T, at(c, i, j, cap, t), pr, n)
+    return n
+
+
+@njit(cache=True, inline="always")
+def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
+    """Append the profiles of the cards p committed to quest q."""
+    cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    for t in range(ln(w, i, cards)):
+        if at(c, i, of, cap, t) == q:
+            n = add_profile(c, w, i, cap, T, at(c, i, cards, cap, t), pr, n)
+    return n
+
+
+# ---------------------------------------------------------------- payment (fantastiqa_rl.payment)
+@njit(cache=True, inline="always")
+def _pairs(wi, at):
+    """sum(wi[at:at + NUM_SYMBOLS] >> 1)."""
+    s = 0
+    for x in range(NUM_SYMBOLS):
+        s += wi[at + x] >> 1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _choose(wi, pr, comp, nc, choice):
+    """Symbol counts at WI_C2: those at WI_COUNTS plus companion u's b symbol where bit u of choice
+    is set, else its a symbol (the choices payment.creature_value / quest_met try)."""
+    for x in range(NUM_SYMBOLS):
+        wi[WI_C2 + x] = wi[WI_COUNTS + x]
+    for u in range(nc):
+        t = wi[comp + u]
+        wi[WI_C2 + (pr[t, 1] if (choice >> u) & 1 else pr[t, 0])] += pr[t, 2]
+
+
+# creature_value and quest_met index the workspace wi directly (symbol counts at WI_COUNTS, the
+# companions' choice at WI_C2, their rows of pr from reg(wi, R_COMP)): a view per call costs more
+@njit(cache=True, inline="always")
+def creature_value(v, pr, n, wi):
+    """payment.creature_value over the profiles pr[:n] (wi: the workspace)."""
+    for x in range(NUM_SYMBOLS):
+        wi[WI_COUNTS + x] = 0
+    nv = 0
+    comp = reg(wi, R_COMP)
+    nc = 0
+    for t in range(n):
+        a, b, m = pr[t, 0], pr[t, 1], pr[t, 2]
+        if a == b:
+            if a == v:
+                nv += m
+            else:
+                wi[WI_COUNTS + a] += m
+        elif a == v or b == v:
+            nv += m
+        else:
+            wi[comp + nc] = t
+            nc += 1
+    if nc == 0:
+        return nv + _pairs(wi, WI_COUNTS)
+    best = 0
+    for choice in range(1 << nc):
+        _choose(wi, pr, comp, nc, choice)
+        s = _pairs(wi, WI_C2)
+        if s > best:
+            best = s
+    return nv + best
+
+
+@njit(cache=True, inline="always")
+def quest_met(T, qkind, pr, n, wi):
+    """payment.quest_met of quest kind qkind's needs over the profiles pr[:n] (wi: the workspace)."""
+    need_sym, need_cnt, need_n = T[9], T[10], T[11]
+    for x in range(NUM_SYMBOLS):
+        wi[WI_NEED + x] = 0
+        wi[WI_COUNTS + x] = 0
+    for j in range(need_n[qkind]):
+        wi[WI_NEED + need_sym[qkind, j]] = 1
+    comp = reg(wi, R_COMP)
+    nc = 0
+    for t in range(n):
+        a, b, m = pr[t, 0], pr[t, 1], pr[t, 2]
+        ia, ib = wi[WI_NEED + a], wi[WI_NEED + b]
+        if a == b or not ib:
+            if ia:
+                wi[WI_COUNTS + a] += m
+        elif not ia:
+            wi[WI_COUNTS + b] += m
+        else:
+            wi[comp + nc] = t
+            nc += 1
+    for choice in range(1 << nc):
+        _choose(wi, pr, comp, nc, choice)
+        ok = True
+        for j in range(need_n[qkind]):
+            if wi[WI_C2 + need_sym[qkind, j]] < need_cnt[qkind, j]:
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- moving (Rules._moves, Rules._pay_moves)
+@njit(cache=True, inline="always")
+def moves_any(w, i, T, p, adventure, visited, prev):
+    """Whether Rules._moves(p, adventure, visited, prev) is non-empty."""
+    simple = T[12][F_SIMPLE]
+    pos = seat_field(w, i, S_POS, p)
+    for j in range(NB_N[pos]):
+        if w[i, W_BOARD + NB_SPACE[pos, j]] < 0:
+            continue
+        d = NB_DEST[pos, j]
+        if adventure and (((visited >> d) & 1) if simple else d == prev):
+            continue
+        return True
+    return False
+
+
+@njit(cache=True)
+def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
+    """Rules._pay_moves: writes the destinations the hand can pay a step to into dests; returns how many."""
+    hk, vuln, strength, simple = T[0], T[3], T[4], T[12][F_SIMPLE]
+    pos = seat_field(w, i, S_POS, p)
+    pr = wp
+    n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
+    k_out = 0
+    for j in range(NB_N[pos]):
+        x = w[i, W_BOARD + NB_SPACE[pos, j]]
+        if x < 0:
+            continue
+        d = NB_DEST[pos, j]
+        if ((visited >> d) & 1) if simple else d == prev:
+            continue
+        k = hk[x]
+        if creature_value(vuln[k], pr, n, wi) >= strength[k]:
+            dests[k_out] = d
+            k_out += 1
+    return k_out
+
+
+# ---------------------------------------------------------------- statues (Statues._statue_options)
+@njit(cache=True, inline="always")
+def statue_options(c, w, i, cap, p, leaving):
+    """Bits of the statue options at p's region: 1 STATUE_DRAW, 2 STATUE_RELEASE, 4 STATUE_TELEPORT."""
+    pos = seat_field(w, i, S_POS, p)
+    st = w[i, W_STATUE + pos]
+    out = 0
+    if ln(w, i, L_ARTIFACT_DECK + st) and not (st == CHEST and ln(w, i, seat_list(p, P_QUESTS)) >= PERSONAL_QUEST_CAP):
+        out |= 1
+    gems = seat_field(w, i, S_GEMS, p)
+    if gems >= 1 and (ln(w, i, seat_list(p, P_HAND)) > leaving or ln(w, i, seat_list(p, P_DISCARD))):
+        out |= 2
+    if gems >= TELEPORT_COST:
+        out |= 4
+    return out
+
+
+@njit(cache=True)
+def write_statue_options(row, bits):
+    if bits & 1:
+        row[A.STATUE_DRAW] = True
+    if bits & 2:
+        row[A.STATUE_RELEASE] = True
+    if bits & 4:
+        row[A.STATUE_TELEPORT] = True
+
+
+# ---------------------------------------------------------------- quests (Rules._completable, _commit_targets)
+@njit(cache=True)
+def completable(c, w, i, cap, T, p, out, wi, wp):
+    """Rules._completable: quest instances p may complete now, personal ones first, into out; returns how many."""
+    qk, qregion = T[1], T[8]
+    name = w[i, W_REGION + seat_field(w, i, S_POS, p)]
+    quests = seat_list(p, P_QUESTS)
+    nq = ln(w, i, quests)
+    pr = wp
+    k_out = 0
+    for t in range(nq + NUM_OPEN_QUESTS):
+        q = at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
+        if q < 0 or qregion[qk[q]] != name:
+            continue
+        n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
+        n = add_committed_profiles(c, w, i, cap, T, p, q, pr, n)
+        if quest_met(T, qk[q], pr, n, wi):
+            out[k_out] = q
+            k_out += 1
+    return k_out
+
+
+@njit(cache=True, inline="always")
+def commit_targets(c, w, i, cap, T, p, k, out):
+    """Rules._commit_targets(p, k): quest instances (in committed order) into out; returns how many."""
+    hk, qk, prof, syms, need_sym, need_cnt, need_n = T[0], T[1], T[2], T[6], T[9], T[10], T[11]
+    order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    k_out = 0
+    for t in range(ln(w, i, order)):
+        q = at(c, i, order, cap, t)
+        kq = qk[q]
+        for j in range(need_n[kq]):
+            s = need_sym[kq, j]
+            if syms[k, s]:
+                have = 0
+                for u in range(ln(w, i, cards)):
+                    if at(c, i, of, cap, u) == q:
+                        kk = hk[at(c, i, cards, cap, u)]
+                        if prof[0, kk, 0] == s or prof[0, kk, 1] == s:
+                            have += prof[0, kk, 2]
+                if have < need_cnt[kq, j]:
+                    out[k_out] = q
+                    k_out += 1
+                    break
+    return k_out
+
+
+# ---------------------------------------------------------------- free actions (Rules._legal_free, Powers._power_ok)
+@njit(cache=True, inline="always")
+def opponents_here(w, i, T, p):
+    """Whether Powers._opponents_here(p) is non-empty."""
+    n, teams = T[12][F_N], T[12][F_TEAMS]
+    pos = seat_field(w, i, S_POS, p)
+    for o in range(n):
+        if o != p and not (teams and (o - p) % 2 == 0) and seat_field(w, i, S_POS, o) == pos:
+            return True
+    return False
+
+
+@njit(cache=True)
+def legal_free(c, w, i, cap, T, p, row, wi):
+    """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
+    hk = T[0]
+    count = 0
+    if seat_field(w, i, S_CARPETS, p) and moves_any(w, i, T, p, False, 0, -1):
+        row[A.CARPET] = True
+        count += 1
+    if seat_field(w, i, S_RESHUFFLES, p) and ln(w, i, seat_list(p, P_DISCARD)):
+        row[A.RESHUFFLE] = True
+        count += 1
+    tok = seat_field(w, i, S_TOKEN, p)
+    for j in range(NUM_OPEN_QUESTS):
+        q = w[i, W_OPEN + j]
+        if q >= 0 and tok != q and not contains(c, w, i, L_TOKEN_LEFT, cap, q):
+            row[A.MARK + j] = True
+            count += 1
+    hand = seat_list(p, P_HAND)
+    n_pw = ln(w, i, L_POWERED)
+    # Powers._power_ok's position checks, once per game (each depends on the power alone, and a
+    # KEY's on whether it lies in play after): -1 not computed yet, else 0 / 1
+    fly = key_held = key_hand = dragon = peaceful = -1
+    power, held = T[5], T[7]
+    for t in range(ln(w, i, hand)):                 # Rules._playable_kinds
+        x = at(c, i, hand, cap, t)
+        k = hk[x]
+        if row[A.HAND + k] or (n_pw and contains(c, w, i, L_POWERED, cap, x)):
+            continue
+        pw = power[k]
+        if pw == P_NONE:
+            ok = False
+        elif pw == P_FLY:
+            if fly < 0:
+                fly = 1 if moves_any(w, i, T, p, False, 0, -1) else 0
+            ok = fly == 1
+        elif pw == P_KEY:
+            if held[k]:
+                if key_held < 0:
+                    key_held = 1 if statue_options(c, w, i, cap, p, 1) else 0
+                ok = key_held == 1
+            else:
+                if key_hand < 0:
+                    key_hand = 1 if statue_options(c, w, i, cap, p, 0) else 0
+                ok = key_hand == 1
+        elif pw == P_DRAGON or pw == P_PEACEFUL:
+            if peaceful < 0:
+                peaceful = 1 if opponents_here(w, i, T, p) else 0
+            if dragon < 0:
+                dragon = 1 if peaceful == 1 and ln(w, i, L_DRAGONS) > 0 else 0
+            ok = (dragon if pw == P_DRAGON else peaceful) == 1
+        else:
+            ok = True                               # PLUS_STATUE, GEM, EFFECT
+        if ok:
+            row[A.HAND + k] = True
+            count += 1
+    order = seat_list(p, P_C_ORDER)
+    if ln(w, i, order):
+        K = T[2].shape[1]
+        targets = wi[reg(wi, R_QUESTS):reg(wi, R_QUESTS) + ln(w, i, order)]
+        seen = wi[reg(wi, R_KINDS):reg(wi, R_KINDS) + K]
+        seen[:] = 0
+        for t in range(ln(w, i, hand)):
+            k = hk[at(c, i, hand, cap, t)]
+            if seen[k]:
+                continue
+            seen[k] = 1
+            if T[2][0, k, 2] and commit_targets(c, w, i, cap, T, p, k, targets):
+                row[A.HAND + K + k] = True
+                count += 1
+        cards = seat_list(p, P_C_CARDS)
+        for t in range(ln(w, i, cards)):
+            a = A.HAND + 2 * K + hk[at(c, i, cards, cap, t)]
+            if not row[a]:
+                row[a] = True
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def action_used(w, i):
+    return w[i, W_ACTION_USED] != 0
+
+
+# ---------------------------------------------------------------- paying card by card (Rules._legal_pay)
+@njit(cache=True, inline="always")
+def met(T, creature, req, strength, pr, n, wi):
+    """payment.met: a creature (vulnerability req, strength) or a quest (kind req)."""
+    if creature:
+        return creature_value(req, pr, n, wi) >= strength
+    return quest_met(T, req, pr, n, wi)
+
+
+@njit(cache=True)
+def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
+    """payment.offered_kinds: mark HAND k in row for each hand kind some completion of the payment
+    needs its next copy for (copies in use order: doubled first), given the profiles wp[:nsel] chosen."""
+    hk, prof = T[0], T[2]
+    hand = seat_list(p, P_HAND)
+    nh = ln(w, i, hand)
+    kinds = wi[reg(wi, R_KINDS):reg(wi, R_KINDS) + nh]
+    start = wi[reg(wi, R_START):reg(wi, R_START) + nh + 1]
+    start[0] = 0
+    items = wp[2 * (wp.shape[0] // 3):]
+    nk, m = 0, 0
+    for t in range(nh):
+        k = hk[at(c, i, hand, cap, t)]
+        if prof[0, k, 2] == 0:
+            continue
+        seen = False
+        for u in range(nk):
+            if kinds[u] == k:
+                seen = True
+        if seen:
+            continue
+        kinds[nk] = k
+        for boosted_pass in (True, False):
+            for u in range(nh):
+                x = at(c, i, hand, cap, u)
+                if hk[x] == k and (ln(w, i, L_BOOSTED) > 0 and contains(c, w, i, L_BOOSTED, cap, x)) == boosted_pass:
+                    items[m, 0], items[m, 1], items[m, 2] = profile_of(c, w, i, cap, T, x)
+                    m += 1
+        nk += 1
+        start[nk] = m
+    pr = wp                                          # the chosen profiles are pr[:nsel] already
+    j = wi[reg(wi, R_COUNT):reg(wi, R_COUNT) + nk]
+    j[:] = 0
+    flags = wi[reg(wi, R_FLAGS):reg(wi, R_FLAGS) + nk]
+    flags[:] = 0
+    while True:
+        n = nsel
+        for u in range(nk):
+            for v in range(j[u]):
+                x = start[u] + v
+                pr[n, 0], pr[n, 1], pr[n, 2] = items[x, 0], items[x, 1], items[x, 2]
+                n += 1
+        if not met(T, creature, req, strength, pr, n, wi):
+            for u in range(nk):
+                if not flags[u] and start[u] + j[u] < start[u + 1]:
+                    x = start[u] + j[u]
+                    pr[n, 0], pr[n, 1], pr[n, 2] = items[x, 0], items[x, 1], items[x, 2]
+                    if met(T, creature, req, strength, pr, n + 1, wi):
+                        flags[u] = 1
+        u = 0
+        while u < nk:                                # the next combination (itertools.product)
+            j[u] += 1
+            if start[u] + j[u] <= start[u + 1]:
+                break
+            j[u] = 0
+            u += 1
+        if u == nk:
+            break
+    for u in range(nk):
+        if flags[u]:
+            row[A.HAND + kinds[u]] = True
+
+
+@njit(cache=True)
+def legal_pay(c, w, i, cap, T, p, quest_pay, row, wi, wp):
+    """Rules._legal_pay (ADV_PAY, QUEST_PAY) into row."""
+    hk, qk = T[0], T[1]
+    target = w[i, W_TARGET]
+    sel = wp
+    nsel = add_profiles(c, w, i, cap, T, L_PAY, sel, 0)
+    if quest_pay:
+        nsel = add_committed_profiles(c, w, i, cap, T, p, target, sel, nsel)
+        creature, req, strength = False, qk[target], 0
+    else:
+        k = hk[w[i, W_BOARD + target]]
+        creature, req, strength = True, T[3][k], T[4][k]
+    offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp)
+    if met(T, creature, req, strength, sel, nsel, wi):
+        row[A.CONFIRM] = True
+    row[A.CANCEL] = True

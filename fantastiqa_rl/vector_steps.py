@@ -1,0 +1,894 @@
+"""The transitions the batched kernels port (`fantastiqa_rl.vector_kernels.step`), as numba functions over
+one packed row (`fantastiqa_rl.vector_state`); each is a line-by-line port of the scalar method named
+in its docstring (fantastiqa_rl.rules, turn_flow, statues, powers). Each returns True when it
+applied the action and False, before changing anything, where the scalar core must (a step that
+draws from a chance Generator, an artifact effect, a position the port does not cover).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fantastiqa_rl import actions as A
+from fantastiqa_rl import vector_rules as R
+from fantastiqa_rl.board import (CHEST, NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY,
+                                 P_GEM, P_KEY, P_PEACEFUL, P_PLUS)
+from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL
+from fantastiqa_rl.statues import STATUE_REVEAL, TELEPORT_COST
+from fantastiqa_rl.turn_flow import HAND_SIZE, RAVEN_GEMS
+from fantastiqa_rl.vector_rules import (F_BOTH, F_FORBID, F_MARK_FORBID, F_N, F_TEAMS, F_TO_HAND, F_TURN_LIMIT,
+                                        F_UP_TO_5, NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
+from fantastiqa_rl.vector_state import (OP_ID, L_ADVENTURE, L_ARTIFACT_DECK, L_BOOSTED, L_BOX, L_CREATURE_DECK, L_DRAGONS,
+                                        L_EFFECTS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK, L_RELEASE,
+                                        L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, P_C_CARDS, P_C_OF, P_C_ORDER,
+                                        P_COMPLETED, P_DECK, P_DISCARD, P_HAND, P_QUESTS, REASON_DECK,
+                                        REASON_TURN_LIMIT, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES, S_SCORES,
+                                        S_TOKEN,
+                                        W_ACTION_USED, W_BGEMS, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
+                                        W_END_REASON, W_KEY, W_NWIN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_PREV,
+                                        W_REASON, W_RET, W_SEATS, W_STATUE, W_SUPPLY, W_TARGET, W_TURNS,
+                                        W_VISITED, W_WIN)
+
+SUP_GEMS, SUP_CARPETS, SUP_BONUS = W_SUPPLY, W_SUPPLY + 1, W_SUPPLY + 3
+
+
+@njit(cache=True, inline="always")
+def sf(p, f):
+    """Column of seat p's field f in w."""
+    return W_SEATS + MAX_SEATS * f + p
+
+
+@njit(cache=True)
+def take(w, i, col, k):
+    """TurnFlow._take: up to k from the supply counter at column col; returns what was taken."""
+    t = min(w[i, col], k)
+    w[i, col] -= t
+    return t
+
+
+# ---------------------------------------------------------------- committed maps (seat p's quest -> cards)
+@njit(cache=True)
+def committed_pop(c, w, i, cap, p, q, dst):
+    """list_dst += committed[p].pop(q, []) (in commit order)."""
+    order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    t = R.index(c, w, i, order, cap, q)
+    if t < 0:
+        return
+    R.remove_at(c, w, i, order, cap, t)
+    u = 0
+    while u < ln(w, i, cards):
+        if at(c, i, of, cap, u) == q:
+            R.append(c, w, i, dst, cap, at(c, i, cards, cap, u))
+            R.remove_at(c, w, i, cards, cap, u)
+            R.remove_at(c, w, i, of, cap, u)
+        else:
+            u += 1
+
+
+@njit(cache=True)
+def committed_add(c, w, i, cap, p, q, x):
+    """committed[p][q].append(x)."""
+    R.append(c, w, i, seat_list(p, P_C_CARDS), cap, x)
+    R.append(c, w, i, seat_list(p, P_C_OF), cap, q)
+
+
+# ---------------------------------------------------------------- the end of a turn and of the game
+@njit(cache=True)
+def end_by_score(c, w, i, cap, T, reason):
+    """TurnFlow._end_by_score: highest (final score, completed quests, gems) per side; else shared."""
+    qk, qpoints, n, teams = T[1], T[16], T[12][F_N], T[12][F_TEAMS]
+    fs = np.zeros(n, dtype=np.int64)
+    for p in range(n):
+        fs[p] = w[i, sf(p, S_SCORES)]
+        quests = seat_list(p, P_QUESTS)
+        for t in range(ln(w, i, quests)):
+            fs[p] -= qpoints[qk[at(c, i, quests, cap, t)]]
+    keys = np.zeros((n, 3), dtype=np.int64)
+    for p in range(n):
+        for q in range(n):
+            if q == p or (teams and q % 2 == p % 2):
+                keys[p, 0] += fs[q]
+                keys[p, 1] += ln(w, i, seat_list(q, P_COMPLETED))
+                keys[p, 2] += w[i, sf(q, S_GEMS)]
+    best = 0
+    for p in range(1, n):
+        for x in range(3):                          # lexicographic: max(keys)
+            if keys[p, x] != keys[best, x]:
+                if keys[p, x] > keys[best, x]:
+                    best = p
+                break
+    k = 0
+    for p in range(n):
+        if keys[p, 0] == keys[best, 0] and keys[p, 1] == keys[best, 1] and keys[p, 2] == keys[best, 2]:
+            w[i, W_WIN + k] = p
+            k += 1
+    w[i, W_NWIN] = k
+    w[i, W_END_REASON] = reason
+    w[i, W_PHASE] = A.TERMINAL
+
+
+@njit(cache=True)
+def reset_turn(w, i):
+    """TurnFlow._reset_turn."""
+    w[i, W_ACTION_USED] = 0
+    w[i, W_PLUS] = 0
+    w[i, W_VISITED] = 0
+    w[i, W_PREV] = -1
+    w[i, W_TARGET] = -1
+    w[i, W_COUNT] = 0
+    w[i, W_KEY] = 0
+    w[i, W_REASON] = 0
+    w[i, W_RET] = A.MAIN
+    for j in (L_BOOSTED, L_POWERED, L_ADVENTURE, L_PAY, L_REVEALED, L_EFFECTS, L_IN_PLAY, L_RELEASE,
+              L_TOKEN_LEFT):
+        R.set_len(w, i, j, 0)
+    w[i, W_CANCELS] = 0
+
+
+@njit(cache=True)
+def replenish(c, w, i, cap, T):
+    """TurnFlow._replenish(game_start=False) (Q-R1..Q-R4): a Raven now is resolved, never set aside."""
+    hk, gem, raven, n = T[0], T[14], T[15], T[12][F_N]
+    deck = L_CREATURE_DECK
+    for s in range(NUM_SPACES):
+        while w[i, W_BOARD + s] < 0:
+            k = ln(w, i, deck)
+            if k == 0:                               # Q-R2
+                end_by_score(c, w, i, cap, T, REASON_DECK)
+                return
+            x = at(c, i, deck, cap, k - 1)
+            R.set_len(w, i, deck, k - 1)
+            if raven[x]:                             # Q-R3
+                mx = w[i, sf(0, S_GEMS)]
+                for o in range(1, n):
+                    mx = max(mx, w[i, sf(o, S_GEMS)])
+                if mx >= RAVEN_GEMS:
+                    for o in range(n):
+                        if w[i, sf(o, S_GEMS)] == mx:
+                            w[i, sf(o, S_GEMS)] -= mx // 2
+                            w[i, SUP_GEMS] += mx // 2
+                R.append(c, w, i, L_BOX, cap, x)
+                continue
+            w[i, W_BOARD + s] = x
+            if gem[hk[x]]:
+                w[i, W_BGEMS + s] = take(w, i, SUP_GEMS, 1)
+    for j in range(NUM_OPEN_QUESTS):                                # Q-R4
+        k = ln(w, i, L_QUEST_DECK)
+        if w[i, W_OPEN + j] < 0 and k:
+            w[i, W_OPEN + j] = at(c, i, L_QUEST_DECK, cap, k - 1)
+            R.set_len(w, i, L_QUEST_DECK, k - 1)
+            w[i, W_OBONUS + j] = take(w, i, SUP_BONUS, 1)
+
+
+@njit(cache=True)
+def draw(c, w, i, cap, p, k, dst, shuffled):
+    """TurnFlow._draw of k cards from p's deck into list dst; where the deck runs out and the discard
+    is not empty, it is reshuffled into the deck (Q-X1): `shuffled` says the caller already shuffled
+    the discard in place with p's Generator, as the scalar core shuffles it; else return False, unchanged."""
+    deck, discard = seat_list(p, P_DECK), seat_list(p, P_DISCARD)
+    if k > ln(w, i, deck) and ln(w, i, discard) and not shuffled:
+        return False
+    for _ in range(k):
+        t = ln(w, i, deck)
+        if t == 0:
+            if ln(w, i, discard) == 0:
+                return True
+            R.extend(c, w, i, deck, discard, cap)
+            t = ln(w, i, deck)
+        R.append(c, w, i, dst, cap, at(c, i, deck, cap, t - 1))
+        R.set_len(w, i, deck, t - 1)
+    return True
+
+
+@njit(cache=True)
+def finish_turn(c, w, i, cap, T, p, shuffled):
+    """TurnFlow._finish_turn: draw (see `draw`), the turn limit, the next turn."""
+    flags = T[12]
+    n = flags[F_N]
+    hand = seat_list(p, P_HAND)
+    k = HAND_SIZE - ln(w, i, hand) if flags[F_UP_TO_5] else HAND_SIZE
+    if not draw(c, w, i, cap, p, max(0, k), hand, shuffled):
+        return False
+    w[i, W_TURNS] += 1
+    limit = flags[F_TURN_LIMIT]
+    if limit >= 0 and w[i, W_TURNS] >= limit * n:    # Q-E5
+        end_by_score(c, w, i, cap, T, REASON_TURN_LIMIT)
+        return True
+    w[i, W_CUR] = (p + 1) % n
+    reset_turn(w, i)                                # TurnFlow._start_turn
+    replenish(c, w, i, cap, T)
+    if w[i, W_PHASE] != A.TERMINAL:
+        w[i, W_PHASE] = A.MAIN
+    return True
+
+
+@njit(cache=True)
+def end_turn(c, w, i, cap, T, p):
+    """TurnFlow._end_turn: the cards used for their power go to the discard; then END_DISCARD or the draw."""
+    hk, held = T[0], T[7]
+    hand, discard = seat_list(p, P_HAND), seat_list(p, P_DISCARD)
+    n_pw = ln(w, i, L_POWERED)
+    left = ln(w, i, hand)
+    for t in range(n_pw):
+        x = at(c, i, L_POWERED, cap, t)
+        if not held[hk[x]] and R.contains(c, w, i, hand, cap, x):
+            left -= 1
+    if left == 0:
+        deck = seat_list(p, P_DECK)      # the hand will be empty: both draw rules draw HAND_SIZE
+        if HAND_SIZE > ln(w, i, deck) and (ln(w, i, discard) + n_pw):
+            return False                            # the draw may reshuffle: the scalar core
+    for t in range(n_pw):
+        x = at(c, i, L_POWERED, cap, t)
+        if held[hk[x]]:
+            R.append(c, w, i, discard, cap, x)
+        elif R.contains(c, w, i, hand, cap, x):
+            R.remove(c, w, i, hand, cap, x)
+            R.append(c, w, i, discard, cap, x)
+    R.set_len(w, i, L_POWERED, 0)
+    if ln(w, i, hand):
+        w[i, W_PHASE] = A.END_DISCARD
+        return True
+    return finish_turn(c, w, i, cap, T, p, False)
+
+
+# ---------------------------------------------------------------- MAIN and FREE_MENU (Rules._apply_main)
+@njit(cache=True)
+def move_to(w, i, p, dest):
+    """Rules._move_to."""
+    w[i, W_PREV] = w[i, sf(p, S_POS)]
+    w[i, sf(p, S_POS)] = dest
+    w[i, W_VISITED] |= 1 << dest
+
+
+@njit(cache=True)
+def use_carpet(w, i, p):
+    """Rules._use_carpet (Q-F3)."""
+    w[i, sf(p, S_CARPETS)] -= 1
+    w[i, SUP_CARPETS] += 1
+    w[i, W_RET] = w[i, W_PHASE]
+    w[i, W_PHASE] = A.MOVE_DEST
+
+
+@njit(cache=True)
+def mark(c, w, i, cap, T, p, j):
+    """Rules._mark (Q-F2)."""
+    q = w[i, W_OPEN + j]
+    if R.contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
+        return False
+    old = w[i, sf(p, S_TOKEN)]
+    if old >= 0:
+        committed_pop(c, w, i, cap, p, old, seat_list(p, P_DISCARD))
+        if T[12][F_MARK_FORBID]:
+            R.append(c, w, i, L_TOKEN_LEFT, cap, old)
+    w[i, sf(p, S_TOKEN)] = q
+    R.append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
+    return True
+
+
+@njit(cache=True)
+def commit_to(c, w, i, cap, T, p, qkind):
+    """Rules._apply_commit_target: the first committed quest of kind qkind takes a hand card of kind target."""
+    order = seat_list(p, P_C_ORDER)
+    for t in range(ln(w, i, order)):
+        q = at(c, i, order, cap, t)
+        if T[1][q] == qkind:
+            hand = seat_list(p, P_HAND)
+            x = R.find(c, w, i, hand, cap, T[0], w[i, W_TARGET], False)
+            R.remove(c, w, i, hand, cap, x)
+            committed_add(c, w, i, cap, p, q, x)
+            w[i, W_PHASE] = A.MAIN
+            return
+
+
+@njit(cache=True)
+def commit(c, w, i, cap, T, p, k):
+    """Rules._commit: COMMIT_TARGET, skipped when only one quest can take the card."""
+    w[i, W_TARGET] = k
+    w[i, W_PHASE] = A.COMMIT_TARGET
+    qs = np.empty(ln(w, i, seat_list(p, P_C_ORDER)), dtype=np.int64)
+    if R.commit_targets(c, w, i, cap, T, p, k, qs) == 1:
+        commit_to(c, w, i, cap, T, p, T[1][qs[0]])
+
+
+@njit(cache=True)
+def withdraw_from(c, w, i, cap, T, p, qkind):
+    """Rules._apply_withdraw_from: a committed card of kind target, from the first quest of kind qkind holding one."""
+    hk, k = T[0], w[i, W_TARGET]
+    order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    for t in range(ln(w, i, order)):
+        q = at(c, i, order, cap, t)
+        if T[1][q] != qkind:
+            continue
+        first, best = -1, -1                         # Rules._find over committed[p][q]
+        nb = ln(w, i, L_BOOSTED)
+        for u in range(ln(w, i, cards)):
+            if at(c, i, of, cap, u) == q and hk[at(c, i, cards, cap, u)] == k:
+                if nb == 0 or not R.contains(c, w, i, L_BOOSTED, cap, at(c, i, cards, cap, u)):
+                    first = u
+                    break
+                best = u
+        u = first if first >= 0 else best
+        if u < 0:
+            continue
+        R.append(c, w, i, seat_list(p, P_DISCARD), cap, at(c, i, cards, cap, u))
+        R.remove_at(c, w, i, cards, cap, u)
+        R.remove_at(c, w, i, of, cap, u)
+        w[i, W_PHASE] = A.MAIN
+        return
+
+
+@njit(cache=True)
+def withdraw(c, w, i, cap, T, p, k):
+    """Rules._withdraw: WITHDRAW_FROM, skipped when only one quest holds that kind."""
+    hk = T[0]
+    w[i, W_TARGET] = k
+    w[i, W_PHASE] = A.WITHDRAW_FROM
+    order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    count, only = 0, -1
+    for t in range(ln(w, i, order)):
+        q = at(c, i, order, cap, t)
+        for u in range(ln(w, i, cards)):
+            if at(c, i, of, cap, u) == q and hk[at(c, i, cards, cap, u)] == k:
+                count += 1
+                only = q
+                break
+    if count == 1:
+        withdraw_from(c, w, i, cap, T, p, T[1][only])
+
+
+@njit(cache=True)
+def play_card(c, w, i, cap, T, p, k):
+    """Powers._play_card (Q-F1); for an artifact, the caller checked that its effects draw no reshuffle."""
+    hk, prof, power, flags = T[0], T[2], T[5], T[12]
+    hand = seat_list(p, P_HAND)
+    pw = power[k]
+    x = -1
+    if flags[F_BOTH] and prof[0, k, 2]:
+        for t in range(ln(w, i, hand)):
+            y = at(c, i, hand, cap, t)
+            if hk[y] == k and not R.contains(c, w, i, L_POWERED, cap, y):
+                x = y
+                break
+        R.append(c, w, i, L_POWERED, cap, x)        # stays in hand for its symbols
+    else:
+        x = R.find(c, w, i, hand, cap, hk, k, False)
+        R.remove(c, w, i, hand, cap, x)
+        if pw == P_PEACEFUL:
+            pass                                    # given away (TARGET_SEAT)
+        elif flags[F_FORBID]:
+            R.append(c, w, i, L_POWERED, cap, x)    # Q-T2: in play until the end of the turn
+        else:
+            R.append(c, w, i, seat_list(p, P_DISCARD), cap, x)
+    if pw == P_FLY:
+        if w[i, W_PHASE] == A.MAIN:
+            w[i, W_PHASE] = A.MOVE_DEST
+            w[i, W_RET] = A.MAIN
+    elif pw == P_KEY:
+        w[i, W_KEY] = 1
+        w[i, W_PHASE] = A.STATUE_OPTION
+    elif pw == P_PLUS:
+        w[i, W_PLUS] += 1
+    elif pw == P_GEM:
+        w[i, sf(p, S_GEMS)] += take(w, i, SUP_GEMS, 1)
+    elif pw == P_DRAGON:
+        w[i, W_PHASE] = A.TARGET_SEAT
+        w[i, W_REASON] = R_DRAGON
+    elif pw == P_PEACEFUL:
+        R.append(c, w, i, L_IN_PLAY, cap, x)
+        w[i, W_PHASE] = A.TARGET_SEAT
+        w[i, W_REASON] = R_PEACEFUL
+    elif pw == P_EFFECT:                            # effects = list(K_EFFECTS[k]), then resolved
+        R.set_len(w, i, L_EFFECTS, 0)
+        for j in range(3 * T[18][k]):
+            R.append(c, w, i, L_EFFECTS, cap, T[17][k, j])
+        run_effects(c, w, i, cap, T, p)
+
+
+@njit(cache=True)
+def main(c, w, i, cap, T, p, a, quest0, shuffled):
+    """Rules._apply_main (MAIN, and FREE_MENU after it set MAIN); RESHUFFLE where the caller has
+    shuffled the discard into the deck with p's Generator (`shuffled`)."""
+    K = T[2].shape[1]
+    if a == A.DONE:
+        return end_turn(c, w, i, cap, T, p)
+    if a == A.FREE_ACTION:
+        w[i, W_PHASE] = A.FREE_MENU
+    elif a == A.VISIT_STATUE:
+        w[i, W_KEY] = 0
+        w[i, W_PHASE] = A.STATUE_OPTION
+    elif a == A.ADVENTURE:
+        w[i, W_VISITED] = 1 << w[i, sf(p, S_POS)]
+        w[i, W_PREV] = -1
+        w[i, W_COUNT] = 0
+        R.set_len(w, i, L_ADVENTURE, 0)
+        w[i, W_PHASE] = A.ADV_MOVE
+    elif a == A.CARPET:
+        use_carpet(w, i, p)
+    elif A.MARK <= a < A.MARK + NUM_OPEN_QUESTS:
+        return mark(c, w, i, cap, T, p, a - A.MARK)
+    elif A.HAND <= a < A.HAND + K:
+        if T[5][a - A.HAND] == P_EFFECT and effects_may_reshuffle(c, w, i, cap, T, p, a - A.HAND):
+            return False                            # a draw could reshuffle: the scalar core
+        play_card(c, w, i, cap, T, p, a - A.HAND)
+    elif A.HAND + K <= a < A.HAND + 2 * K:
+        commit(c, w, i, cap, T, p, a - A.HAND - K)
+    elif A.HAND + 2 * K <= a < A.HAND + 3 * K:
+        withdraw(c, w, i, cap, T, p, a - A.HAND - 2 * K)
+    elif a == A.RESHUFFLE and shuffled:             # Rules._reshuffle (Q-F4), the shuffle done
+        w[i, sf(p, S_RESHUFFLES)] -= 1
+        w[i, W_SUPPLY + 2] += 1
+    else:
+        return False                                # RESHUFFLE (shuffles), QUEST (completing), EXPLORE
+    return True
+
+
+# ---------------------------------------------------------------- adventures (Rules._apply_adv_move, _apply_adv_pay)
+@njit(cache=True)
+def pay_card(c, w, i, cap, T, p, k):
+    """Rules._pay_card."""
+    hand = seat_list(p, P_HAND)
+    x = R.find(c, w, i, hand, cap, T[0], k, True)
+    R.remove(c, w, i, hand, cap, x)
+    R.append(c, w, i, L_PAY, cap, x)
+
+
+@njit(cache=True)
+def adv_move(c, w, i, cap, T, p, a):
+    K = T[2].shape[1]
+    if a == A.DONE:
+        R.extend(c, w, i, seat_list(p, P_DISCARD), L_ADVENTURE, cap)   # Q-A4
+        w[i, W_ACTION_USED] = 1
+        w[i, W_PHASE] = A.MAIN
+    elif a == A.CANCEL:
+        w[i, W_PHASE] = A.MAIN
+    elif a == A.CARPET:
+        use_carpet(w, i, p)
+    elif A.HAND <= a < A.HAND + K:                  # FLY card as a path step
+        play_card(c, w, i, cap, T, p, a - A.HAND)
+        w[i, W_PHASE] = A.MOVE_DEST
+        w[i, W_RET] = A.ADV_MOVE
+    else:
+        dest = a - A.REGION
+        pos = w[i, sf(p, S_POS)]
+        for j in range(NB_N[pos]):
+            if NB_DEST[pos, j] == dest:
+                w[i, W_TARGET] = NB_SPACE[pos, j]
+                break
+        R.set_len(w, i, L_PAY, 0)
+        w[i, W_PHASE] = A.ADV_PAY
+    return True
+
+
+@njit(cache=True)
+def adv_pay(c, w, i, cap, T, p, a):
+    if a == A.CANCEL:                               # Rules._cancel_payment
+        R.extend(c, w, i, seat_list(p, P_HAND), L_PAY, cap)
+        w[i, W_PHASE] = A.ADV_MOVE
+    elif a == A.CONFIRM:
+        s = w[i, W_TARGET]
+        R.append(c, w, i, L_ADVENTURE, cap, w[i, W_BOARD + s])
+        R.extend(c, w, i, L_ADVENTURE, L_PAY, cap)
+        w[i, W_BOARD + s] = -1
+        w[i, sf(p, S_GEMS)] += w[i, W_BGEMS + s]
+        w[i, W_BGEMS + s] = 0
+        pos = w[i, sf(p, S_POS)]
+        for j in range(NB_N[pos]):
+            if NB_SPACE[pos, j] == s:
+                move_to(w, i, p, NB_DEST[pos, j])
+                break
+        w[i, W_COUNT] += 1
+        w[i, W_PHASE] = A.ADV_MOVE
+    else:
+        pay_card(c, w, i, cap, T, p, a - A.HAND)
+    return True
+
+
+@njit(cache=True)
+def quest_pay(c, w, i, cap, T, p, a):
+    if a == A.CANCEL:
+        R.extend(c, w, i, seat_list(p, P_HAND), L_PAY, cap)
+        w[i, W_PHASE] = A.MAIN
+        return True
+    if a == A.CONFIRM:
+        return False                                # completing a quest: the scalar core
+    pay_card(c, w, i, cap, T, p, a - A.HAND)
+    return True
+
+
+@njit(cache=True)
+def move_dest(c, w, i, cap, T, p, a):
+    """Rules._apply_move_dest."""
+    ret = w[i, W_RET]
+    if ret == A.MAIN and effects_may_reshuffle(c, w, i, cap, T, p, -1):
+        return False
+    move_to(w, i, p, a - A.REGION)
+    w[i, W_PHASE] = ret
+    if ret == A.MAIN:
+        run_effects(c, w, i, cap, T, p)
+    return True
+
+
+# ---------------------------------------------------------------- statues (fantastiqa_rl.statues)
+@njit(cache=True)
+def statue_done(w, i):
+    """Statues._statue_done."""
+    if w[i, W_KEY]:
+        w[i, W_KEY] = 0
+    else:
+        w[i, W_ACTION_USED] = 1
+    w[i, W_PHASE] = A.MAIN
+
+
+@njit(cache=True)
+def statue_option(c, w, i, cap, T, p, a):
+    """Statues._apply_statue_option / _statue."""
+    if a == A.CANCEL:
+        w[i, W_PHASE] = A.MAIN
+        return True
+    pos = w[i, sf(p, S_POS)]
+    st = w[i, W_STATUE + pos]
+    if a == A.STATUE_DRAW:                          # Q-V1: the top cards, no shuffle
+        deck = L_ARTIFACT_DECK + st
+        for _ in range(STATUE_REVEAL + w[i, W_PLUS]):
+            k = ln(w, i, deck)
+            if k == 0:
+                break
+            R.append(c, w, i, L_REVEALED, cap, at(c, i, deck, cap, k - 1))
+            R.set_len(w, i, deck, k - 1)
+        w[i, W_PLUS] = 0
+        w[i, W_COUNT] = 0
+        w[i, W_PHASE] = A.CHEST if st == CHEST else A.BUY
+    elif a == A.STATUE_RELEASE:                     # Q-V2
+        R.set_len(w, i, L_PAY, 0)
+        R.set_len(w, i, L_RELEASE, 0)
+        w[i, W_PHASE] = A.RELEASE
+    else:                                           # Q-V3 teleport
+        w[i, sf(p, S_GEMS)] -= TELEPORT_COST
+        w[i, SUP_GEMS] += TELEPORT_COST
+        for r in range(NUM_POSITIONS):
+            if r != pos and w[i, W_STATUE + r] == st:
+                w[i, sf(p, S_POS)] = r
+                break
+        statue_done(w, i)
+    return True
+
+
+@njit(cache=True)
+def return_revealed(c, w, i, cap):
+    """Statues._return_revealed: the revealed cards to the bottom of their deck, in draw order."""
+    st = w[i, W_STATUE + w[i, sf(w[i, W_CUR], S_POS)]]
+    deck = L_ARTIFACT_DECK + st
+    k, r = ln(w, i, deck), ln(w, i, L_REVEALED)
+    base = deck * cap
+    for t in range(k - 1, -1, -1):
+        c[i, base + r + t] = c[i, base + t]
+    for t in range(r):
+        c[i, base + t] = at(c, i, L_REVEALED, cap, r - 1 - t)
+    R.set_len(w, i, deck, k + r)
+    R.set_len(w, i, L_REVEALED, 0)
+
+
+@njit(cache=True)
+def buy(c, w, i, cap, T, p, a):
+    """Statues._apply_buy."""
+    if a == A.DONE:
+        return_revealed(c, w, i, cap)
+        statue_done(w, i)
+        return True
+    K = T[2].shape[1]
+    k = a - A.HAND - 2 * K
+    cost = T[13][k]
+    x = R.find(c, w, i, L_REVEALED, cap, T[0], k, False)
+    R.remove(c, w, i, L_REVEALED, cap, x)
+    w[i, sf(p, S_GEMS)] -= cost
+    w[i, SUP_GEMS] += cost
+    R.append(c, w, i, seat_list(p, P_HAND if T[12][F_TO_HAND] else P_DISCARD), cap, x)
+    return True
+
+
+@njit(cache=True)
+def take_quest(c, w, i, cap, T, p, a, quest0, src):
+    """The first quest of list src whose QUEST action is a becomes a personal quest of p, with an empty
+    committed list (Statues._apply_chest, Rules._apply_setup_quest); False, unchanged, if none."""
+    for t in range(ln(w, i, src)):
+        q = at(c, i, src, cap, t)
+        if quest0 + T[1][q] == a:
+            if R.contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
+                return False
+            R.remove_at(c, w, i, src, cap, t)
+            R.append(c, w, i, seat_list(p, P_QUESTS), cap, q)
+            R.append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
+            return True
+    return False
+
+
+@njit(cache=True)
+def chest(c, w, i, cap, T, p, a, quest0):
+    """Statues._apply_chest."""
+    if a == A.DONE:
+        return_revealed(c, w, i, cap)
+        statue_done(w, i)
+        return True
+    if not take_quest(c, w, i, cap, T, p, a, quest0, L_REVEALED):
+        return False
+    w[i, W_COUNT] += 1
+    if ln(w, i, L_REVEALED) == 0:
+        statue_done(w, i)
+    return True
+
+
+@njit(cache=True)
+def release(c, w, i, cap, T, p, a):
+    """Statues._apply_release."""
+    K = T[2].shape[1]
+    hand, discard = seat_list(p, P_HAND), seat_list(p, P_DISCARD)
+    if a == A.CANCEL:                               # nothing released; a KEY is spent anyway
+        R.extend(c, w, i, hand, L_PAY, cap)
+        R.extend(c, w, i, discard, L_RELEASE, cap)
+        w[i, W_KEY] = 0
+        w[i, W_PHASE] = A.MAIN
+    elif a == A.CONFIRM:                            # released cards leave the game, 1 gem each
+        n = ln(w, i, L_PAY) + ln(w, i, L_RELEASE)
+        R.extend(c, w, i, L_BOX, L_PAY, cap)
+        R.extend(c, w, i, L_BOX, L_RELEASE, cap)
+        w[i, sf(p, S_GEMS)] -= n
+        w[i, SUP_GEMS] += n
+        statue_done(w, i)
+    elif a < A.HAND + K:
+        x = R.find(c, w, i, hand, cap, T[0], a - A.HAND, False)
+        R.remove(c, w, i, hand, cap, x)
+        R.append(c, w, i, L_PAY, cap, x)
+    else:
+        x = R.find(c, w, i, discard, cap, T[0], a - A.HAND - 2 * K, False)
+        R.remove(c, w, i, discard, cap, x)
+        R.append(c, w, i, L_RELEASE, cap, x)
+    return True
+
+
+@njit(cache=True)
+def target_seat(c, w, i, cap, T, p, a):
+    """Powers._apply_target_seat."""
+    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+        return False
+    o = a - A.SEAT
+    src = L_DRAGONS if w[i, W_REASON] == R_DRAGON else L_IN_PLAY
+    k = ln(w, i, src)
+    R.append(c, w, i, seat_list(o, P_DISCARD), cap, at(c, i, src, cap, k - 1))
+    R.set_len(w, i, src, k - 1)
+    w[i, W_PHASE] = A.MAIN
+    run_effects(c, w, i, cap, T, p)
+    return True
+
+
+# ---------------------------------------------------------------- artifact effects (Powers._run_effects)
+OP_GAIN_GEMS, OP_DRAW, OP_GAIN_CARPET, OP_GAIN_RESHUFFLE = (OP_ID["gain_gems"], OP_ID["draw"], OP_ID["gain_carpet"],
+                                                          OP_ID["gain_reshuffle"])
+OP_STEAL, OP_DOUBLE, OP_DRAW_KEEP = OP_ID["steal_richer"], OP_ID["double_symbols"], OP_ID["draw_keep"]
+OP_GIVE, OP_SWAP = OP_ID["give_card"], OP_ID["swap_creatures"]
+
+
+@njit(cache=True)
+def effects_may_reshuffle(c, w, i, cap, T, p, k):
+    """Whether the queued effects (and those of a card of kind k about to be played, k >= 0) draw
+    more cards than p's deck holds: a draw could reshuffle (the caller leaves the step to the
+    scalar core; erring on the safe side)."""
+    need = 0
+    for t in range(0, ln(w, i, L_EFFECTS), 3):
+        op = at(c, i, L_EFFECTS, cap, t)
+        if op == OP_DRAW or op == OP_DRAW_KEEP:
+            need += at(c, i, L_EFFECTS, cap, t + 1)
+    if k >= 0:
+        fx = T[17]
+        for j in range(T[18][k]):
+            op = fx[k, 3 * j]
+            if op == OP_DRAW or op == OP_DRAW_KEEP:
+                need += fx[k, 3 * j + 1]
+    return need > ln(w, i, seat_list(p, P_DECK))
+
+
+@njit(cache=True)
+def run_effects(c, w, i, cap, T, p):
+    """Powers._run_effects: resolve queued effects until one needs a decision (the caller checked
+    with effects_may_reshuffle that no draw reshuffles)."""
+    hk, prof, n, teams = T[0], T[2], T[12][F_N], T[12][F_TEAMS]
+    hand, discard = seat_list(p, P_HAND), seat_list(p, P_DISCARD)
+    while ln(w, i, L_EFFECTS) and w[i, W_PHASE] == A.MAIN:
+        op, x, y = at(c, i, L_EFFECTS, cap, 0), at(c, i, L_EFFECTS, cap, 1), at(c, i, L_EFFECTS, cap, 2)
+        for _ in range(3):
+            R.remove_at(c, w, i, L_EFFECTS, cap, 0)
+        if op == OP_GAIN_GEMS:
+            w[i, sf(p, S_GEMS)] += take(w, i, SUP_GEMS, x)
+        elif op == OP_DRAW:
+            draw(c, w, i, cap, p, x, hand, False)
+        elif op == OP_GAIN_CARPET:
+            w[i, sf(p, S_CARPETS)] += take(w, i, SUP_CARPETS, x)
+        elif op == OP_GAIN_RESHUFFLE:
+            w[i, sf(p, S_RESHUFFLES)] += take(w, i, W_SUPPLY + 2, x)
+        elif op == OP_STEAL:
+            mine = w[i, sf(p, S_GEMS)]
+            for o in range(n):
+                if o != p and not (teams and (o - p) % 2 == 0) and w[i, sf(o, S_GEMS)] > mine:
+                    w[i, sf(o, S_GEMS)] -= 1
+                    w[i, sf(p, S_GEMS)] += 1
+        elif op == OP_DOUBLE:
+            for t in range(ln(w, i, hand)):
+                xx = at(c, i, hand, cap, t)
+                if prof[0, hk[xx], 2] and not R.contains(c, w, i, L_BOOSTED, cap, xx):
+                    w[i, W_PHASE] = A.GLASS
+                    break
+        elif op == OP_DRAW_KEEP:
+            draw(c, w, i, cap, p, x, L_REVEALED, False)
+            if ln(w, i, L_REVEALED):
+                if y <= 0:
+                    R.extend(c, w, i, discard, L_REVEALED, cap)
+                else:
+                    w[i, W_COUNT] = y
+                    w[i, W_PHASE] = A.BELL
+        elif op == OP_GIVE:
+            if ln(w, i, hand) or ln(w, i, discard):
+                w[i, W_PHASE] = A.BREW_CARD
+        elif op == OP_SWAP:
+            full = 0
+            for s_ in range(NUM_SPACES):
+                if w[i, W_BOARD + s_] >= 0:
+                    full += 1
+            if full >= 2:
+                w[i, W_TARGET] = -1
+                w[i, W_PHASE] = A.WARDROBE
+
+
+@njit(cache=True)
+def glass(c, w, i, cap, T, p, a):
+    """Powers._apply_glass."""
+    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+        return False
+    k = a - A.HAND
+    hand = seat_list(p, P_HAND)
+    for t in range(ln(w, i, hand)):
+        x = at(c, i, hand, cap, t)
+        if T[0][x] == k and not R.contains(c, w, i, L_BOOSTED, cap, x):
+            R.append(c, w, i, L_BOOSTED, cap, x)
+            break
+    w[i, W_PHASE] = A.MAIN
+    run_effects(c, w, i, cap, T, p)
+    return True
+
+
+@njit(cache=True)
+def bell(c, w, i, cap, T, p, a):
+    """Powers._apply_bell."""
+    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+        return False
+    K = T[2].shape[1]
+    x = R.find(c, w, i, L_REVEALED, cap, T[0], a - A.HAND - 2 * K, False)
+    R.remove(c, w, i, L_REVEALED, cap, x)
+    R.append(c, w, i, seat_list(p, P_HAND), cap, x)
+    w[i, W_COUNT] -= 1
+    if w[i, W_COUNT] <= 0 or ln(w, i, L_REVEALED) == 0:
+        R.extend(c, w, i, seat_list(p, P_DISCARD), L_REVEALED, cap)
+        w[i, W_PHASE] = A.MAIN
+        run_effects(c, w, i, cap, T, p)
+    return True
+
+
+@njit(cache=True)
+def brew_card(c, w, i, cap, T, p, a):
+    """Powers._apply_brew_card."""
+    K = T[2].shape[1]
+    src = seat_list(p, P_HAND if a < A.HAND + K else P_DISCARD)
+    x = R.find(c, w, i, src, cap, T[0], (a - A.HAND) % K, False)
+    R.remove(c, w, i, src, cap, x)
+    R.append(c, w, i, L_IN_PLAY, cap, x)
+    w[i, W_PHASE] = A.TARGET_SEAT
+    w[i, W_REASON] = R_BREW
+    return True
+
+
+@njit(cache=True)
+def wardrobe(c, w, i, cap, T, p, a):
+    """Powers._apply_wardrobe."""
+    s_ = a - A.SPACE
+    t = w[i, W_TARGET]
+    if t < 0:
+        w[i, W_TARGET] = s_
+        return True
+    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+        return False
+    w[i, W_BOARD + t], w[i, W_BOARD + s_] = w[i, W_BOARD + s_], w[i, W_BOARD + t]
+    w[i, W_BGEMS + t], w[i, W_BGEMS + s_] = w[i, W_BGEMS + s_], w[i, W_BGEMS + t]
+    w[i, W_TARGET] = -1
+    w[i, W_PHASE] = A.MAIN
+    run_effects(c, w, i, cap, T, p)
+    return True
+
+
+# ---------------------------------------------------------------- setup (Rules._apply_setup_*)
+@njit(cache=True)
+def setup(c, w, i, cap, T, p, a, quest0):
+    """SETUP_QUEST, SETUP_ARTIFACT, and SETUP_PLACE but the last seat's (its end of setup shuffles)."""
+    ph = w[i, W_PHASE]
+    if ph == A.SETUP_QUEST:
+        if not take_quest(c, w, i, cap, T, p, a, quest0, L_OFFER_QUESTS):
+            return False
+        w[i, W_PHASE] = A.SETUP_ARTIFACT
+        return True
+    if ph == A.SETUP_ARTIFACT:
+        K = T[2].shape[1]
+        for t in range(ln(w, i, L_OFFER_ARTIFACTS)):
+            x = at(c, i, L_OFFER_ARTIFACTS, cap, t)
+            if A.HAND + 2 * K + T[0][x] == a:
+                R.remove_at(c, w, i, L_OFFER_ARTIFACTS, cap, t)
+                R.append(c, w, i, seat_list(p, P_HAND), cap, x)
+                w[i, W_PHASE] = A.SETUP_PLACE
+                return True
+        return False
+    if p == 0:
+        return False                                # TurnFlow._finish_setup shuffles
+    w[i, sf(p, S_POS)] = a - A.REGION
+    w[i, W_CUR] = p - 1
+    w[i, W_PHASE] = A.SETUP_QUEST
+    return True
+
+
+@njit(cache=True)
+def apply(c, w, i, cap, T, a, quest0, shuffled):
+    """Apply legal action a to game i where ported (True), else change nothing (False); `shuffled`:
+    the caller did the action's shuffle (FantastiqaVector._shuffle_ahead)."""
+    ph = w[i, W_PHASE]
+    p = w[i, W_CUR]
+    if a == A.CANCEL and T[12][F_FORBID]:           # Rules._do: Q-T2's budget counts every CANCEL
+        if not (ph == A.STATUE_OPTION or ph == A.ADV_MOVE or ph == A.ADV_PAY or ph == A.QUEST_PAY
+                or ph == A.RELEASE):
+            return False
+        w[i, W_CANCELS] += 1
+    if ph == A.END_DISCARD:
+        if a == A.DONE:
+            return finish_turn(c, w, i, cap, T, p, shuffled)
+        hand = seat_list(p, P_HAND)
+        x = R.find(c, w, i, hand, cap, T[0], a - A.HAND, False)
+        R.remove(c, w, i, hand, cap, x)
+        R.append(c, w, i, seat_list(p, P_DISCARD), cap, x)
+        return True
+    if ph == A.MAIN:
+        return main(c, w, i, cap, T, p, a, quest0, shuffled)
+    if ph == A.FREE_MENU:
+        w[i, W_PHASE] = A.MAIN
+        if main(c, w, i, cap, T, p, a, quest0, shuffled):
+            return True
+        w[i, W_PHASE] = A.FREE_MENU                 # untouched otherwise (main changed nothing)
+        return False
+    if ph == A.ADV_MOVE:
+        return adv_move(c, w, i, cap, T, p, a)
+    if ph == A.ADV_PAY:
+        return adv_pay(c, w, i, cap, T, p, a)
+    if ph == A.QUEST_PAY:
+        return quest_pay(c, w, i, cap, T, p, a)
+    if ph == A.MOVE_DEST:
+        return move_dest(c, w, i, cap, T, p, a)
+    if ph == A.STATUE_OPTION:
+        return statue_option(c, w, i, cap, T, p, a)
+    if ph == A.BUY:
+        return buy(c, w, i, cap, T, p, a)
+    if ph == A.CHEST:
+        return chest(c, w, i, cap, T, p, a, quest0)
+    if ph == A.RELEASE:
+        return release(c, w, i, cap, T, p, a)
+    if ph == A.COMMIT_TARGET:
+        commit_to(c, w, i, cap, T, p, a - quest0)
+        return True
+    if ph == A.WITHDRAW_FROM:
+        withdraw_from(c, w, i, cap, T, p, a - quest0)
+        return True
+    if ph == A.TARGET_SEAT:
+        return target_seat(c, w, i, cap, T, p, a)
+    if ph == A.SETUP_QUEST or ph == A.SETUP_ARTIFACT or ph == A.SETUP_PLACE:
+        return setup(c, w, i, cap, T, p, a, quest0)
+    if ph == A.GLASS:
+        return glass(c, w, i, cap, T, p, a)
+    if ph == A.BELL:
+        return bell(c, w, i, cap, T, p, a)
+    if ph == A.BREW_CARD:
+        return brew_card(c, w, i, cap, T, p, a)
+    if ph == A.WARDROBE:
+        return wardrobe(c, w, i, cap, T, p, a)
+    return False

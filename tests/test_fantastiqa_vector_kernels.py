@@ -1,0 +1,163 @@
+"""FantastiqaVector's packed rows and numba kernels (fantastiqa_rl.vector_state, vector_rules, vector_steps,
+vector_kernels): the round trip state -> rows -> state at every step, every ported decision actually run
+by a kernel (the vector counts what ran where, so a silent fall back to the scalar core fails here),
+payments with Curious-Companion-style wild pairs, and chance kept in the games' own Generators.
+The differential of masks, observations, returns and to_dict is tests/test_fantastiqa_vector.py's.
+"""
+import numpy as np
+import pytest
+
+from fantastiqa_rl import FantastiqaState
+from fantastiqa_rl import actions as A
+from fantastiqa_rl import vector_state as VS
+from tests.batch_helpers import random_actions
+from tests.fantastiqa_vector_helpers import TURN_LIMIT, make, run_differential, standin_variant
+
+ROUND_TRIP_CONFIGS = [(2, {}), (4, {"abbey": True, "teams": True}), (3, {"card_use": "both", "turn_loops": "allow"})]
+
+
+def _rows(s: FantastiqaState):
+    cap = VS.capacity(s.g)
+    return (np.zeros((1, VS.num_lists(s.n) * cap), dtype=np.int16), np.zeros((1, VS.w_size(s.n)), dtype=np.int64),
+            cap)
+
+
+@pytest.mark.parametrize("num_players,options", ROUND_TRIP_CONFIGS)
+def test_the_packed_rows_round_trip_every_state_of_random_games(num_players, options):
+    rng = np.random.default_rng(num_players)
+    strings = VS.Strings()
+    checked = 0
+    for seed in range(3):
+        s = FantastiqaState.new(num_players, seed=seed, turn_limit=12, **options)
+        c, w, cap = _rows(s)
+        fixed = VS.template(s)
+        while True:
+            wire: list = []
+            VS.pack(s, strings, wire)
+            assert VS.scatter(np.asarray(wire, dtype=np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
+                              c, w, cap) == -1
+            back = VS.gather(c, w, 0, cap).tolist()
+            assert back == wire
+            t = VS.unpack(back, fixed, s._rngs, list(s._own), strings)
+            assert t.to_dict() == s.to_dict(), (seed, s.phase_name)
+            checked += 1
+            if s.is_terminal():
+                break
+            legal = s.legal_actions()
+            s.apply(int(legal[rng.integers(legal.size)]))
+    assert checked > 300
+
+
+def test_the_kernels_read_effect_ops_by_the_ids_every_strings_table_gives_them():
+    strings = VS.Strings()
+    assert [strings.id(op) for op in VS.EFFECT_OPS] == [VS.OP_ID[op] for op in VS.EFFECT_OPS]
+    assert strings.id("a new end reason") == len(VS.END_REASONS) + len(VS.EFFECT_OPS)
+
+
+def test_a_list_longer_than_the_rows_hold_is_refused_naming_the_game():
+    s = FantastiqaState.new(2, seed=0)
+    c, w, cap = _rows(s)
+    wire: list = []
+    VS.pack(s, VS.Strings(), wire)
+    n_lists = VS.num_lists(2)
+    wire[VS.W_LEN] = cap + 1             # the creature deck claims more items than a list holds
+    wire[VS.W_LEN + n_lists:VS.W_LEN + n_lists] = [0] * (cap + 1 - len(s.creature_deck))
+    assert VS.scatter(np.asarray(wire, dtype=np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), c, w, cap) == 0
+
+
+PORTED_MASKS = ("MAIN", "FREE_MENU", "ADV_MOVE", "ADV_PAY", "STATUE_OPTION", "BUY", "RELEASE", "MOVE_DEST",
+                "END_DISCARD", "CHEST", "COMMIT_TARGET", "TARGET_SEAT", "GLASS", "BELL")
+PORTED_STEPS = PORTED_MASKS
+
+
+def _phase_counts(v, what):
+    return {A.PHASES[j]: int(x) for j, x in enumerate(v.phase_counts[what])}
+
+
+def test_every_ported_decision_runs_in_a_kernel_and_matches_the_scalar_core():
+    v, refs = make(2, "short", {"turn_limit": TURN_LIMIT}, np.arange(48) + 3)
+    rng = np.random.default_rng(4)
+    run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
+    masks, steps = _phase_counts(v, "kernel_masks"), _phase_counts(v, "kernel_steps")
+    for ph in PORTED_MASKS:
+        assert masks[ph] > 0, ph
+    for ph in PORTED_STEPS:
+        assert steps[ph] > 0, ph
+    # the scalar core only for what is not ported (setup, draws that reshuffle, artifact effects, ...)
+    c = v.counts
+    assert c["fallback_steps"] < 0.12 * (c["kernel_steps"] + c["fallback_steps"])
+    assert c["fallback_masks"] < 0.06 * (c["kernel_masks"] + c["fallback_masks"])
+
+
+@pytest.mark.parametrize("options", [{"turn_loops": "allow", "mark_return": "allow"},
+                                     {"bought_to": "hand", "draw_rule": "draw_5", "adventure_path": "loops"}])
+def test_the_kernels_run_under_other_option_values(options):
+    v, refs = make(3, "short", dict(options, turn_limit=TURN_LIMIT), np.arange(16) + 11)
+    rng = np.random.default_rng(5)
+    run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
+    assert v.counts["kernel_steps"] > 4 * v.counts["fallback_steps"]
+
+
+def companion_card_file(tmp_path) -> str:
+    """The STAND-IN set with Curious-Companion-style wild pairs: three household items and half the beasts
+    show two different symbols (a payment uses one or the other)."""
+    def edit(d):
+        wild = {"Spatula": ["SWORD", "WATER"], "Candle": ["FIRE", "BAT"], "Cat": ["TOOTH", "NET"]}
+        beasts = [card for card in d["card"] if card["type"] == "beast"]
+        for card in d["card"]:
+            if card["name"] in wild:
+                card["symbols"] = wild[card["name"]]
+        for card in beasts[::2]:
+            s = card["symbols"][0]
+            card["symbols"] = [s, "HELMET" if s != "HELMET" else "WAND"]
+    return standin_variant(tmp_path, "companions", edit)
+
+
+def test_payments_with_wild_pairs_match_the_scalar_core(tmp_path):
+    path = companion_card_file(tmp_path)
+    probe = FantastiqaState.new(2, seed=0, card_set=path)
+    assert sum(p is not None and p[0] != p[1] for p in probe.g.K_PROFILE) >= 10
+    for n, opts in ((2, {}), (3, {"card_use": "both"})):
+        v, refs = make(n, "short", dict(opts, card_set=path, turn_limit=TURN_LIMIT), np.arange(24) + 70)
+        rng = np.random.default_rng(n)
+        run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
+        masks = _phase_counts(v, "kernel_masks")
+        assert masks["ADV_PAY"] > 100 and masks["MAIN"] > 100
+
+
+def test_a_copy_from_state_keeps_its_chance_while_the_game_goes_on():
+    """state(i) shares game i's Generators copy-on-write: the game's later shuffles never move the copy's."""
+    v, _ = make(2, "short", {}, np.arange(4))
+    rng = np.random.default_rng(0)
+    copies = [v.state(i) for i in range(4)]
+    before = [s.to_dict() for s in copies]
+    for _ in range(400):
+        v.step(random_actions(v.legal_mask(), rng))
+    assert [s.to_dict() for s in copies] == before
+    for s, d in zip(copies, before):      # and the copy deals on exactly as the scalar core would
+        ref = FantastiqaState.from_dict(d)
+        for _ in range(60):
+            if s.is_terminal():
+                break
+            a = int(s.legal_actions()[-1])
+            s.apply(a)
+            ref.apply(a)
+        assert s.to_dict() == ref.to_dict()
+
+
+def test_without_kernels_the_scalar_core_plays_every_step_and_the_games_are_the_same():
+    """Also the differential without calling state() at every step (which builds each game's
+    FantastiqaState and so can hide a kernel that leaves the rows and that state apart)."""
+    seeds = np.arange(16) + 30
+    fast, _ = make(2, "short", {"turn_limit": 10}, seeds)
+    slow, _ = make(2, "short", {"turn_limit": 10}, seeds)
+    slow._kernels = False
+    rng = np.random.default_rng(1)
+    while not fast.terminated.all():
+        mask = fast.legal_mask()
+        assert np.array_equal(mask, slow.legal_mask())
+        actions = random_actions(mask, rng)
+        fast.step(actions)
+        slow.step(actions)
+    assert [fast.state(i).to_dict() for i in range(16)] == [slow.state(i).to_dict() for i in range(16)]
+    assert slow.counts["kernel_steps"] == slow.counts["kernel_masks"] == 0 < fast.counts["kernel_steps"]
