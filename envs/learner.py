@@ -54,7 +54,7 @@ from tabletop_rl.envs.scalar_batch import ScalarBatch
 
 # Games with a batched engine: name -> "module:class", built as cls(num_envs, num_players, **options).
 # Fantastiqa joins with one line once `fantastiqa_rl.vector.FantastiqaVector` exists (issue 25).
-BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch"}
+BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.envs.fantastiqa_batch:FantastiqaBatch"}
 BUILTIN_REWARDS = ("win_loss",)
 _SEED_SPACE = 2**62
 
