@@ -12,28 +12,7 @@ from tabletop_rl.envs.game_state import BatchedGame
 from tabletop_rl.envs.learner import make_batch, make_learner_core
 from tabletop_rl.envs.scalar_batch import ScalarBatch
 
-from tests.batch_helpers import random_actions
-
-
-def _trace(core, steps, seed=0, until_finished=False):
-    """(obs, masks, rewards, dones, finished) per learner step under uniformly random learner moves."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(steps):
-        o, m = core.learner_obs().copy(), core.masks()
-        r, d, fin = core.step(random_actions(m, rng))
-        out.append((o, m, r, d, [(f["index"], f["r"], f["l"], f["win_share"], f["opponent"], f["cut"]) for f in fin]))
-        if until_finished and fin:
-            break
-    return out
-
-
-def _assert_same(a, b):
-    assert len(a) == len(b)
-    for x, y in zip(a, b):
-        for u, v in zip(x[:4], y[:4]):
-            assert np.array_equal(u, v)
-        assert x[4] == y[4]
+from tests.batch_helpers import assert_same_trace, learner_trace, random_actions
 
 
 def test_fantastiqa_is_batched_and_a_batched_game():
@@ -57,8 +36,8 @@ def test_core_over_fantastiqa_batch_equals_core_over_scalar_games(reward):
     assert isinstance(fast.batch, FantastiqaBatch) and isinstance(slow.batch, ScalarBatch)
     fast.reset()
     slow.reset()
-    a, b = _trace(fast, 600), _trace(slow, 600)
-    _assert_same(a, b)
+    a, b = learner_trace(fast, 600), learner_trace(slow, 600)
+    assert_same_trace(a, b)
     assert sum(len(x[4]) for x in a) >= 4  # games were cut and dealt again
 
 
@@ -71,8 +50,8 @@ def test_batched_greedy_opponent_plays_the_scalar_greedy_bots_games():
     assert fast._movers == ["greedy"] and slow._movers == ["agent"]
     fast.reset()
     slow.reset()
-    a, b = _trace(fast, 5000, until_finished=True), _trace(slow, 5000, until_finished=True)
-    _assert_same(a, b)
+    a, b = learner_trace(fast, 5000, until_finished=True), learner_trace(slow, 5000, until_finished=True)
+    assert_same_trace(a, b)
     assert a[-1][4] and len(a) > 50  # whole games, played to their end
 
 

@@ -88,22 +88,7 @@ def test_scalar_batch_is_exact_to_the_scalar_game(game, players, options):
 
 
 # ---------------------------------------------------------------------------- the core
-def _trace(core, steps, seed=0):
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(steps):
-        o, m = core.learner_obs().copy(), core.masks()
-        r, d, fin = core.step(_random_actions(m, rng))
-        out.append((o, m, r, d, [(f["index"], f["r"], f["l"], f["win_share"], f["opponent"], f["cut"]) for f in fin]))
-    return out
-
-
-def _same(a, b):
-    assert len(a) == len(b)
-    for x, y in zip(a, b):
-        for u, v in zip(x[:4], y[:4]):
-            assert np.array_equal(u, v)
-        assert x[4] == y[4]
+from tests.batch_helpers import assert_same_trace as _same, learner_trace as _trace  # noqa: E402  (shared with test_fantastiqa_batch)
 
 
 def test_fae_batch_and_scalar_batch_give_the_same_learner_games():
