@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from fantastiqa_rl.actions import TERMINAL
 from fantastiqa_rl.observation import GEM_SCALE, SCORE_SCALE, SIZE_SCALE, observation_layout
 
 POTENTIALS = ("score_diff", "progress")
@@ -41,6 +42,11 @@ def _counter_starts(card_set: str | None, num_players: int) -> tuple[int, ...]:
 def _committed_blocks(card_set: str | None, num_players: int) -> tuple[slice, ...]:
     layout = observation_layout(card_set)
     return tuple(layout[f"p{k}_committed"] for k in range(num_players))
+
+
+@lru_cache(maxsize=8)
+def _terminal_column(card_set: str | None) -> int:
+    return observation_layout(card_set)["phase"].start + TERMINAL
 
 
 def _per_player(obs: np.ndarray, starts, column: int, scale: float) -> np.ndarray:
@@ -69,7 +75,8 @@ def potentials(obs: np.ndarray, kind: str, num_players: int, teams: bool = False
         cards += np.stack([obs[:, b].sum(axis=1, dtype=np.float64) for b in _committed_blocks(card_set, num_players)], 1)
         value = (w["gems"] * _per_player(obs, starts, _GEMS, GEM_SCALE) + w["cards"] * cards
                  + w["completed"] * _per_player(obs, starts, _COMPLETED, SIZE_SCALE))
-        phi = phi + _side_diff(value, teams)
+        running = obs[:, _terminal_column(card_set)] == 0
+        phi = phi + np.where(running, _side_diff(value, teams), 0.0)
     return phi
 
 
