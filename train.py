@@ -10,8 +10,8 @@
 
 How the agent learns, in the order `_train` below does it (the parts: `tabletop_rl.training.sb3`):
 1. The learner core (`tabletop_rl.envs.learner`): `n_envs` games stepped together in the game's
-   batched engine (Fae: `FaeVector`; a game without one: `ScalarBatch`, N scalar games, same path,
-   slower). In each the learner holds one seat (rotating) and the other seats are one opponent per
+   batched engine (Fae: `FaeVector`, Fantastiqa: `FantastiqaVector`; a game without one:
+   `ScalarBatch`, N scalar games, same path, slower). In each the learner holds one seat (rotating) and the other seats are one opponent per
    game from the run's one pool (`make_pool`: random, greedy, your own bots with `--imports` and
    `--opponents`, and frozen snapshots of the learner added every `snapshot_every` steps). The
    reward is the game's potential (`reward`) plus `win_bonus` x the result, and your
@@ -142,23 +142,22 @@ PRESETS = {
         pool_random=0.25, pool_greedy=1.0,  # greedy mostly: random is beaten from the start
         bc_samples=20_000, bc_epochs=3,  # a short warm start: the policy starts near greedy through its skips
         eval_every=500_000, eval_games=1000, checkpoint_every=500_000),  # a readable curve (batched: ~1 s each)
-    # Fantastiqa, 2 players, within 1 hour on 2 shared cores (45 min of training, then 1000 + 1000
-    # evaluation games). A game still running after 4,000 steps (greedy vs random takes ~700) is
-    # cut and not won: an imitated policy can stall (e.g. every card committed to quests it
-    # cannot finish), and random play alone runs for ~20,000 steps.
-    # A quest takes tens of steps, so a longer horizon than Fae's (gamma 0.99) and, after the
-    # warm start, a gentler step size: at Fae's 3e-4 and gamma 0.95 the win share against random
-    # fell from the warm start's 0.90 to 0.81 in 600k steps.
-    # The PPO sizes were measured on the scalar SelfPlayEnv (8 envs); it now runs on the learner core.
-    # A cut game pays the learner -2 (cut_reward), less than a loss. From scratch, a learner losing
-    # to greedy learns to stall (a turn can go on forever: ADVENTURE, CANCEL, VISIT_STATUE, CANCEL,
-    # ...; its episodes grow to the 4,000-step cut). Measured (`--bc-teacher ""`): with 0 its win
-    # share against random fell from 0.74 to 0.17 in 200k steps; with -1 (a cut = a loss) to 0.00;
-    # with -2 it fell to 0.03 at 200k, then rose to 0.96 at 400k and 0.985 at 600k.
-    "fantastiqa": dict(game="fantastiqa", options="", max_game_steps=4000, cut_reward=-2.0, total_steps=3_000_000,
-                       time_limit_min=45.0, bc_epochs=10, eval_every=200_000, gamma=0.99, gae_lambda=0.95,
-                       learning_rate=1e-4, n_envs=8, n_steps=256, batch_size=512, n_epochs=4, net_arch="128,128",
-                       bc_samples=100_000),
+    # Fantastiqa, 2 players, within 30 minutes on 2 shared cores (24 min with the warm start, then
+    # 1000 + 1000 evaluation games), on the learner core's FantastiqaBatch. Measured: docs/benchmarks.md.
+    "fantastiqa": dict(
+        game="fantastiqa", options="",
+        max_game_steps=4000,  # a game still running after 4,000 steps is cut, not won (greedy vs random: ~700)
+        cut_reward=-2.0,  # a cut pays less than a loss: from scratch, -2 is what got a learner out of stalling turns
+        total_steps=6_000_000, time_limit_min=24.0,  # the time limit ends the run (measured: 3.1M steps at 2,890/s)
+        reward="progress",  # score margin + public steps towards points (gems, cards, quests), score margin at the end
+        gamma=0.99, gae_lambda=0.95,  # a quest takes tens of decisions: a longer horizon than Fae's
+        n_envs=64, n_steps=128, batch_size=2048,  # 8,192-step rollouts in 4 minibatches: the batched core is cheap
+        n_epochs=2,  # PPO updates were 75% of the time at 4 epochs; 2 gave ~1.35x the steps/s
+        learning_rate=6e-4,  # at 2e-4 the policy barely moved (approx KL 0.001); 6e-4: KL ~0.004
+        net_arch="128,128",  # hidden sizes of the policy and value MLPs
+        pool_random=0.25, pool_greedy=1.0, snapshot_prob=0.1,  # mostly greedy: the opponent to beat
+        bc_samples=250_000, bc_epochs=4, bc_explore=0.25,  # agreement with greedy 0.85 (100k, 10 epochs: 0.81)
+        eval_every=500_000, eval_games=200, checkpoint_every=1_000_000),
     # Seconds, for tests and the notebook: learns nothing useful, exercises everything.
     "tiny": dict(
         total_steps=4096, n_envs=16, n_steps=32, batch_size=256, n_epochs=2, net_arch="32,32",  # a few small updates
@@ -168,7 +167,7 @@ PRESETS = {
 }
 PRESET_HELP = {
     "make-train": "Fae 2p, the shipped policy: up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
-    "fantastiqa": "Fantastiqa 2p on the learner core: 45 min of training (<= 1 hour in all)",
+    "fantastiqa": "Fantastiqa 2p on the learner core: 24 min with the warm start, then 1000 + 1000 games (<= 30 min)",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
 # Each game's observation options when --options is empty: Fae adds the action-centric margin features.

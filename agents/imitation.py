@@ -2,7 +2,10 @@
 
 `teacher_data` plays games where every move is the teacher bot's, or with probability `explore` a
 uniformly random legal move (so the data covers states the teacher would not reach), and records
-each decision. `imitation_loss` is the masked cross-entropy both backends minimise. Numpy only,
+each decision. `core_teacher_data` does the same at the learner's seat of a learner core's games
+(a batched teacher: one call for every game), and with `policy` it is DAgger (Ross, Gordon and
+Bagnell, 2011): the learner's own policy moves and the teacher only labels, so the data holds the
+states the cloned policy reaches, where its mistakes compound. `imitation_loss` is the masked cross-entropy both backends minimise. Numpy only,
 except `imitation_loss` (torch, imported on use)."""
 from __future__ import annotations
 
@@ -62,6 +65,32 @@ def teacher_data(game: str, num_players: int, teacher: str, samples: int, explor
         drive_bots(spec, state, [rec] * num_players, until=enough, observation_options=obs_opts)
     return (np.asarray(rec.obs, dtype=np.float32), np.asarray(rec.masks), np.asarray(rec.actions, dtype=np.int64),
             np.asarray(rec.probs, dtype=np.float32) if rec.soft else None)
+
+
+def core_teacher_data(core, teacher, samples: int, explore: float, policy=None):
+    """(observations, masks, teacher actions) at `samples` learner decisions in the games of `core`
+    (a `tabletop_rl.envs.learner.LearnerCore`, reset already; its opponents play the other seats).
+
+    `teacher(core)` gives the teacher's move in every game (int (N,), e.g. the batch's greedy); the
+    move played is, with probability `explore`, a uniformly random legal one, else the teacher's, or
+    with `policy` (a function of (observations, masks) -> actions, e.g. a policy's argmax) the
+    policy's. Every draw comes from the core's generator."""
+    n = core.num_envs
+    obs = np.zeros((samples, core.obs_size), dtype=np.float32)  # filled in place: no copies of the largest array
+    masks = np.zeros((samples, core.num_actions), dtype=np.bool_)
+    actions = np.zeros(samples, dtype=np.int64)
+    buf = np.zeros((n, core.obs_size), dtype=np.float32)
+    for start in range(0, samples, n):
+        rows = slice(start, min(start + n, samples))
+        k = rows.stop - start
+        o, m = core.learner_obs(buf), core.masks()
+        act = np.asarray(teacher(core), dtype=np.int64)
+        obs[rows], masks[rows], actions[rows] = o[:k], m[:k], act[:k]
+        played = act if policy is None else np.asarray(policy(o, m), dtype=np.int64)
+        explored = core.rng.random(n) < explore
+        rand = np.argmax(np.where(m, core.rng.random(m.shape), -1.0), axis=1)
+        core.step(np.where(explored, rand, played))
+    return obs, masks, actions
 
 
 def fit(logits_of, params, obs, masks, targets, epochs: int, learning_rate: float, seed: int,

@@ -59,9 +59,9 @@ from tabletop_rl.envs.opponents import OpponentPool
 from tabletop_rl.envs.registry import GameSpec, get_game
 from tabletop_rl.envs.scalar_batch import ScalarBatch
 
-# Games with a batched engine: name -> "module:class", built as cls(num_envs, num_players, **options).
-# Fantastiqa joins with one line once `fantastiqa_rl.vector.FantastiqaVector` exists (issue 25).
-BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch"}
+# Games with a batched engine: name -> "module:class", built as cls(num_envs, num_players, **options);
+# a new game joins with one line here (a game without one runs on ScalarBatch).
+BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.envs.fantastiqa_batch:FantastiqaBatch"}
 BUILTIN_REWARDS = ("win_loss",)
 _SEED_SPACE = 2**62
 

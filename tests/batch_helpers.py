@@ -27,3 +27,26 @@ def assert_finished_games_ignored(v, rng: np.random.Generator) -> np.ndarray:
     v.step(actions)
     assert [v.state(i).to_dict() for i in np.flatnonzero(done)] == before
     return done
+
+
+def learner_trace(core, steps: int, seed: int = 0, until_finished: bool = False) -> list:
+    """(obs, masks, rewards, dones, finished) per step of a learner core under uniformly random learner
+    moves (`until_finished`: stop after the first step that finishes a game)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(steps):
+        o, m = core.learner_obs().copy(), core.masks()
+        r, d, fin = core.step(random_actions(m, rng))
+        out.append((o, m, r, d, [(f["index"], f["r"], f["l"], f["win_share"], f["opponent"], f["cut"]) for f in fin]))
+        if until_finished and fin:
+            break
+    return out
+
+
+def assert_same_trace(a: list, b: list) -> None:
+    """Two `learner_trace`s are equal, step by step."""
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        for u, v in zip(x[:4], y[:4]):
+            assert np.array_equal(u, v)
+        assert x[4] == y[4]

@@ -63,3 +63,37 @@ def test_fit_learns_the_teacher_and_is_seeded():
     # Soft targets: the loss cannot go below their entropy (greedy's ties); it gets close to it.
     entropy = float(-(p * np.log(np.where(p > 0, p, 1.0))).sum(1).mean())
     assert first[-1] < first[0] and first[-1] - entropy < 0.5 * (first[0] - entropy)
+
+
+def test_core_teacher_data_labels_the_policys_own_states_with_the_teacher():
+    """DAgger (`policy`): the games advance by the policy's moves, each recorded state is labelled
+    with the teacher's move there; seeded by the core's generator; without `policy` the teacher plays."""
+    from tabletop_rl.agents.imitation import core_teacher_data
+    from tabletop_rl.envs.learner import make_learner_core
+
+    def core():
+        c = make_learner_core("fantastiqa", 3, opponents={"random": 1.0}, seed=2)
+        c.reset()
+        return c
+
+    def greedy(c):
+        return c.batch.greedy_actions(c.rng)
+
+    def lowest(o, m):
+        return np.argmax(m, axis=1)
+
+    o, m, a = core_teacher_data(core(), greedy, 120, 0.0, policy=lowest)
+    o2, _, a2 = core_teacher_data(core(), greedy, 120, 0.0, policy=lowest)
+    assert o.shape == (120, core().obs_size) and np.array_equal(o, o2) and np.array_equal(a, a2)
+    assert m[np.arange(120), a].all(), "labels are legal moves"
+    assert (a != lowest(o, m)).any(), "the labels are the teacher's, not the moves played"
+    twin = core()  # replaying the policy's moves (and asking the teacher alike) reproduces every row
+    for t in range(0, 120, 3):
+        assert np.array_equal(twin.learner_obs(), o[t:t + 3])
+        assert np.array_equal(greedy(twin), a[t:t + 3])
+        twin.rng.random(3)  # the explore draws
+        twin.rng.random(m[t:t + 3].shape)
+        twin.step(lowest(o[t:t + 3], m[t:t + 3]))
+    ot, _, at = core_teacher_data(core(), greedy, 120, 0.0)
+    assert not np.array_equal(ot, o)
+    assert np.array_equal(at[:3], a[:3])  # the same first states: the deal

@@ -44,7 +44,7 @@ LAYERS = {
                  "fae_rl.vector", "fantastiqa_rl.observation", "fantastiqa_rl.render",
                  "fantastiqa_rl.abbey_view", "fantastiqa_rl.information", "fantastiqa_rl.obs_kernel",
                  "fantastiqa_rl.vector", "fantastiqa_rl.vector_state", "fantastiqa_rl.vector_kernels",
-                 "fantastiqa_rl.vector_rules", "fantastiqa_rl.vector_steps"],
+                 "fantastiqa_rl.vector_rules", "fantastiqa_rl.vector_steps", "fantastiqa_rl.rewards"],
     # the AEC envs, the suite registry and their base; bridges that present a game to another library
     "env": ["fae_rl", "fae_rl.environment", "fae_rl.spec", "fae_rl.openspiel", "fae_rl.playthrough",
             "fantastiqa_rl", "fantastiqa_rl.environment", "fantastiqa_rl.spec",
@@ -58,7 +58,7 @@ LAYERS = {
              "tabletop_rl.agents.ppo_agent",
              "tabletop_rl.agents.rllib_agent", "tabletop_rl.agents.openspiel_bots", "tabletop_rl.agents.human",
              "tabletop_rl.agents.imitation", "tabletop_rl.agents.match", "tabletop_rl.agents.records",
-             "tabletop_rl.envs.recording"],
+             "tabletop_rl.envs.recording", "tabletop_rl.envs.fantastiqa_batch"],
     # self-play adapters and trainers
     "training": ["tabletop_rl.envs.learner", "tabletop_rl.envs.opponents", "tabletop_rl.envs.learner_envs", "tabletop_rl.envs.selfplay", "tabletop_rl.envs.fae_vector_env", "tabletop_rl.envs.rllib_env",
                  "tabletop_rl.training", "tabletop_rl.training.sb3", "tabletop_rl.training.rllib",

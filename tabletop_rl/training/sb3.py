@@ -49,19 +49,11 @@ def bc_samples(cfg) -> int:
 def batched_teacher_data(cfg, samples: int):
     """The greedy bot's decisions in games of the game's batched engine (`greedy_actions`; a
     `bc_explore` share of the moves random instead), against the training opponents: (obs, masks, actions)."""
+    from tabletop_rl.agents.imitation import core_teacher_data
+
     core = make_core(cfg, num_envs=min(cfg.n_envs, samples), seed=cfg.seed * 7_919 + 101)
     core.reset()
-    obs, masks, actions = [], [], []
-    buf = np.zeros((core.num_envs, core.obs_size), dtype=np.float32)
-    while sum(len(a) for a in actions) < samples:
-        obs.append(core.learner_obs(buf).copy())
-        masks.append(core.masks())
-        act = core.vec.greedy_actions(core.rng)
-        explore = core.rng.random(core.num_envs) < cfg.bc_explore
-        rand = np.argmax(np.where(masks[-1], core.rng.random(masks[-1].shape), -1.0), axis=1)
-        actions.append(act)
-        core.step(np.where(explore, rand, act))
-    return (np.concatenate(obs)[:samples], np.concatenate(masks)[:samples], np.concatenate(actions)[:samples])
+    return core_teacher_data(core, lambda c: c.vec.greedy_actions(c.rng), samples, cfg.bc_explore)
 
 
 def behaviour_clone(model, cfg) -> dict:
