@@ -39,20 +39,22 @@ class GameResult:
 
 
 def bot_inputs(agent: Agent, spec: GameSpec, state: GameState, seat: int,
-               observation_options: dict | None = None) -> tuple[np.ndarray | None, np.ndarray, dict]:
+               observation_options: dict | None = None, mask: np.ndarray | None = None
+               ) -> tuple[np.ndarray | None, np.ndarray, dict]:
     """What `agent` is given to act at `seat`, as every driver of the suite gives it:
-    `agent.act(obs, mask, **kwargs)` with the seat's action mask, its observation (with
+    `agent.act(obs, mask, **kwargs)` with the seat's action mask (`mask`: a driver that already
+    holds it, e.g. a batch's row, passes it instead of computing it again), its observation (with
     `observation_options`) only if the agent needs one, and `state=`/`seat=` only if it uses them."""
-    mask = spec.action_mask(state, seat)
+    mask = spec.action_mask(state, seat) if mask is None else mask
     obs = spec.observe(state, seat, **(observation_options or {})) if agent.needs_observation else None
     return obs, mask, ({"state": state, "seat": seat} if agent.uses_state else {})
 
 
 def bot_action(agent: Agent, spec: GameSpec, state: GameState, seat: int,
-               observation_options: dict | None = None) -> int:
+               observation_options: dict | None = None, mask: np.ndarray | None = None) -> int:
     """`agent`'s move at `seat`, asked as `bot_inputs` says and checked: an answer that is not a
     legal action id raises RuntimeError naming the bot, the seat and the answer."""
-    obs, mask, kwargs = bot_inputs(agent, spec, state, seat, observation_options)
+    obs, mask, kwargs = bot_inputs(agent, spec, state, seat, observation_options, mask)
     action = agent.act(obs, mask, **kwargs)
     try:
         action = int(action)

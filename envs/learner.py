@@ -261,7 +261,7 @@ class LearnerCore:
                 view = getattr(b, "view", b.state)  # a batch's live game where it lends one (no copy)
                 for i in g:
                     actions[i] = bot_action(self._bots[kind][i], self.spec, view(int(i)), int(cur[i]),
-                                            self.observation_options)
+                                            self.observation_options, mask=self._mask[i].copy())
         snaps = todo & (self.opp >= nf)
         if snaps.any():
             obs = b.observe(np.where(snaps, cur, -1), out=self._obs)
