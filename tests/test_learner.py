@@ -273,7 +273,9 @@ def test_checkpoint_round_trip_with_per_game_bots_and_snapshots():
     _same(_trace(core, 60, seed=5), _trace(twin, 60, seed=5))
     before = json.dumps(twin.get_state()[0])
     for broken in (dict(meta, seat=[7, 0, 0]), {k: v for k, v in meta.items() if k != "bot_rngs"},
-                   dict(meta, bot_rngs={}), dict(meta, rng={"bit_generator": "MT19937"})):
+                   dict(meta, bot_rngs={}), dict(meta, rng={"bit_generator": "MT19937"}),
+                   dict(meta, snapshot_ids=5), dict(meta, snapshot_ids=["0"]), dict(meta, snapshot_ids=[0, 0]),
+                   dict(meta, next_snapshot_id="9"), dict(meta, snapshot_ids=[3], next_snapshot_id=2)):
         with pytest.raises(ValueError):
             twin.set_state(broken, arrays)
     assert json.dumps(twin.get_state()[0]) == before
