@@ -89,6 +89,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl import obs_kernel as _kernel
 from fantastiqa_rl import vector_kernels as K
 from fantastiqa_rl import vector_rules as R
+from fantastiqa_rl import vector_greedy as VG
 from fantastiqa_rl import vector_state as VS
 from fantastiqa_rl.abbey_view import abbey_features
 from fantastiqa_rl.chance import RNG_SEAT0
@@ -468,21 +469,37 @@ class FantastiqaVector:
     # ------------------------------------------------------------------ greedy opponent
     def greedy_actions(self, games=None) -> np.ndarray:
         """int64 (N,): per unfinished game, the move the `greedy` bot makes there (one bot per seat,
-        as in a match); -1 where the game is over or not in `games` (bool (N,))."""
+        as in a match); -1 where the game is over or not in `games` (bool (N,)). The bot that
+        `fantastiqa_rl.vector_greedy` ports decides in its kernel, the scalar bot where the kernel
+        leaves a game (counts["kernel_greedy"] / ["fallback_greedy"]); any other factory is run per game."""
         self._check_dealt()
         if self._greedy is None:
             raise ValueError("greedy_actions needs the bot: FantastiqaVector(..., greedy=FantastiqaGreedyAgent) "
                              "(from tabletop_rl.agents.fantastiqa_greedy)")
         want = self._chosen(games)
         if self._agents is None:
-            self._agents = [[self._greedy() for _ in range(self.num_players)] for _ in range(self.num_envs)]
+            self._greedy_batch = None
+            if self._kernels and VG.ports(self._greedy):
+                self._greedy_batch = VG.BatchedGreedy(self._greedy, self._fixed, self.num_envs)
+                self._agents = self._greedy_batch.handles      # the vector's resets reach its memory
+            else:
+                self._agents = [[self._greedy() for _ in range(self.num_players)] for _ in range(self.num_envs)]
+            for kind in ("kernel_greedy", "fallback_greedy"):
+                self.counts[kind] = 0
+                self.phase_counts[kind] = np.zeros(len(A.PHASES), dtype=np.int64)
         out = np.full(self.num_envs, -1, dtype=np.int64)
-        agents = self._agents
-        for i in np.flatnonzero(want).tolist():
-            s = self._game(i)
-            p = s.cur
-            out[i] = agents[i][p].act(None, None, state=s, seat=p)
-            self._own[i] = s._own   # a bot's clones share the Generators copy-on-write
+        live = np.flatnonzero(want)
+        if self._greedy_batch is not None:
+            out[live], fast = self._greedy_batch.actions(self, live)
+        else:
+            agents = self._agents
+            for i in live.tolist():
+                s = self._game(i)
+                p = s.cur
+                out[i] = agents[i][p].act(None, None, state=s, seat=p)
+                self._own[i] = s._own   # a bot's clones share the Generators copy-on-write
+            fast = np.zeros(live.size, dtype=np.bool_)
+        self._count("greedy", self._w[live, VS.W_PHASE], fast)
         return out
 
     def __repr__(self) -> str:
