@@ -98,7 +98,7 @@ def _gems(w, i, p):
     return w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_symbols(c, w, i, cap, T, j, have):
     """_own_symbols over list j, added to have (a companion counts for both of its symbols)."""
     hk, prof = T[0], T[2]
@@ -112,7 +112,7 @@ def _add_symbols(c, w, i, cap, T, j, have):
                 have[b] += m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_committed_symbols(c, w, i, cap, T, p, q, have):
     """_own_symbols over committed[p][q], added to have."""
     hk, prof = T[0], T[2]
@@ -128,7 +128,7 @@ def _add_committed_symbols(c, w, i, cap, T, p, q, have):
                     have[b] += m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _deficit(T, qkind, have):
     need_sym, need_cnt = T[9], T[10]
     d = 0
@@ -137,13 +137,13 @@ def _deficit(T, qkind, have):
     return d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _quest_count(c, w, i, cap, p):
     """len(quests[p]) + the open quests: the bot's `_quests` are t < this, via _quest_at."""
     return R.ln(w, i, R.seat_list(p, P_QUESTS)) + NUM_OPEN_QUESTS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _quest_at(c, w, i, cap, p, t):
     """Item t of the bot's `_quests(s, p)` (personal quests, then open ones), -1 for an empty open slot."""
     quests = R.seat_list(p, P_QUESTS)
@@ -151,7 +151,7 @@ def _quest_at(c, w, i, cap, p, t):
     return R.at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _needed(c, w, i, cap, T, p, need):
     """_needed_syms: per symbol, the most any of p's quests asks."""
     qk, need_sym, need_cnt = T[1], T[9], T[10]
@@ -166,7 +166,7 @@ def _needed(c, w, i, cap, T, p, need):
             need[s] = max(need[s], need_cnt[kq, j])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _value(T, k, need):
     """_card_value: how much the seat wants to keep a card of kind k."""
     prof, power = T[2], T[5]
@@ -215,7 +215,7 @@ def _target(c, w, i, cap, T, B, p, have, hand):
     return best, best_pos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _good_step(w, i, B, p, dests, nd, tpos):
     """_good_step: the best destination of dests[:nd] (closer to tpos, or a creature with a gem), or -1."""
     dist = B[0]
@@ -238,7 +238,7 @@ def _good_step(w, i, B, p, dests, nd, tpos):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dragons_owned(c, w, i, cap, T, p):
     hk, power = T[0], T[5]
     n = 0
@@ -250,7 +250,7 @@ def _dragons_owned(c, w, i, cap, T, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _first(row):
     for a in range(row.size):
         if row[a]:
@@ -259,7 +259,7 @@ def _first(row):
 
 
 # ---------------------------------------------------------------- MAIN (the bot's _main over the flat set)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _quest_here(c, w, i, cap, T, p):
     """_quest_here: one of p's quests or an open quest lies in p's region."""
     here = w[i, W_REGION + _pos(w, i, p)]
@@ -271,11 +271,21 @@ def _quest_here(c, w, i, cap, T, p):
 
 
 @njit(cache=True)
+def _copy_row(c, w, i, cc, ww, r):
+    """Row i of (c, w) into row r of (cc, ww): the scalars and each list's items (not the unused tail)."""
+    ww[r] = w[i]
+    cap = c.shape[1] // (w.shape[1] - VS.W_LEN)
+    for j in range(w.shape[1] - VS.W_LEN):
+        base = j * cap
+        for t in range(w[i, VS.W_LEN + j]):
+            cc[r, base + t] = c[i, base + t]
+
+
+@njit(cache=True)
 def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row, wi, wp):
     """_glass_completes_quest, tried on row copies (cc, ww rows 0 and 1) with the step kernel: the
     hand kind whose doubling lets p complete a quest; -1 if none; NOT_DECIDED where a step is not ported."""
-    cc[0] = c[i]
-    ww[0] = w[i]
+    _copy_row(c, w, i, cc, ww, 0)
     if not legal_row[A.HAND + k]:
         if not S.apply(cc, ww, 0, cap, T, A.FREE_ACTION, quest0, 0):
             return NOT_DECIDED
@@ -290,8 +300,7 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
     for a in range(choices.size):
         if not choices[a]:
             continue
-        cc[1] = cc[0]
-        ww[1] = ww[0]
+        _copy_row(cc, ww, 0, cc, ww, 1)
         if not S.apply(cc, ww, 1, cap, T, a, quest0, 0):
             return NOT_DECIDED
         # a quest among u.turn_options(p) (Rules._legal_main lists them while the turn action is unused)
@@ -300,7 +309,7 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _free_move(c, w, i, cap, T, B, p, full, tpos):
     """_free_move: a FLY card or a carpet that brings p closer to its target's region, or -1."""
     dist, prof, power = B[0], T[2], T[5]
@@ -321,7 +330,7 @@ def _free_move(c, w, i, cap, T, B, p, full, tpos):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _abbey_held(c, w, i, T, p):
     """abbey_held: Abbey cards held by p's side (its team's sum with teams)."""
     if T[12][R.F_TEAMS]:
@@ -491,7 +500,7 @@ def _chest(c, w, i, cap, T, B, quest0, p, row, have):
     return A.DONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_buy(T, B, row, need):
     """BUY: _best_buy's card (score: symbols, +3 for a needed one, the effects; then cost, kind), or DONE."""
     prof, cost, buy_fx = T[2], T[13], B[5]
@@ -510,7 +519,7 @@ def _best_buy(T, B, row, need):
     return A.DONE if best < 0 else A.HAND + 2 * Kn + best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _statue_option(c, w, i, cap, T, p, row, plan):
     was = plan[i, p]
     plan[i, p] = 0
@@ -526,7 +535,7 @@ def _statue_option(c, w, i, cap, T, p, row, plan):
     return _first(row)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _extreme_value(T, row, lo, need, highest):
     """The kind k with row[lo + k] of least (val, k), or with highest: most (val, -k); -1 if none."""
     Kn = T[2].shape[1]
@@ -539,7 +548,7 @@ def _extreme_value(T, row, lo, need, highest):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, scratch, wi, wp, need, have, hand,
             keep):
     """The bot's act() for game i (row: its legal mask); NOT_DECIDED where the scalar bot must."""
