@@ -5,10 +5,12 @@ game's move from the rows of `fantastiqa_rl.vector_state` and the batch's legal 
 bot decides it (each decision below is a line-by-line port of the bot method it names). A decision
 or option value not ported returns "not decided" for that game, and the scalar bot itself runs on
 that game's `FantastiqaState`, so every move is the bot's by construction (`counts` says what ran
-where). Not ported (the scalar bot): ABBEY_CHOICE, the FREE_MENU decision with the Abbey (its MAIN
-options need the scalar EXPLORE rule), a Looking Glass whose trial on the row copy leaves the
-kernels (`vector_steps.apply` declines a step), and a target the bot could not name (no Beast
-Bazaar on the board).
+where). Every decision is ported, the Abbey's and the teams' included; the scalar bot decides
+only where a Looking Glass tried on a row copy meets a step the step kernel declines
+(`vector_steps.apply`; in the STAND-IN set the Bell of Summoning, whose draw_keep it leaves to the
+scalar core) and where the bot itself would fail (no Beast Bazaar on the board to target). With
+the Abbey, the MAIN options the bot weighs inside FREE_MENU add EXPLORE by `_explore_ok` (a port
+of Abbey._why_no_explore: the vector's MAIN mask leaves EXPLORE to the scalar core).
 
 The bot keeps two fields per seat across decisions (`_plan`: the statue option a VISIT_STATUE was
 chosen for; `_glass_for`: the hand card kind a Looking Glass was played to double); here they are
@@ -33,9 +35,10 @@ from fantastiqa_rl import vector_kernels as K
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_state as VS
 from fantastiqa_rl import vector_steps as S
-from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_POSITIONS, NUM_SYMBOLS, P_DRAGON, P_EFFECT, P_FLY, P_GEM,
+from fantastiqa_rl.abbey import ABBEY_CAP
+from fantastiqa_rl.board import (CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, NUM_SYMBOLS, P_DRAGON, P_EFFECT, P_FLY, P_GEM,
                                  P_PEACEFUL)
-from fantastiqa_rl.vector_state import (L_ARTIFACT_DECK, L_BEAST_DECK, L_REVEALED, MAX_SEATS, NUM_OPEN_QUESTS,
+from fantastiqa_rl.vector_state import (L_ABBEY_ASIDE, L_ABBEY_DECK, L_ABBEY_RETURNED, L_ARTIFACT_DECK, L_BEAST_DECK, L_REVEALED, MAX_SEATS, NUM_OPEN_QUESTS,
                                         P_ABBEY, P_C_CARDS, P_C_OF, P_DECK, P_DISCARD, P_HAND, P_QUESTS, S_GEMS,
                                         S_POS, S_SCORES, W_ACTION_USED, W_BGEMS, W_BOARD, W_CUR, W_NAMEPOS, W_OPEN,
                                         W_PHASE, W_REGION, W_SEATS, W_STATUE)
@@ -84,7 +87,11 @@ def bot_tables(g, goal_lines, abbey: bool) -> tuple:
                          for k in range(n)], dtype=np.int64)
     want = max(b for _, b in goal_lines) if abbey else 0
     explore = g.layout.explore if abbey else -1
-    return distances(), glass, good, give, rank, buy_fx, np.asarray([want, explore], dtype=np.int64)
+    abbey_sym = np.asarray(g.I_ABBEY_SYMBOL, dtype=np.int64)
+    lines = np.asarray(goal_lines if abbey else ((0, 0),), dtype=np.int64).reshape(-1, 2)
+    frame = np.asarray([r in LOWER_FRAME for r in range(NUM_POSITIONS)], dtype=np.bool_)
+    return (distances(), glass, good, give, rank, buy_fx, np.asarray([want, explore], dtype=np.int64), abbey_sym,
+            lines, frame)
 
 
 # ---------------------------------------------------------------- knowledge helpers (the bot's)
@@ -339,6 +346,53 @@ def _abbey_held(c, w, i, T, p):
 
 
 @njit(cache=True)
+def _explore_ok(c, w, i, cap, T, B, p):
+    """Abbey._why_no_explore(p) == '' (Q-B2, Q-B5): EXPLORE among p's MAIN options."""
+    if w[i, W_ACTION_USED] or not B[9][_pos(w, i, p)] or _abbey_held(c, w, i, T, p) >= ABBEY_CAP:
+        return False
+    n = R.ln(w, i, L_ABBEY_DECK)
+    if n == 0:
+        return False
+    sym = B[7][R.at(c, i, L_ABBEY_DECK, cap, n - 1)]
+    hand = R.seat_list(p, P_HAND)
+    for t in range(R.ln(w, i, hand)):
+        if T[6][T[0][R.at(c, i, hand, cap, t)], sym]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _abbey_continue(c, w, i, cap, T, B, p, row):
+    """The bot's ABBEY_CHOICE stop threshold (its module docstring): True to continue exploring."""
+    if not row[B[6][1] + 2]:
+        return False
+    aside = R.ln(w, i, L_ABBEY_ASIDE)
+    held = _abbey_held(c, w, i, T, p)
+    pts = w[i, W_SEATS + MAX_SEATS * S_SCORES + p]
+    if T[12][R.F_TEAMS]:
+        pts = w[i, W_SEATS + MAX_SEATS * S_SCORES + p % 2] + w[i, W_SEATS + MAX_SEATS * S_SCORES + p % 2 + 2]
+    lines = B[8]
+    for j in range(lines.shape[0]):
+        if pts >= lines[j, 0] and held + aside >= lines[j, 1]:
+            return False                            # claiming now wins
+    if held + aside >= B[6][0]:
+        return False
+    pool = L_ABBEY_DECK if R.ln(w, i, L_ABBEY_DECK) else L_ABBEY_RETURNED
+    n = R.ln(w, i, pool)
+    if n == 0:
+        return False
+    hand = R.seat_list(p, P_HAND)
+    match = 0
+    for t in range(n):
+        sym = B[7][R.at(c, i, pool, cap, t)]
+        for u in range(R.ln(w, i, hand)):
+            if T[6][T[0][R.at(c, i, hand, cap, u)], sym]:
+                match += 1
+                break
+    return match / n > aside / (aside + 1)
+
+
+@njit(cache=True)
 def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, row, wi, wp, have, hand):
     """The bot's _main over the flat set `full`; NOT_DECIDED where the scalar bot must decide."""
     hk, power, qpoints = T[0], T[5], T[16]
@@ -566,10 +620,14 @@ def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, sc
         if ph == A.MAIN:
             full[A.FREE_ACTION] = False
             R.legal_free(c, w, i, cap, T, p, full, wi)
-        else:
-            if T[12][R.F_ABBEY]:
-                return NOT_DECIDED                  # the MAIN options need the scalar EXPLORE rule
+        else:                                       # the MAIN options too (the bot's turn_options)
+            flags = T[12]
+            abbey = flags[R.F_ABBEY]
+            flags[R.F_ABBEY] = 0                    # _main_row leaves only EXPLORE to the scalar core,
             K._main_row(c, w, i, cap, T, full, scratch, quest0, wi, wp)
+            flags[R.F_ABBEY] = abbey                # so it runs as without the Abbey, and EXPLORE is added
+            if abbey and _explore_ok(c, w, i, cap, T, B, p):
+                full[B[6][1]] = True
             full[A.FREE_ACTION] = False
         want = _main(c, w, i, cap, T, B, quest0, p, full, row, plan, glass, cc, ww, rowb, wi, wp, have, hand)
         if want == NOT_DECIDED or row[want]:
@@ -670,7 +728,7 @@ def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, sc
                 best = r
         return NOT_DECIDED if best < 0 else A.REGION + best
     if ph == A.ABBEY_CHOICE:
-        return NOT_DECIDED
+        return B[6][1] + (2 if _abbey_continue(c, w, i, cap, T, B, p, row) else 1)
     return _first(row)                              # COMMIT_TARGET, WITHDRAW_FROM, WARDROBE: legal[0]
 
 
