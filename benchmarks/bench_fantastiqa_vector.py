@@ -2,6 +2,7 @@
 
     python benchmarks/bench_fantastiqa_vector.py [--num-envs 1024] [--iters 40] [--steps 20000] [--repeats 3]
     python benchmarks/bench_fantastiqa_vector.py --differential 1000 --greedy-games 200   # the long exactness run
+    python benchmarks/bench_fantastiqa_vector.py --differential 0 --greedy-games 60       # greedy games only
 
 Engine time only, one process, 2 players, default rules, uniformly random legal play; a step is one
 move of one game. FantastiqaVector: N games loaded (`set_state`) from positions sampled along whole
@@ -44,6 +45,19 @@ from fantastiqa_rl.vector import FantastiqaVector
 v = FantastiqaVector(4, 3)
 v.reset(np.arange(4))
 v.observe(); v.step(v.legal_mask().argmax(axis=1))
+print(time.perf_counter() - t)
+"""
+
+# the greedy kernel's first call, after the engine's kernels ran once (their compile off this clock)
+_GREEDY_FIRST_CALL = """
+import time, numpy as np
+from fantastiqa_rl.vector import FantastiqaVector
+from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
+v = FantastiqaVector(4, 2, greedy=FantastiqaGreedyAgent)
+v.reset(np.arange(4))
+v.observe(); v.step(v.legal_mask().argmax(axis=1))
+t = time.perf_counter()
+v.greedy_actions()
 print(time.perf_counter() - t)
 """
 
@@ -158,8 +172,10 @@ def time_greedy_scalar(positions: list) -> float:
     return len(positions) / engine
 
 
-def time_greedy_vector(positions: list) -> float:
-    """greedy_actions positions/s with the batch holding `positions` (N = len(positions))."""
+def time_greedy_vector(positions: list, mask_held: bool = False) -> float:
+    """greedy_actions positions/s with the batch holding `positions` (N = len(positions)); with
+    mask_held, the batch's legal mask is computed off the clock first (as in play, where step needs
+    it anyway and greedy_actions reuses it). Counts of what decided: time_greedy_vector.counts."""
     from fantastiqa_rl.vector import FantastiqaVector
     from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 
@@ -167,9 +183,13 @@ def time_greedy_vector(positions: list) -> float:
     for i, s in enumerate(positions):
         v.set_state(i, s)
     v.greedy_actions(np.zeros(len(positions), dtype=bool))   # makes the bots: off the clock
+    if mask_held:
+        v.legal_mask()
     t0 = time.perf_counter()
     v.greedy_actions()
-    return len(positions) / (time.perf_counter() - t0)
+    rate = len(positions) / (time.perf_counter() - t0)
+    time_greedy_vector.counts = {k: v.counts[k] for k in ("kernel_greedy", "fallback_greedy")}
+    return rate
 
 
 def differential(games: int, greedy_games: int, seed: int = 0) -> None:
@@ -181,7 +201,7 @@ def differential(games: int, greedy_games: int, seed: int = 0) -> None:
     per = max(1, games // len(CONFIGS))
     steps = played = 0   # steps: batched steps (one move of every unfinished game of the vector)
     t = time.perf_counter()
-    for c, (n, goal, options) in enumerate(CONFIGS):
+    for c, (n, goal, options) in enumerate(CONFIGS if games else ()):
         v, refs = make(n, goal, options, np.arange(per) + 10_000 + 1000 * c + 100_000 * seed)
         rng = np.random.default_rng(c + 1000 * seed)
         steps += run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
@@ -202,7 +222,9 @@ def differential(games: int, greedy_games: int, seed: int = 0) -> None:
 
         steps += run_differential(v, refs, choose)
         greedy_played += per
-        print(f"  greedy {n}p {options}: {per} games equal at every step (greedy_actions == the bots)", flush=True)
+        print(f"  greedy {n}p {options}: {per} games equal at every step (greedy_actions == the bots; "
+              f"{v.counts['kernel_greedy']} moves by the kernel, {v.counts['fallback_greedy']} by the scalar bot)",
+              flush=True)
     print(f"differential: {played} random games, {greedy_played} greedy games equal at every step "
           f"({steps} batched steps, {time.perf_counter() - t:.0f} s)")
 
@@ -216,8 +238,9 @@ def main(argv=None) -> int:
     parser.add_argument("--env-games", type=int, default=3, help="fantastiqa_rl.env() random games per repeat "
                         "(thousands of steps each)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats (median reported)")
-    parser.add_argument("--differential", type=int, default=0, metavar="G",
-                        help="instead: play G random games through both engines, compared at every step")
+    parser.add_argument("--differential", type=int, default=None, metavar="G",
+                        help="instead: play G random games (0: none) and --greedy-games greedy games through "
+                             "both engines, compared at every step")
     parser.add_argument("--greedy-games", type=int, default=200, help="with --differential: greedy games")
     parser.add_argument("--seed", type=int, default=0, help="with --differential: which games (another seed, "
                         "other games: run it in chunks)")
@@ -225,11 +248,12 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore")
     import fantastiqa_rl
 
-    if args.differential:
+    if args.differential is not None:
         differential(args.differential, args.greedy_games, args.seed)
         return 0
     load_start = os.getloadavg()[0]
     cold, warm = compile_seconds(True, _FIRST_CALLS), compile_seconds(False, _FIRST_CALLS)
+    greedy_cold, greedy_warm = compile_seconds(True, _GREEDY_FIRST_CALL), compile_seconds(False, _GREEDY_FIRST_CALL)
     it = args.iters
     pool = greedy_positions(max(args.num_envs))
     positions = random_positions(max(args.num_envs))
@@ -244,11 +268,13 @@ def main(argv=None) -> int:
             f"FantastiqaVector N={n} mask+step": lambda n=n: time_vector(positions[:n], it, observe=False),
             f"FantastiqaVector N={n} observe+mask+step": lambda n=n: time_vector(positions[:n], it, observe=True),
             f"FantastiqaVector N={n} greedy_actions": lambda n=n: time_greedy_vector(pool[:n]),
+            f"FantastiqaVector N={n} greedy_actions, mask held": lambda n=n: time_greedy_vector(pool[:n], True),
         })
         targets.update({
             f"FantastiqaVector N={n} mask+step": ("scalar core (legal_actions+apply)", 20.0),
             f"FantastiqaVector N={n} observe+mask+step": ("fantastiqa_rl.env() (last+step)", 20.0),
             f"FantastiqaVector N={n} greedy_actions": ("scalar greedy bot (act)", 20.0),
+            f"FantastiqaVector N={n} greedy_actions, mask held": ("scalar greedy bot (act)", 20.0),
         })
     results: dict[str, list] = {name: [] for name in runs}
     for _ in range(args.repeats):
@@ -259,6 +285,8 @@ def main(argv=None) -> int:
           f"scalar {args.steps} steps; load average {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end "
           f"({os.cpu_count()} CPUs)")
     print(f"numba compile (cold cache): {cold:.1f} s; warm start (cache load, with the imports): {warm:.1f} s")
+    print(f"greedy kernel's first call (the engine's kernels loaded): {greedy_cold:.1f} s cold cache, "
+          f"{greedy_warm:.1f} s warm; last greedy run: {time_greedy_vector.counts}")
     c = time_vector.counts
     total_steps, total_masks = c["kernel_steps"] + c["fallback_steps"], c["kernel_masks"] + c["fallback_masks"]
     print(f"last batched run: {c['kernel_steps'] / total_steps:.1%} of steps and {c['kernel_masks'] / total_masks:.1%} "

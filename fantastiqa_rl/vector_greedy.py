@@ -85,13 +85,15 @@ def bot_tables(g, goal_lines, abbey: bool) -> tuple:
     buy = {"gain_gems": None, "draw": None, "draw_keep": 1, "steal_richer": 1}   # None: the effect's x
     buy_fx = np.asarray([sum((e[1] if buy[e[0]] is None else buy[e[0]]) for e in fx[k] if e[0] in buy)
                          for k in range(n)], dtype=np.int64)
+    # a Glass whose effects draw nothing leaves the trial a subset of the hand, one card doubled (_glass_may_complete)
+    no_draw = np.asarray([all(e[0] != "draw" for e in fx[k]) for k in range(n)], dtype=np.bool_)
     want = max(b for _, b in goal_lines) if abbey else 0
     explore = g.layout.explore if abbey else -1
     abbey_sym = np.asarray(g.I_ABBEY_SYMBOL, dtype=np.int64)
     lines = np.asarray(goal_lines if abbey else ((0, 0),), dtype=np.int64).reshape(-1, 2)
     frame = np.asarray([r in LOWER_FRAME for r in range(NUM_POSITIONS)], dtype=np.bool_)
     return (distances(), glass, good, give, rank, buy_fx, np.asarray([want, explore], dtype=np.int64), abbey_sym,
-            lines, frame)
+            lines, frame, no_draw)
 
 
 # ---------------------------------------------------------------- knowledge helpers (the bot's)
@@ -192,7 +194,7 @@ def _value(T, k, need):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _target(c, w, i, cap, T, B, p, have, hand):
     """_target: (quest instance, position) of the quest p can soonest complete; (-1, bazaar) for
     the nearest Beast Bazaar; (-1, -1) for none; (-1, NOT_DECIDED) where the bot would fail."""
@@ -288,10 +290,38 @@ def _copy_row(c, w, i, cc, ww, r):
             cc[r, base + t] = c[i, base + t]
 
 
+@njit(cache=True, inline="always")
+def _glass_may_complete(c, w, i, cap, T, p, wi, wp):
+    """Whether some quest in p's region is met by p's whole hand with every card doubled (plus the
+    cards committed to it): a bound on the trial of a Glass that draws nothing, whose hand after the
+    choice is the hand without the Glass, one card doubled (quest_met only grows with more or
+    doubled cards), so False means the trial finds nothing."""
+    hk, qk, prof = T[0], T[1], T[2]
+    name = w[i, W_REGION + _pos(w, i, p)]
+    hand = R.seat_list(p, P_HAND)
+    pr = wp
+    for t in range(_quest_count(c, w, i, cap, p)):
+        q = _quest_at(c, w, i, cap, p, t)
+        if q < 0 or T[8][qk[q]] != name:
+            continue
+        n = 0
+        for u in range(R.ln(w, i, hand)):
+            k = hk[R.at(c, i, hand, cap, u)]
+            if prof[1, k, 2]:
+                pr[n, 0], pr[n, 1], pr[n, 2] = prof[1, k, 0], prof[1, k, 1], prof[1, k, 2]
+                n += 1
+        n = R.add_committed_profiles(c, w, i, cap, T, p, q, pr, n)
+        if R.quest_met(T, qk[q], pr, n, wi):
+            return True
+    return False
+
+
 @njit(cache=True)
-def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row, wi, wp):
+def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row, wi, wp, draws_nothing):
     """_glass_completes_quest, tried on row copies (cc, ww rows 0 and 1) with the step kernel: the
     hand kind whose doubling lets p complete a quest; -1 if none; NOT_DECIDED where a step is not ported."""
+    if draws_nothing and not _glass_may_complete(c, w, i, cap, T, p, wi, wp):
+        return -1
     _copy_row(c, w, i, cc, ww, 0)
     if not legal_row[A.HAND + k]:
         if not S.apply(cc, ww, 0, cap, T, A.FREE_ACTION, quest0, 0):
@@ -392,7 +422,7 @@ def _abbey_continue(c, w, i, cap, T, B, p, row):
     return match / n > aside / (aside + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, row, wi, wp, have, hand):
     """The bot's _main over the flat set `full`; NOT_DECIDED where the scalar bot must decide."""
     hk, power, qpoints = T[0], T[5], T[16]
@@ -413,7 +443,8 @@ def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, r
                 gk = k
                 break
         if gk >= 0 and _quest_here(c, w, i, cap, T, p):
-            doubled = _glass_completes_quest(c, w, i, cap, T, quest0, p, gk, legal_row, cc, ww, row, wi, wp)
+            doubled = _glass_completes_quest(c, w, i, cap, T, quest0, p, gk, legal_row, cc, ww, row, wi, wp,
+                                             B[10][gk])
             if doubled == NOT_DECIDED:
                 return NOT_DECIDED
             if doubled >= 0:
@@ -473,7 +504,7 @@ def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, r
 
 
 # ---------------------------------------------------------------- the other decisions
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _keep_discard(c, w, i, cap, T, B, p, row, have, hand, keep):
     """END_DISCARD: the first hand kind held beyond _keep_for_target's copies, else DONE;
     NOT_DECIDED where the bot's target fails."""
@@ -530,7 +561,7 @@ def _keep_discard(c, w, i, cap, T, B, p, row, have, hand, keep):
     return A.DONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _chest(c, w, i, cap, T, B, quest0, p, row, have):
     """CHEST: keep the quest of best (deficit + distance - points, kind), or DONE."""
     qregion, qpoints, dist = T[8], T[16], B[0]
