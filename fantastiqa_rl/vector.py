@@ -15,6 +15,7 @@
     v.greedy_actions()      # int64 (N,): the greedy bot's move per game (-1 where over), with
                             # FantastiqaVector(..., greedy=FantastiqaGreedyAgent) (see below)
     v.counts                # what ran where: kernel_steps, fallback_steps, kernel_masks, fallback_masks,
+                            # kernel_greedy, fallback_greedy (after the first greedy_actions),
     v.phase_counts          # unpacks (states built from rows); the same per decision (int64 per phase)
 
 `legal_mask(out=None)` and `observe(seats=None, out=None)` write into preallocated buffers: without
@@ -53,11 +54,18 @@ The observation: `vector_kernels.obs_wire` reads the rows into the ints the enco
 (`fantastiqa_rl.obs_kernel`) reads, bit-equal to `fantastiqa_rl.observe` (the Abbey / team block is
 the scalar `abbey_features` of the game's state).
 
-The greedy opponent: `greedy_actions` drives the scalar bot itself, one instance per (game, seat),
-so its decisions are `make_agent("fantastiqa", "greedy")`'s. The rules package may not import bots
-(tests/test_import_graph.py), so the bot comes in as an argument: `FantastiqaVector(...,
-greedy=FantastiqaGreedyAgent)` (`tabletop_rl.agents.fantastiqa_greedy`; any zero-argument factory
-of an `Agent` with `uses_state`); without one, `greedy_actions` raises ValueError saying so.
+The greedy opponent: the rules package may not import bots (tests/test_import_graph.py), so the bot
+comes in as an argument: `FantastiqaVector(..., greedy=FantastiqaGreedyAgent)`
+(`tabletop_rl.agents.fantastiqa_greedy`; any zero-argument factory of an `Agent` with `uses_state`);
+without one, `greedy_actions` raises ValueError saying so. For the bot class itself (it names its
+batched form, `FantastiqaGreedyAgent.batched_form == "fantastiqa_rl.vector_greedy"`, on the class,
+so a subclass or another factory does not inherit it) `greedy_actions` runs the policy's numba port
+over the rows (`fantastiqa_rl.vector_greedy`, every decision, the Abbey and teams included), with
+the scalar bot on that game's state where the port declines (a Glass trial through a step the
+step kernel leaves to the scalar core); the bot's memory per seat (its statue plan and Glass
+choice) is shared by both paths, so every move is the bot's (tests/test_fantastiqa_vector_greedy.py,
+at every step). Any other factory: one instance per (game, seat) on the game's `FantastiqaState`.
+`counts["kernel_greedy"]` / `["fallback_greedy"]` (and `phase_counts`) say which decided.
 
 Errors: an illegal action raises ValueError naming the game index, the action and why (the scalar
 core's words, with the rule id), and no game changes (every action is checked before any is

@@ -108,33 +108,30 @@ def _gems(w, i, p):
 
 
 @njit(cache=True, inline="always")
+def _add_kind(prof, k, have):
+    """Card kind k's symbols added to have, as _own_symbols counts them (a companion for both)."""
+    m = prof[0, k, 2]
+    if m:
+        a, b = prof[0, k, 0], prof[0, k, 1]
+        have[a] += m
+        if b != a:
+            have[b] += m
+
+
+@njit(cache=True, inline="always")
 def _add_symbols(c, w, i, cap, T, j, have):
-    """_own_symbols over list j, added to have (a companion counts for both of its symbols)."""
-    hk, prof = T[0], T[2]
+    """_own_symbols over list j, added to have."""
     for t in range(R.ln(w, i, j)):
-        k = hk[R.at(c, i, j, cap, t)]
-        m = prof[0, k, 2]
-        if m:
-            a, b = prof[0, k, 0], prof[0, k, 1]
-            have[a] += m
-            if b != a:
-                have[b] += m
+        _add_kind(T[2], T[0][R.at(c, i, j, cap, t)], have)
 
 
 @njit(cache=True, inline="always")
 def _add_committed_symbols(c, w, i, cap, T, p, q, have):
     """_own_symbols over committed[p][q], added to have."""
-    hk, prof = T[0], T[2]
     cards, of = R.seat_list(p, P_C_CARDS), R.seat_list(p, P_C_OF)
     for t in range(R.ln(w, i, cards)):
         if R.at(c, i, of, cap, t) == q:
-            k = hk[R.at(c, i, cards, cap, t)]
-            m = prof[0, k, 2]
-            if m:
-                a, b = prof[0, k, 0], prof[0, k, 1]
-                have[a] += m
-                if b != a:
-                    have[b] += m
+            _add_kind(T[2], T[0][R.at(c, i, cards, cap, t)], have)
 
 
 @njit(cache=True, inline="always")
@@ -621,6 +618,16 @@ def _statue_option(c, w, i, cap, T, p, row, plan):
 
 
 @njit(cache=True, inline="always")
+def _region_nearest(row, dist, want):
+    """The legal REGION r of least (dist[r][want], r) (MOVE_DEST, SETUP_PLACE); NOT_DECIDED if none."""
+    best = -1
+    for r in range(NUM_POSITIONS):
+        if row[A.REGION + r] and (best < 0 or dist[r, want] < dist[best, want]):
+            best = r
+    return NOT_DECIDED if best < 0 else A.REGION + best
+
+
+@njit(cache=True, inline="always")
 def _extreme_value(T, row, lo, need, highest):
     """The kind k with row[lo + k] of least (val, k), or with highest: most (val, -k); -1 if none."""
     Kn = T[2].shape[1]
@@ -704,11 +711,7 @@ def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, sc
         if tpos == NOT_DECIDED:
             return NOT_DECIDED
         want = tpos if tpos >= 0 else _pos(w, i, p)
-        best = -1
-        for r in range(NUM_POSITIONS):
-            if row[A.REGION + r] and (best < 0 or dist[r, want] < dist[best, want]):
-                best = r
-        return NOT_DECIDED if best < 0 else A.REGION + best
+        return _region_nearest(row, dist, want)
     if ph == A.TARGET_SEAT:
         best = -1
         for o in range(MAX_SEATS):
@@ -753,11 +756,7 @@ def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, sc
     if ph == A.SETUP_PLACE:
         quests = R.seat_list(p, P_QUESTS)
         want = w[i, W_NAMEPOS + T[8][T[1][R.at(c, i, quests, cap, 0)]]] if R.ln(w, i, quests) else 0
-        best = -1
-        for r in range(NUM_POSITIONS):
-            if row[A.REGION + r] and (best < 0 or dist[r, want] < dist[best, want]):
-                best = r
-        return NOT_DECIDED if best < 0 else A.REGION + best
+        return _region_nearest(row, dist, want)
     if ph == A.ABBEY_CHOICE:
         return B[6][1] + (2 if _abbey_continue(c, w, i, cap, T, B, p, row) else 1)
     return _first(row)                              # COMMIT_TARGET, WITHDRAW_FROM, WARDROBE: legal[0]
