@@ -76,7 +76,7 @@ class FantastiqaGreedyAgent(Agent):
     """Greedy Fantastiqa bot; needs `state` and `seat` in act()."""
 
     name = "greedy"
-    # FantastiqaVector.greedy_actions runs this class's policy as the numba port in this module
+    # FantastiqaVector.greedy_actions runs this policy as the numba port in the module named here
     # (set on this class only: a subclass that changes the policy keeps the scalar path)
     batched_form = "fantastiqa_rl.vector_greedy"
     uses_state = True

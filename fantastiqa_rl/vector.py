@@ -85,9 +85,16 @@ issue's targets are >= 20x each; measured in one run (load 4.3 at the start, 3.7
     FantastiqaVector N=128 mask+step           386647    4.40   scalar core
     numba compile: 80 s cold cache (~45 s of CPU at that load), 1.0 s warm start
 
-(before the kernels, at load ~8: 0.48x, 1.33x, 1.12x). What is left: the masks of MAIN (1.6 us a
-game), ADV_PAY (3.9 us: the payment mask's enumeration) and the other rich decisions, the
-observation encoder (2.2 us a game), and the greedy bot, which is the scalar bot on each game's state.
+(before the kernels, at load ~8: 0.48x, 1.33x, 1.12x). The greedy row above is the scalar bot per
+game; with the batched greedy (`fantastiqa_rl.vector_greedy`), another run (load 6.7 at the start,
+5.0 at the end; docs/benchmarks.md "Batched greedy"):
+
+    FantastiqaVector N=1024 greedy_actions              74865    5.40   scalar greedy bot  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions, mask held  147641   10.64   scalar greedy bot  >= 20  missed
+
+What is left: the masks of MAIN (1.6 us a game), ADV_PAY (3.9 us: the payment mask's enumeration)
+and the other rich decisions, the observation encoder (2.2 us a game); for the greedy kernel
+(1.3 us a game, best of 40 calls), MAIN options recomputed inside FREE_MENU and the Glass trials.
 """
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ of Abbey._why_no_explore: the vector's MAIN mask leaves EXPLORE to the scalar co
 The bot keeps two fields per seat across decisions (`_plan`: the statue option a VISIT_STATUE was
 chosen for; `_glass_for`: the hand card kind a Looking Glass was played to double); here they are
 arrays per (game, seat), handed to the scalar bot and back whenever it decides, so both paths share
-one memory. `handles()` gives the vector one reset handle per (game, seat): a game dealt again or
-loaded by `set_state` resets its seats' fields, as it resets the scalar bots.
+one memory. `BatchedGreedy.handles` gives the vector one reset handle per (game, seat): a game dealt
+again or loaded by `set_state` resets its seats' fields, as it resets the scalar bots.
 
 Which factory gets the kernel: a class whose own namespace sets `batched_form` to this module's name
 (`FantastiqaGreedyAgent.batched_form`); a subclass that does not set it again, or any other factory,
@@ -36,12 +36,12 @@ from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_state as VS
 from fantastiqa_rl import vector_steps as S
 from fantastiqa_rl.abbey import ABBEY_CAP
-from fantastiqa_rl.board import (CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, NUM_SYMBOLS, P_DRAGON, P_EFFECT, P_FLY, P_GEM,
-                                 P_PEACEFUL)
-from fantastiqa_rl.vector_state import (L_ABBEY_ASIDE, L_ABBEY_DECK, L_ABBEY_RETURNED, L_ARTIFACT_DECK, L_BEAST_DECK, L_REVEALED, MAX_SEATS, NUM_OPEN_QUESTS,
-                                        P_ABBEY, P_C_CARDS, P_C_OF, P_DECK, P_DISCARD, P_HAND, P_QUESTS, S_GEMS,
-                                        S_POS, S_SCORES, W_ACTION_USED, W_BGEMS, W_BOARD, W_CUR, W_NAMEPOS, W_OPEN,
-                                        W_PHASE, W_REGION, W_SEATS, W_STATUE)
+from fantastiqa_rl.board import (CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, NUM_SYMBOLS, P_DRAGON, P_EFFECT,
+                                 P_FLY, P_GEM, P_PEACEFUL)
+from fantastiqa_rl.vector_state import (L_ABBEY_ASIDE, L_ABBEY_DECK, L_ABBEY_RETURNED, L_ARTIFACT_DECK, L_BEAST_DECK,
+                                        MAX_SEATS, NUM_OPEN_QUESTS, P_ABBEY, P_C_CARDS, P_C_OF, P_DECK, P_DISCARD,
+                                        P_HAND, P_QUESTS, S_GEMS, S_POS, S_SCORES, W_ACTION_USED, W_BGEMS, W_BOARD,
+                                        W_CUR, W_NAMEPOS, W_OPEN, W_PHASE, W_REGION, W_SEATS, W_STATUE)
 
 # the bot's effect lists (tabletop_rl.agents.fantastiqa_greedy: GOOD_EFFECTS, the setup order, _best_buy)
 GOOD_EFFECTS = frozenset({"gain_gems", "draw", "gain_carpet", "gain_reshuffle", "steal_richer", "draw_keep",
@@ -82,7 +82,7 @@ def bot_tables(g, goal_lines, abbey: bool) -> tuple:
     give = np.asarray([any(e[0] == "give_card" for e in fx[k]) for k in range(n)], dtype=np.bool_)
     rank = np.asarray([min(SETUP_ORDER.get(e[0], 3) for e in fx[k] or (("", 0, 0),)) for k in range(n)],
                       dtype=np.int64)
-    buy = {"gain_gems": None, "draw": None, "draw_keep": 1, "steal_richer": 1}   # None: the effect's x
+    buy = {"gain_gems": None, "draw": None, "draw_keep": 1, "steal_richer": 1}   # None: the effect's x (_best_buy)
     buy_fx = np.asarray([sum((e[1] if buy[e[0]] is None else buy[e[0]]) for e in fx[k] if e[0] in buy)
                          for k in range(n)], dtype=np.int64)
     # a Glass whose effects draw nothing leaves the trial a subset of the hand, one card doubled (_glass_may_complete)

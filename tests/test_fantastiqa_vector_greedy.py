@@ -14,6 +14,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_greedy as VG
 from fantastiqa_rl.vector import FantastiqaVector
 from tabletop_rl.agents import make_agent
+from tabletop_rl.agents import fantastiqa_greedy as greedy_module
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent, _distances
 from tests.fantastiqa_helpers import reorder_decks, swap_hidden
 from tests.fantastiqa_vector_helpers import TURN_LIMIT, make, standin_variant
@@ -134,8 +135,9 @@ def test_only_the_bot_class_itself_gets_the_kernel():
     assert batched.counts["kernel_greedy"] > 100 and batched.counts["fallback_greedy"] == 0
 
 
-def test_the_board_distances_are_the_bots():
+def test_the_board_distances_and_effect_lists_are_the_bots():
     assert VG.distances().tolist() == _distances()
+    assert VG.GOOD_EFFECTS == greedy_module.GOOD_EFFECTS      # the kernel's copies of the bot's lists
 
 
 def test_greedy_actions_needs_the_bot_with_the_kernel_too():
