@@ -650,7 +650,6 @@ def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, sc
     p = w[i, W_CUR]
     Kn = T[2].shape[1]
     dist = B[0]
-    _needed(c, w, i, cap, T, p, need)
     if ph == A.END_DISCARD:
         return _keep_discard(c, w, i, cap, T, B, p, row, have, hand, keep)
     if ph == A.MAIN or ph == A.FREE_MENU:
@@ -689,6 +688,7 @@ def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, sc
         if nd:
             return A.REGION + dests[0]
         return A.CANCEL if row[A.CANCEL] else _first(row)
+    _needed(c, w, i, cap, T, p, need)               # what the card values below weigh (the bot's `need`)
     if ph == A.ADV_PAY or ph == A.QUEST_PAY:
         if row[A.CONFIRM]:
             return A.CONFIRM
