@@ -229,6 +229,27 @@ def differential(games: int, greedy_games: int, seed: int = 0) -> None:
           f"({steps} batched steps, {time.perf_counter() - t:.0f} s)")
 
 
+def greedy_rows(sizes: list, repeats: int) -> int:
+    """--greedy-only: the greedy rows of the table alone, interleaved, median and every run printed."""
+    load_start = os.getloadavg()[0]
+    pool = greedy_positions(max(sizes))
+    runs = {"scalar greedy bot (act)": lambda: time_greedy_scalar(pool)}
+    for n in sizes:
+        runs[f"N={n} greedy_actions"] = lambda n=n: time_greedy_vector(pool[:n])
+        runs[f"N={n} greedy_actions, mask held"] = lambda n=n: time_greedy_vector(pool[:n], True)
+    results: dict[str, list] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, fn in runs.items():
+            results[name].append(fn())
+    med = {name: statistics.median(vals) for name, vals in results.items()}
+    print(f"greedy decisions/s, median of {repeats} interleaved runs; load average {load_start:.2f} at the start, "
+          f"{os.getloadavg()[0]:.2f} at the end; target >= 20x the scalar bot")
+    for name, vals in results.items():
+        print(f"{name:34s} {med[name]:9.0f} {med[name] / med['scalar greedy bot (act)']:6.2f}x  runs "
+              f"{[round(x) for x in vals]}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--num-envs", type=int, nargs="+", default=[1024, 128, 16],
@@ -242,6 +263,7 @@ def main(argv=None) -> int:
                         help="instead: play G random games (0: none) and --greedy-games greedy games through "
                              "both engines, compared at every step")
     parser.add_argument("--greedy-games", type=int, default=200, help="with --differential: greedy games")
+    parser.add_argument("--greedy-only", action="store_true", help="time only the greedy rows (no compile runs)")
     parser.add_argument("--seed", type=int, default=0, help="with --differential: which games (another seed, "
                         "other games: run it in chunks)")
     args = parser.parse_args(argv)
@@ -251,6 +273,8 @@ def main(argv=None) -> int:
     if args.differential is not None:
         differential(args.differential, args.greedy_games, args.seed)
         return 0
+    if args.greedy_only:
+        return greedy_rows(args.num_envs, args.repeats)
     load_start = os.getloadavg()[0]
     cold, warm = compile_seconds(True, _FIRST_CALLS), compile_seconds(False, _FIRST_CALLS)
     greedy_cold, greedy_warm = compile_seconds(True, _GREEDY_FIRST_CALL), compile_seconds(False, _GREEDY_FIRST_CALL)
