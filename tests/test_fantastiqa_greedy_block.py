@@ -171,3 +171,28 @@ def test_policy_meta_rebuilds_the_observation_in_the_arena_and_in_evaluation(tmp
     plain.reset(np.arange(2))
     with pytest.raises(ValueError, match="batched engine's greedy block"):
         agent.act_batch(plain, np.ones(2, dtype=np.bool_), np.random.default_rng(0))
+
+
+def test_a_tiny_run_trains_over_the_block_through_a_skip_and_the_file_plays_it(tmp_path):
+    """train.py with action_features=greedy: the policy's skip is the batch's greedy block (found from
+    its action_blocks), it starts at skip_init, the warm start's teacher and the block agree, and
+    the saved file records the option so PPOAgent rebuilds the same observation."""
+    import train
+
+    cfg = train.parse_args(["--preset", "tiny", "--game", "fantastiqa", "--options", "action_features=greedy",
+                            "--runs-dir", str(tmp_path), "--run-name", "g", "--n-envs", "4", "--total-steps", "512",
+                            "--eval-every", "0", "--final-eval-games", "4", "--checkpoint-every", "0",
+                            "--bc-samples", "64", "--max-game-steps", "300", "--skip-init", "4"])
+    batch = FantastiqaBatch(1, **GREEDY)
+    starts, init, inputs = train.policy_layout(cfg)
+    assert starts == (batch.n_base,) and init == (4.0,) and len(inputs) == batch.n_base
+    assert train.policy_layout(train.parse_args(["--preset", "fantastiqa"]))[2] is None  # mlp_inputs=all
+    summary = train.train(cfg)
+    assert summary["steps"] == 512
+    weights = PolicyWeights.load(tmp_path / "g" / "policy.npz")
+    assert weights.meta["options"] == GREEDY and [s for s, _ in weights.skip] == [batch.n_base]
+    assert weights.obs_size == batch.obs_size and not weights.weights[0][0][batch.n_base:].any()
+    agent = PPOAgent(weights=weights, game="fantastiqa")
+    result = play_game(get_game("fantastiqa"), [agent, make_agent("fantastiqa", "random")], seed=0,
+                       agent_seeds=[0, 1], max_steps=300)
+    assert result.steps > 0
