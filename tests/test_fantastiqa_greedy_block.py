@@ -158,7 +158,7 @@ def test_policy_meta_rebuilds_the_observation_in_the_arena_and_in_evaluation(tmp
     block_policy(b, coef=50.0).save(path)
     agent = make_agent("fantastiqa", "ppo", path=str(path))
     assert agent.uses_state is True and agent.observation_options == GREEDY
-    assert make_agent("fantastiqa", "ppo").uses_state is False  # a policy without it: as before
+    assert make_agent("fantastiqa", "ppo", version="fantastiqa_2p_v1").uses_state is False  # a policy without it: as before
     spec = get_game("fantastiqa")
     for seed in (0, 1):
         ours = play_game(spec, [agent, make_agent("fantastiqa", "random")], seed=seed, agent_seeds=[0, 1])
@@ -196,3 +196,33 @@ def test_a_tiny_run_trains_over_the_block_through_a_skip_and_the_file_plays_it(t
     result = play_game(get_game("fantastiqa"), [agent, make_agent("fantastiqa", "random")], seed=0,
                        agent_seeds=[0, 1], max_steps=300)
     assert result.steps > 0
+
+
+def batched_game_actions(weights: PolicyWeights, seed: int, max_steps: int = 4000) -> list[int]:
+    """The moves of a game where `weights` (seat 0, as PPOAgent chooses) meets the greedy bot (seat 1),
+    played in a one-game FantastiqaBatch dealt as FantastiqaState.new(2, seed=seed)."""
+    b = FantastiqaBatch(1, **GREEDY)
+    b.reset([seed])
+    chooser = PPOAgent(weights=weights, game="fantastiqa")
+    actions: list[int] = []
+    while not b.terminated[0] and len(actions) < max_steps:
+        if b.current_player[0] == 0:
+            obs = b.observe()[0].copy()
+            logits = np.where(b.legal_mask()[0], weights.logits(obs).astype(np.float64), -np.inf)
+            action = chooser.choose(obs, logits)
+        else:
+            action = int(b.greedy_actions()[0])
+        b.step([action])
+        actions.append(action)
+    return actions
+
+
+def test_make_agent_plays_the_shipped_default_over_its_block():
+    """The shipped default records action_features=greedy: make_agent's bot builds its block from the
+    rules state and plays, in play_game (the arena's path), the moves the batched path plays."""
+    bot = make_agent("fantastiqa", "ppo", seed=0)
+    assert bot.observation_options == GREEDY and bot.uses_state is True
+    for seed in (0, 1):
+        game = play_game(get_game("fantastiqa"), [bot, make_agent("fantastiqa", "greedy")], seed=seed,
+                         agent_seeds=[0, 1], max_steps=4000)
+        assert game.actions == batched_game_actions(bot.policy, seed)
