@@ -270,15 +270,35 @@ class PPOAgent(Agent):
         # play_game observe for this agent with these options.
         self.observation_options = dict(self.policy.meta.get("options") or {})
         self._tried: dict = {}   # observation digest -> {action: times chosen there} (this game)
+        # Fantastiqa's greedy block (action_features="greedy") is encoded by its batched engine, not by
+        # the game spec: the agent observes its game through a one-game FantastiqaBatch of its own,
+        # which needs the rules state (so it asks for it) and is started afresh with each game.
+        self._block = None
+        if self.policy.meta.get("game") == "fantastiqa" and \
+                self.observation_options.get("action_features", "none") != "none":
+            from tabletop_rl.envs.fantastiqa_batch import check_action_features
+
+            check_action_features(self.observation_options["action_features"])
+            self._block = {"kind": self.observation_options["action_features"], "batch": None, "new_game": True}
+            self.uses_state = True
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._tried = {}
+        if self._block is not None:
+            self._block["new_game"] = True
 
     def _own_observation(self, state, seat: int) -> np.ndarray:
         """`seat`'s observation with the options the policy was trained on (given the rules state)."""
         from tabletop_rl.envs import get_game
 
+        if self._block is not None:  # the batched engine's encoding (see __init__)
+            from tabletop_rl.envs.fantastiqa_batch import observe_block_game
+
+            b = self._block
+            b["batch"], obs = observe_block_game(b["batch"], state, seat, b["new_game"], b["kind"])
+            b["new_game"] = False
+            return obs
         spec = get_game(self.policy.meta.get("game", "fae"))
         opts = {k: v for k, v in self.observation_options.items() if k in spec.observation_options}
         return np.asarray(spec.observe(state, seat, **opts), dtype=np.float32)
@@ -314,6 +334,9 @@ class PPOAgent(Agent):
         mask = batch.legal_mask()[g]
         if self._observes_like(batch):
             obs = batch.observe(np.where(games, cur, -1))[g]
+        elif self._block is not None:  # its one-game batch follows one game; these are many
+            raise ValueError(f"this policy observes with {self.observation_options} (the batched engine's greedy "
+                             "block): play it in a batch built with those options")
         else:
             view = getattr(batch, "view", batch.state)
             obs = np.stack([self._own_observation(view(int(i)), int(cur[i])) for i in g])
@@ -327,7 +350,7 @@ class PPOAgent(Agent):
         """Whether `batch.observe` encodes with this policy's observation options (ScalarBatch names
         them; FaeBatch holds history and action_features)."""
         theirs = getattr(batch, "observation_options", None)
-        if theirs is None and hasattr(batch, "history") and hasattr(batch, "action_features"):
+        if theirs is None and hasattr(batch, "history") and hasattr(batch, "action_features"):  # FaeBatch
             theirs = {"history": batch.history, "action_features": batch.action_features}
         return theirs is not None and dict(theirs) == self.observation_options \
             and getattr(batch, "obs_size", None) == self.policy.obs_size

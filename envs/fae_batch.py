@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from fae_rl.board import NUM_ACTIONS
-from fae_rl.features import action_features_size, batch_features, check_action_features, feature_bounds
-from fae_rl.observation import _check_history, observation_high, observation_size
+from fae_rl.features import action_features_size, batch_features, check_action_features, feature_bounds, feature_layout
+from fae_rl.observation import _check_history, observation_high, observation_layout, observation_size
 from fae_rl.vector import FaeVector
 
 POTENTIALS = ("score_diff", "seat_diff")
@@ -59,6 +59,18 @@ class FaeBatch:
     @property
     def rule_options(self) -> dict:
         return {"big_stack_merge": self.engine.big_stack_merge}
+
+    @property
+    def action_blocks(self) -> dict:
+        """name -> (slice, starts on): the per-action blocks (fae_rl.features) train.py's policy adds
+        to its logits; the greedy margin and best flag start at skip_init, the others at 0."""
+        return {name: (sl, name in ("margin", "best"))
+                for name, sl in feature_layout(self.history, self.action_features).items()}
+
+    @property
+    def constant_inputs(self) -> tuple:
+        """Observation slices equal in every game (the terrain): the policy's MLPs leave them out."""
+        return (observation_layout(self.history)["terrain"],)
 
     def reset(self, seeds) -> None:
         self.engine.reset(seeds)

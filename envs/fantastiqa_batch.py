@@ -2,16 +2,29 @@
 
     from tabletop_rl.envs.fantastiqa_batch import FantastiqaBatch
     b = FantastiqaBatch(num_envs=256, num_players=2)     # goal, card_set and every rule option of FantastiqaState.new
+    b = FantastiqaBatch(256, action_features="greedy")   # + the greedy block (below)
 
 A `BatchedGame` (tabletop_rl.envs.game_state): a `FantastiqaVector` (its protocol unchanged:
 observations bit-equal to `fantastiqa_rl.observe`, masks, steps, returns, states) with the
 greedy bot plugged in and Fantastiqa's batched hooks for the learner core (`tabletop_rl.envs.learner`):
 - `greedy_actions(rng, games)`: the greedy bot's move (`tabletop_rl.agents.fantastiqa_greedy`,
   one bot per game and seat, started afresh with each deal: the decisions of the scalar bot in a
-  match), computed only in `games`; the bot breaks no ties at random, so `rng` is not drawn from;
+  match), computed only in `games`; the bot breaks no ties at random, so `rng` is not drawn from.
+  A decision is asked of its bot once: asked again before the game moves on (the greedy block,
+  then the warm start's teacher), the same move comes back (the bot keeps plans between its
+  decisions, e.g. why it went to a statue, so asking twice is not the same as asking once);
 - `potential(seats, kind)`: `fantastiqa_rl.rewards.POTENTIALS` ("score_diff", the game spec's
   potential, and "progress") of seats[i] in game i, read from that seat's observation: public
   information only.
+
+The observation option `action_features` (`ACTION_FEATURE_OPTIONS`; an option of this batch, not
+of the rules package, which may not import bots): "greedy" appends one value per action, 1 on the
+move the mover's greedy bot makes and 0 elsewhere; zeros for a seat not to move and a finished
+game. The greedy bot reads only what its seat may know (its docstring), so the block shows no
+other seat's hand and no deck order (tests/test_fantastiqa_greedy_block.py). The policy adds it to
+its logits through a learned scale (`action_blocks`, tabletop_rl.training.sb3), so it starts as
+greedy play and learns where to deviate. `PPOAgent` observes a scalar game the same way through a
+one-game batch that `follow`s the game (`observe_block_game`): training and play see the same numbers.
 
 It sits in the bots layer (tests/test_import_graph.py): it plays the greedy bot.
 """
@@ -23,34 +36,133 @@ from fantastiqa_rl.rewards import POTENTIALS, potentials
 from fantastiqa_rl.vector import FantastiqaVector
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 
+ACTION_FEATURE_OPTIONS = ("none", "greedy")
+
+
+def check_action_features(kind) -> None:
+    if not isinstance(kind, str) or kind not in ACTION_FEATURE_OPTIONS:
+        raise ValueError(f"Fantastiqa's action_features must be one of {ACTION_FEATURE_OPTIONS}; got {kind!r}")
+
 
 class FantastiqaBatch(FantastiqaVector):
-    """N Fantastiqa games with the greedy bot and the potentials (module docstring)."""
+    """N Fantastiqa games with the greedy bot, the potentials and the greedy block (module docstring)."""
 
     POTENTIALS = POTENTIALS
+    OPTIONS = ("action_features",)  # observation options of this batch beyond the game spec's (make_batch)
 
     def __init__(self, num_envs: int, num_players: int = 2, goal: str = "short", card_set: str | None = None,
-                 **rule_options):
+                 action_features: str = "none", **rule_options):
+        check_action_features(action_features)
         super().__init__(num_envs, num_players, goal=goal, card_set=card_set, greedy=FantastiqaGreedyAgent,
                          **rule_options)
         self.rule_options = dict(goal=goal, card_set=card_set, **rule_options)  # how the core deals a cut game again
+        self.action_features = action_features
         self._teams = self.options["teams"] is True  # Q-TM: a side is a team
-        self._phi_obs = np.zeros((self.num_envs, self.obs_size), dtype=np.float32)
+        self.n_base = self.obs_size
+        self._phi_obs = np.zeros((self.num_envs, self.n_base), dtype=np.float32)
+        self._base = np.zeros((self.num_envs, self.n_base), dtype=np.float32)
+        if action_features == "greedy":
+            self.observation_size = self.obs_size = self.n_base + self.num_actions
+        self._asked = np.zeros(self.num_envs, dtype=np.bool_)  # the bot's move at the decision now is known
+        self._answer = np.full(self.num_envs, -1, dtype=np.int64)
+        self._keep_bots = False
+
+    @property
+    def observation_options(self) -> dict:
+        """The observation options it encodes beyond the spec's defaults (PPOAgent compares them)."""
+        return {} if self.action_features == "none" else {"action_features": self.action_features}
+
+    @property
+    def action_blocks(self) -> dict:
+        """name -> (slice of the observation, starts on): the per-action blocks (one value per action)
+        that train.py's policy adds to its logits through learned scales, each starting at skip_init
+        when `starts on` (tabletop_rl.training.sb3.policy_layout)."""
+        if self.action_features == "none":
+            return {}
+        return {"greedy": (slice(self.n_base, self.n_base + self.num_actions), True)}
+
+    # ------------------------------------------------------------------ a decision is asked once
+    def _reset_agents(self, i: int) -> None:
+        self._asked[i] = False
+        if not self._keep_bots:
+            super()._reset_agents(i)
+
+    def step(self, actions, games=None) -> None:
+        super().step(actions, games=games)  # raises, changing nothing, on an illegal action
+        if games is None:
+            self._asked[:] = False
+        else:
+            self._asked[np.asarray(games, dtype=np.bool_)] = False
+
+    def follow(self, i: int, state) -> None:
+        """Make game i equal to `state`, the next position of the game it plays (a caller that drives
+        one game in its own state, `PPOAgent`): as `set_state`, but its bots keep their plans."""
+        self._keep_bots = True
+        try:
+            self.set_state(i, state)
+        finally:
+            self._keep_bots = False
 
     def greedy_actions(self, rng: np.random.Generator | None = None, games=None) -> np.ndarray:
         """int64 (N,): the greedy bot's move in each unfinished game of `games` (bool (N,); default
         all), -1 elsewhere. `rng` is the core's generator, unused: the bot's choices are deterministic."""
-        return super().greedy_actions(games=games)
+        want = self._chosen(games)
+        new = want & ~self._asked
+        if new.any():
+            self._answer[new] = super().greedy_actions(games=new)[new]
+            self._asked |= new
+        return np.where(want, self._answer, -1)
+
+    # ------------------------------------------------------------------ observations and rewards
+    def observe(self, seats=None, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 (N, obs_size): `fantastiqa_rl.observe(state_i, seats[i])`, then the greedy block
+        where seats[i] is game i's mover (module docstring)."""
+        if self.action_features == "none":
+            return super().observe(seats, out=out)
+        cur = self.current_player
+        seats = cur if seats is None else np.asarray(seats)
+        base = super().observe(seats, out=self._base)  # checks `seats`
+        if out is None:
+            out = np.zeros((self.num_envs, self.obs_size), dtype=np.float32)
+        elif not isinstance(out, np.ndarray) or out.shape != (self.num_envs, self.obs_size) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape ({self.num_envs}, {self.obs_size}); got "
+                             f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
+        out[:, :self.n_base] = base
+        block = out[:, self.n_base:]
+        block[:] = 0.0
+        movers = (seats == cur) & (cur >= 0)
+        if movers.any():
+            g = np.flatnonzero(movers)
+            block[g, self.greedy_actions(games=movers)[g]] = 1.0
+        return out
 
     def potential(self, seats, kind: str = "score_diff") -> np.ndarray:
         """float64 (N,): potential `kind` (fantastiqa_rl.rewards) of seats[i] in game i, finished games included."""
         if kind not in POTENTIALS:
             raise ValueError(f"Fantastiqa's potentials are {POTENTIALS}; got {kind!r}")
-        obs = self.observe(np.asarray(seats), out=self._phi_obs)
+        obs = super().observe(np.asarray(seats), out=self._phi_obs)  # the board only: no bot is asked
         return potentials(obs, kind, self.num_players, self._teams, self.card_set)
 
     def __repr__(self) -> str:
         return "FantastiqaBatch" + super().__repr__()[len("FantastiqaVector"):]
 
 
-__all__ = ["FantastiqaBatch"]
+def observe_block_game(batch: FantastiqaBatch | None, state, seat: int, new_game: bool, action_features: str):
+    """(batch, observation): `seat`'s observation of the scalar game `state` with `action_features`,
+    through a one-game `FantastiqaBatch` that follows the game (its bots keep their plans from
+    one decision to the next; `new_game`: the game is a new one, its bots start afresh). Pass the
+    returned batch back with the game's next position."""
+    if batch is None or (batch.num_players, batch.goal, batch.card_set, batch.options) != \
+            (state.num_players, state.goal_name, state.card_set, state.options):
+        batch = FantastiqaBatch(1, state.num_players, goal=state.goal_name, card_set=state.card_set,
+                                action_features=action_features, **state.options)
+        new_game = True
+    if new_game:
+        batch.set_state(0, state)
+    else:
+        batch.follow(0, state)
+    seats = np.full(1, int(seat), dtype=np.int64)
+    return batch, batch.observe(seats)[0].copy()
+
+
+__all__ = ["ACTION_FEATURE_OPTIONS", "FantastiqaBatch", "check_action_features", "observe_block_game"]

@@ -76,12 +76,18 @@ def batch_class(game: str):
 
 
 def make_batch(game, num_envs: int, num_players: int = 2, batched: bool = True, **options) -> BatchedGame:
-    """N games of `game` with `options` (rule and observation options): its batched engine if it has
-    one and `batched`, else `ScalarBatch`. Unknown options raise ValueError naming them."""
+    """N games of `game` with `options` (rule and observation options, and those of its batched
+    engine's `OPTIONS`, e.g. Fantastiqa's `action_features`): its batched engine if it has one and
+    `batched`, else `ScalarBatch`. Unknown options raise ValueError naming them."""
     spec = game if isinstance(game, GameSpec) else get_game(game)
-    spec.check_options(options)
-    cls = batch_class(spec.name) if batched is True else None
+    engine = batch_class(spec.name)
+    own = tuple(getattr(engine, "OPTIONS", ()))  # observation options only the batched engine encodes
+    spec.check_options(options, also=own)
+    cls = engine if batched is True else None
     if cls is None:
+        if set(options) & set(own):
+            raise ValueError(f"option(s) {sorted(set(options) & set(own))} of {spec.name} are encoded by its batched "
+                             f"engine ({engine.__name__}) only; batched=False (ScalarBatch) cannot encode them")
         return ScalarBatch(spec, num_envs, num_players, **options)
     return cls(num_envs, num_players, **options)
 

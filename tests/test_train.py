@@ -188,7 +188,7 @@ def test_shipped_fantastiqa_policy_is_labelled_stand_in_and_beats_random():
     assert "STAND-IN" in info["card_set"] and info["win_share"]["random"]["games"] >= 1000
     bot = make_agent("fantastiqa", "ppo", seed=0)
     assert bot.policy.meta["game"] == "fantastiqa"
-    r = train.evaluate_policy(bot.policy, "fantastiqa", 2, "random", 20, 4242, {}, max_steps=4000)
+    r = train.evaluate_policy(bot.policy, "fantastiqa", 2, "random", 20, 4242, bot.observation_options, max_steps=4000)
     assert r["win_share"] >= 0.7  # measured >= 0.9 over 1000 games; random vs random would be ~0.5
 
 

@@ -6,7 +6,7 @@ what `train.py` puts together, in the order it uses them.
   (`--reward-fn`); `--vec-env dummy|subproc` builds `SelfPlayEnv`s on the same pool instead
   (`resolve_vec_env`, `_EnvFactory`), the scalar reference of `benchmarks/bench_learner.py`;
 - the policy: `build` (MaskablePPO with `tabletop_rl.ppo_policy.SkipPolicy`, its per-action skip
-  blocks from `policy_layout`), `policy_weights` (its numpy `PolicyWeights`);
+  blocks from `policy_layout`: the game batch's `action_blocks`), `policy_weights` (its numpy `PolicyWeights`);
 - the warm start: `behaviour_clone` (teacher data from the batched engine, `batched_teacher_data`,
   or scalar teacher games; `bc_samples`);
 - learning: `make_callback` (snapshots, evaluations, checkpoints, the time limit and the progress
@@ -15,7 +15,7 @@ what `train.py` puts together, in the order it uses them.
 - resuming: `restore`, `restores_cleanly`.
 
 Every function takes train.py's `Config` (`cfg`); none forks on the game: what differs between
-games comes from tables (`POLICY_LAYOUTS`) and from the game's batch and spec.
+games comes from the game's batch (its per-action blocks, potentials, greedy) and spec.
 """
 from __future__ import annotations
 
@@ -229,35 +229,28 @@ def has_batched_greedy(cfg) -> bool:
 
 
 def policy_layout(cfg) -> tuple[tuple, tuple, tuple | None]:
-    """(skip_starts, skip_init, mlp_inputs) of the policy: the game's per-action observation blocks
-    that reach the logits through learned scales and the inputs its MLPs read (`POLICY_LAYOUTS`);
-    a game without such blocks gets none and an MLP over everything."""
-    layout = POLICY_LAYOUTS.get(cfg.game)
-    return ((), (), None) if layout is None else layout(cfg)
+    """(skip_starts, skip_init, mlp_inputs) of the policy, read from the game's batch for cfg
+    (`make_batch`): its per-action observation blocks (`action_blocks`: Fae's `action_features`,
+    Fantastiqa's greedy block) reach the logits through learned scales, starting at `skip_init`
+    where the batch says so, else at 0; with `mlp_inputs="board"` the MLPs read the rest less the
+    batch's `constant_inputs` (Fae's terrain), with "all" everything. A batch without blocks: no
+    skips, an MLP over everything."""
+    from tabletop_rl.envs.learner import make_batch
 
-
-def fae_policy_layout(cfg) -> tuple[tuple, tuple, tuple | None]:
-    """Fae's `action_features` blocks (`fae_rl.features`) as skips; the MLPs read the board less its
-    constant terrain block (`mlp_inputs="board"`) or everything ("all")."""
-    from fae_rl.features import feature_layout
-    from fae_rl.observation import observation_layout, observation_size
-
-    opts = parse_options(cfg.options)
-    history = opts.get("history", "summary")
-    layout = feature_layout(history, opts.get("action_features", "none"))
-    skip_starts = tuple(sl.start for sl in layout.values())
-    skip_init = tuple(cfg.skip_init if name in ("margin", "best") else 0.0 for name in layout)
     if cfg.mlp_inputs not in ("board", "all"):
         raise ValueError(f"mlp_inputs must be 'board' or 'all'; got {cfg.mlp_inputs!r}")
+    batch = make_batch(cfg.game, 1, cfg.num_players, **parse_options(cfg.options))
+    blocks = list((getattr(batch, "action_blocks", None) or {}).values())
+    skip_starts = tuple(sl.start for sl, _ in blocks)
+    skip_init = tuple(cfg.skip_init if on is True else 0.0 for _, on in blocks)
+    left_out = [sl for sl, _ in blocks] + list(getattr(batch, "constant_inputs", ()))
     mlp_inputs = None
-    if cfg.mlp_inputs == "board":
-        terrain = observation_layout(history)["terrain"]
-        mlp_inputs = tuple(i for i in range(observation_size(history)) if not terrain.start <= i < terrain.stop)
+    if cfg.mlp_inputs == "board" and left_out:
+        keep = np.ones(batch.obs_size, dtype=np.bool_)
+        for sl in left_out:
+            keep[sl] = False
+        mlp_inputs = tuple(int(i) for i in np.flatnonzero(keep))
     return skip_starts, skip_init, mlp_inputs
-
-
-# Each game's per-action observation blocks, for the policy's skips (a game not named here: none).
-POLICY_LAYOUTS = {"fae": fae_policy_layout}
 
 
 def build(cfg, pool):
