@@ -112,6 +112,7 @@ class Config(RLlibFields):
     max_snapshots: int = 8  # snapshots kept (oldest dropped)
     # --- warm start by behaviour cloning (before PPO; policy head only)
     bc_teacher: str = "greedy"  # bot whose moves the policy imitates before PPO ("" = no warm start)
+    init: str = ""  # start PPO's policy head from this policy .npz or shipped version name (e.g. fae_2p_v2) instead of the warm start (sb3; the value net starts fresh)
     bc_samples: int = 0  # teacher decisions to imitate (0 = total_steps / 20, at most 100,000: the warm start scales with the run)
     bc_explore: float = 0.5  # chance each move of the cloning games is random instead of the teacher's
     bc_epochs: int = 5  # passes over the cloning data

@@ -153,29 +153,44 @@ def imitation_loss(logits, masks, targets):
 
 
 class SearchTeacher(MCTSAgent):
-    """Fae's MCTS (`FAE_DEFAULTS`, keyword arguments override them) that also gives the root visit
-    shares of the search its last `act` ran: the distillation target, which says how close the
-    search found the other moves, not only its choice. A forced move (one legal action, no
-    search) gets all its mass."""
+    """Fae's MCTS (`FAE_DEFAULTS`, other keyword arguments override them) that also gives a target
+    distribution from the search its last `act` ran, which says more than its one move:
 
-    def __init__(self, seed: int | None = None, **kwargs):
+    - `target="visits"`: the root visit shares. At the default budget the root's progressive
+      widening spreads 300 visits almost evenly over its ~35 children (largest share ~0.09), so
+      these say mostly which moves the prior ranked first.
+    - `target="values"`: softmax((Q - max Q) / `temperature`) over the root children with at least
+      2 visits, Q the mover's mean value (tanh(margin / 10): 0.1 is about one point of margin): the
+      search's estimate of each tried move after the opponents' replies.
+
+    A forced move (one legal action, no search) gets all the mass."""
+
+    def __init__(self, seed: int | None = None, target: str = "visits", temperature: float = 0.05, **kwargs):
+        if target not in ("visits", "values") or not (isinstance(temperature, (int, float)) and temperature > 0):
+            raise ValueError(f"target must be 'visits' or 'values' and temperature > 0; got {target!r}, {temperature!r}")
         super().__init__(seed=seed, **{**FAE_DEFAULTS, **kwargs})
-        self._visits: dict[int, int] = {}
+        self.target, self.temperature = target, float(temperature)
+        self._root: dict[int, tuple[int, float]] = {}  # action -> (visits, mover's mean value) of the last search
 
     def act(self, observation, action_mask, *, state=None, seat=None) -> int:
-        self._visits = {}
+        self._root = {}
         return super().act(observation, action_mask, state=state, seat=seat)
 
     def _choose(self, root, seat: int) -> int:
-        self._visits = {a: child.n for a, child in root.children.items()}
+        self._root = {a: (child.n, child.w[seat] / max(child.n, 1)) for a, child in root.children.items()}
         return super()._choose(root, seat)
 
     def action_distribution(self, observation, action_mask, **_) -> np.ndarray:
-        """float64 (A,): the visit shares of the last search (its move alone if it did not search)."""
+        """float64 (A,): the target of the last search (module docstring; its move alone if it did not search)."""
         mask = np.asarray(action_mask).astype(bool)
         out = np.zeros(mask.size)
-        if self._visits:
-            for a, n in self._visits.items():
+        tried = {a: q for a, (n, q) in self._root.items() if n >= 2}
+        if self.target == "values" and tried:
+            top = max(tried.values())
+            for a, q in tried.items():
+                out[a] = np.exp((q - top) / self.temperature)
+        elif self._root:
+            for a, (n, _) in self._root.items():
                 out[a] = n
         else:
             out[np.flatnonzero(mask)[0]] = 1.0
@@ -188,7 +203,7 @@ def fae_search_data(policy, opponents: list, games: int, seed: int, num_players:
     `opponents[g % len(opponents)]` with the learner at seat g % num_players, so the seats rotate).
 
     Every decision of the learner is labelled by a `SearchTeacher` (keyword arguments `search`
-    override `FAE_DEFAULTS`) while the learner's own move is played (DAgger: the states the policy
+    override `FAE_DEFAULTS`, or choose its `target`) while the learner's own move is played (DAgger: the states the policy
     reaches); an opponent named "mcts" is the teacher itself and labels its own decisions, which
     costs no extra search. Observations are the learner's (its observation options). All draws
     come from `seed`."""

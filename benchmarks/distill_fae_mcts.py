@@ -7,7 +7,7 @@ Each round: the current policy plays `--games` 2-player games against `--opponen
 rotated), every decision it makes labelled by the root visit shares of `make_agent("fae", "mcts")`'s
 search at its default budget (`tabletop_rl.agents.imitation.fae_search_data`; an MCTS opponent
 labels its own decisions); the labels of every round so far are pooled and the policy is refitted
-to them by cross-entropy from its current weights, skip scales included (`refit_policy`). It is
+to the search's moves (`--targets actions`; or its visit shares) by cross-entropy from its current weights, skip scales included (`refit_policy`). It is
 then saved (`<out>/round<r>.npz`, its labels in `<out>/round<r>_data.npz`: `--data` pools them into
 a later run, and `--rounds 0 --data ...` only refits to them) and measured in the arena against MCTS and greedy (duplicate
 deals, seat-rotated, arena seed `--eval-seed`; the shipped figures use a separate 400/1000-game
@@ -44,11 +44,28 @@ def arena_share(path: str, opponent: str, games: int, seed: int) -> dict:
 
 
 def on_policy_loss(weights: PolicyWeights, obs, masks, probs) -> float:
-    """Cross-entropy of the policy against the search's visit shares on these states (before a refit)."""
+    """Cross-entropy of the policy against the search's labels on these states (before a refit)."""
     import torch
 
     logits = torch.as_tensor(weights.logits(obs.astype(np.float32)))
-    return float(imitation_loss(logits, torch.as_tensor(masks), torch.as_tensor(probs.astype(np.float32))))
+    targets = probs if probs.dtype == np.int64 else probs.astype(np.float32)
+    return float(imitation_loss(logits, torch.as_tensor(masks), torch.as_tensor(targets)))
+
+
+def widened(weights: PolicyWeights, hidden: int, seed: int) -> PolicyWeights:
+    """The same policy with `hidden` units in its one hidden layer: the new units read the same inputs
+    (He-initialised) and start with zero output weights, so the moves are unchanged until a refit."""
+    if len(weights.weights) != 2 or hidden < weights.weights[0][0].shape[1]:
+        raise ValueError(f"--hidden widens a one-hidden-layer policy to at least its "
+                         f"{weights.weights[0][0].shape[1]} units")
+    (w0, b0), (w1, b1) = weights.weights
+    extra = hidden - w0.shape[1]
+    reads = w0.any(axis=1)
+    new_in = np.zeros((w0.shape[0], extra), dtype=np.float32)
+    new_in[reads] = np.random.default_rng(seed).normal(0.0, np.sqrt(2.0 / reads.sum()), (reads.sum(), extra))
+    layers = [(np.hstack([w0, new_in]), np.concatenate([b0, np.zeros(extra, np.float32)])),
+              (np.vstack([w1, np.zeros((extra, w1.shape[1]), np.float32)]), b1)]
+    return PolicyWeights(layers, weights.activation, dict(weights.meta), list(weights.skip))
 
 
 def agreement(weights: PolicyWeights, obs, masks, actions) -> float:
@@ -71,11 +88,11 @@ def load_data(path: str) -> dict:
 
 def refit_and_measure(weights, pooled, args, r, row) -> PolicyWeights:
     """Refit to the pooled labels, save `round<r>.npz`, add the fit and the arena figures to `row`."""
-    all_obs, all_masks, all_probs = (np.concatenate(pooled[k]) for k in ("obs", "masks", "probs"))
+    all_obs, all_masks, targets = (np.concatenate(pooled[k]) for k in ("obs", "masks", args.targets))
     t1 = time.perf_counter()
-    weights, losses = refit_policy(weights, all_obs, all_masks, all_probs, args.epochs, args.learning_rate,
+    weights, losses = refit_policy(weights, all_obs, all_masks, targets, args.epochs, args.learning_rate,
                                    seed=args.seed * 1000 + r, batch=args.batch)
-    del all_obs, all_masks, all_probs
+    del all_obs, all_masks, targets
     weights.meta = {**weights.meta, "distilled_rounds": r, "distill_command": " ".join(sys.argv)}
     path = os.path.join(args.out, f"round{r}.npz")
     weights.save(path)
@@ -98,10 +115,17 @@ def main(argv=None) -> None:
     ap.add_argument("--epochs", type=int, default=4, help="passes over the pooled labels per refit")
     ap.add_argument("--learning-rate", type=float, default=3e-4)
     ap.add_argument("--batch", type=int, default=512)
+    ap.add_argument("--targets", choices=("actions", "probs"), default="actions",
+                    help="fit the search's moves (default) or its distribution (--search-target)")
+    ap.add_argument("--search-target", choices=("visits", "values"), default="visits",
+                    help="the distribution recorded: root visit shares or softmax of the root values "
+                         "(imitation.SearchTeacher)")
+    ap.add_argument("--temperature", type=float, default=0.05, help="of the values target")
     ap.add_argument("--eval-games", type=int, default=100, help="arena games against MCTS per round (0: none)")
     ap.add_argument("--eval-greedy-games", type=int, default=200, help="arena games against greedy per round")
     ap.add_argument("--eval-seed", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hidden", type=int, default=0, help="widen the policy's hidden layer to this many units first")
     ap.add_argument("--data", nargs="*", default=[], help="labels saved by earlier runs (round<r>_data.npz) to pool")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
@@ -111,9 +135,9 @@ def main(argv=None) -> None:
     limit_blas_threads()
     os.makedirs(args.out, exist_ok=True)
     agent = PPOAgent(path=args.init_path) if args.init_path else PPOAgent(version=args.init)
-    weights = agent.policy
+    weights = widened(agent.policy, args.hidden, args.seed) if args.hidden else agent.policy
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
-    pooled = {"obs": [], "masks": [], "probs": []}
+    pooled = {"obs": [], "masks": [], "probs": [], "actions": []}
     for path in args.data:
         data = load_data(path)
         for key in pooled:
@@ -132,13 +156,14 @@ def main(argv=None) -> None:
     for r in range(1, args.rounds + 1):
         t0 = time.perf_counter()
         obs, masks, actions, probs = fae_search_data(PPOAgent(weights=weights), opponents, args.games,
-                                                     seed=args.seed * 1000 + r)
+                                                     seed=args.seed * 1000 + r, target=args.search_target,
+                                                     temperature=args.temperature)
         obs, probs = obs.astype(np.float16), probs.astype(np.float16)  # half the memory; the fit reads float32
         np.savez(os.path.join(args.out, f"round{r}_data.npz"), obs=obs, masks=masks, actions=actions, probs=probs)
         row = {"round": r, "games": args.games, "new_labels": len(masks), "data_s": round(time.perf_counter() - t0, 1),
-               "on_policy_loss_before": round(on_policy_loss(weights, obs, masks, probs), 4),
+               "on_policy_loss_before": round(on_policy_loss(weights, obs, masks, {"actions": actions, "probs": probs}[args.targets]), 4),
                "agreement_before": round(agreement(weights, obs, masks, actions), 4)}
-        for key, value in (("obs", obs), ("masks", masks), ("probs", probs)):
+        for key, value in (("obs", obs), ("masks", masks), ("probs", probs), ("actions", actions)):
             pooled[key].append(value)
         weights = refit_and_measure(weights, pooled, args, r, row)
         report({**row, "round_s": round(time.perf_counter() - t0, 1)})

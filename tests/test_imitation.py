@@ -118,6 +118,14 @@ def test_search_teacher_searches_as_fae_mcts_and_gives_its_visit_shares(fae_spec
     forced[move] = True
     assert teacher.act(None, forced, state=state, seat=seat) == move
     assert teacher.action_distribution(None, forced)[move] == 1.0  # no search: all its mass
+    values = SearchTeacher(seed=5, iterations=60, target="values")
+    assert values.act(None, mask, state=state, seat=seat) == move, "the target does not change the search"
+    q = values.action_distribution(None, mask)
+    assert np.isclose(q.sum(), 1.0) and set(np.flatnonzero(q)) <= set(np.flatnonzero(p))
+    tried = {a: v for a, (n, v) in values._root.items() if n >= 2}
+    assert int(np.argmax(q)) == max(tried, key=tried.get), "the most mass on the best mean value"
+    with pytest.raises(ValueError, match="target must be 'visits' or 'values'"):
+        SearchTeacher(target="moves")
 
 
 def test_fae_search_data_labels_the_learners_own_states_and_is_seeded():
