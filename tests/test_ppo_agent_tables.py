@@ -75,12 +75,19 @@ def test_a_table_without_a_shipped_version_is_refused(fantastiqa_spec):
     assert bot.version == before  # refused: nothing changed
 
 
-def _catalogue(tmp_path, monkeypatch, table_defaults) -> None:
-    entry = {"game": "fae", "options": {}, "command": "c", "figures": {}}
-    versions = [{**entry, "name": f"t_{p}p", "file": f"t{p}.npz", "details": f"t{p}.json", "players": p} for p in (2, 3)]
-    (tmp_path / "versions.json").write_text(json.dumps({"game": "fae", "default": "t_2p", "versions": versions,
-                                                        "table_defaults": table_defaults}))
-    monkeypatch.setitem(pv.POLICY_FOLDERS, "fae", tmp_path)
+@pytest.fixture
+def catalogue_with(tmp_path, monkeypatch):
+    """Writes a 2- and 3-player catalogue with the given table_defaults; the cache is cleared after."""
+    def write(table_defaults):
+        entry = {"game": "fae", "options": {}, "command": "c", "figures": {}}
+        versions = [{**entry, "name": f"t_{p}p", "file": f"t{p}.npz", "details": f"t{p}.json", "players": p}
+                    for p in (2, 3)]
+        (tmp_path / "versions.json").write_text(json.dumps({"game": "fae", "default": "t_2p", "versions": versions,
+                                                            "table_defaults": table_defaults}))
+        monkeypatch.setitem(pv.POLICY_FOLDERS, "fae", tmp_path)
+        pv.catalogue.cache_clear()
+
+    yield write
     pv.catalogue.cache_clear()
 
 
@@ -91,18 +98,12 @@ def _catalogue(tmp_path, monkeypatch, table_defaults) -> None:
     ({"three": "t_3p"}, "must be a table size"),
     (["t_3p"], "must be an object"),
 ])
-def test_malformed_table_defaults_name_the_problem(tmp_path, monkeypatch, table_defaults, words):
-    _catalogue(tmp_path, monkeypatch, table_defaults)
-    try:
-        with pytest.raises(ValueError, match=words):
-            pv.version_names("fae")
-    finally:
-        pv.catalogue.cache_clear()
+def test_malformed_table_defaults_name_the_problem(catalogue_with, table_defaults, words):
+    catalogue_with(table_defaults)
+    with pytest.raises(ValueError, match=words):
+        pv.version_names("fae")
 
 
-def test_table_defaults_are_read(tmp_path, monkeypatch):
-    _catalogue(tmp_path, monkeypatch, {"3": "t_3p"})
-    try:
-        assert pv.default_version("fae", 3) == "t_3p" and pv.default_version("fae") == "t_2p"
-    finally:
-        pv.catalogue.cache_clear()
+def test_table_defaults_are_read(catalogue_with):
+    catalogue_with({"3": "t_3p"})
+    assert pv.default_version("fae", 3) == "t_3p" and pv.default_version("fae") == "t_2p"
