@@ -21,8 +21,9 @@ How the agent learns, in the order `_train` below does it (the parts: `tabletop_
    and value MLPs (`net_arch`). A game with per-action observation blocks (Fae's `action_features`:
    each action's greedy margin and best flag, and the versus margin) adds them to the logits
    through learned scales (`skip_init`, `skip_lr_scale`), so the policy starts near greedy play.
-3. The warm start: the policy imitates a teacher bot (`bc_teacher`, `bc_samples`) before PPO; the
-   learning curve starts at the policy PPO starts from (step 0).
+3. The warm start: the policy imitates a teacher bot (`bc_teacher`, `bc_samples`) before PPO, or
+   `--init` copies a policy's head (a shipped version name or a .npz; the value net starts fresh);
+   the learning curve starts at the policy PPO starts from (step 0).
 4. Learning: PPO for `total_steps` learner steps (or `time_limit_min`); checkpoints (no pickle:
    tensors for `torch.load(weights_only=True)` plus JSON, written atomically) every
    `checkpoint_every` steps; `--resume` continues from the newest one that restores, with the flags
