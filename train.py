@@ -23,8 +23,9 @@ How the agent learns, in the order `_train` below does it (the parts: `tabletop_
    versus margin; Fantastiqa's `action_features=greedy`, 1 on the greedy bot's move) adds them to
    the logits through learned scales (`skip_init`, `skip_lr_scale`), so the policy starts near
    greedy play.
-3. The warm start: the policy imitates a teacher bot (`bc_teacher`, `bc_samples`) before PPO; the
-   learning curve starts at the policy PPO starts from (step 0).
+3. The warm start: the policy imitates a teacher bot (`bc_teacher`, `bc_samples`) before PPO, or
+   `--init` copies a policy's head (a shipped version name or a .npz; the value net starts fresh);
+   the learning curve starts at the policy PPO starts from (step 0).
 4. Learning: PPO for `total_steps` learner steps (or `time_limit_min`); checkpoints (no pickle:
    tensors for `torch.load(weights_only=True)` plus JSON, written atomically) every
    `checkpoint_every` steps; `--resume` continues from the newest one that restores, with the flags
@@ -114,6 +115,7 @@ class Config(RLlibFields):
     max_snapshots: int = 8  # snapshots kept (oldest dropped)
     # --- warm start by behaviour cloning (before PPO; policy head only)
     bc_teacher: str = "greedy"  # bot whose moves the policy imitates before PPO ("" = no warm start)
+    init: str = ""  # start PPO's policy head from this policy .npz or shipped version name (e.g. fae_2p_v2) instead of the warm start (sb3; the value net starts fresh)
     bc_samples: int = 0  # teacher decisions to imitate (0 = total_steps / 20, at most 100,000: the warm start scales with the run)
     bc_explore: float = 0.5  # chance each move of the cloning games is random instead of the teacher's
     bc_epochs: int = 5  # passes over the cloning data

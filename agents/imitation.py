@@ -6,10 +6,18 @@ each decision. `core_teacher_data` does the same at the learner's seat of a lear
 (a batched teacher: one call for every game), and with `policy` it is DAgger (Ross, Gordon and
 Bagnell, 2011): the learner's own policy moves and the teacher only labels, so the data holds the
 states the cloned policy reaches, where its mistakes compound. `imitation_loss` is the masked cross-entropy both backends minimise. Numpy only,
-except `imitation_loss` (torch, imported on use)."""
+except `imitation_loss` (torch, imported on use).
+
+Distilling Fae's search into a policy (`benchmarks/distill_fae_mcts.py`): `SearchTeacher` is Fae's
+MCTS (`FAE_DEFAULTS`) that also gives its root visit shares; `fae_search_data` is DAgger with it as
+the teacher (a policy plays against opponent bots, every decision it makes labelled by the search's
+visit shares, and an MCTS opponent labels its own); `refit_policy` refits a `PolicyWeights` (its
+layers and skip scales) to such labels from its current values (torch, imported on use)."""
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_rl.agents.mcts import FAE_DEFAULTS, MCTSAgent
 
 
 class _Teacher:
@@ -39,6 +47,19 @@ class _Teacher:
             legal = np.flatnonzero(mask)
             a = int(legal[self.rng.integers(legal.size)])
         return a
+
+
+class _Labeller(_Teacher):
+    """DAgger at one seat: the teacher labels every decision (as `_Teacher` records it), `player`
+    makes the move."""
+
+    def __init__(self, teacher, player, rng: np.random.Generator):
+        super().__init__(teacher, rng, 0.0)
+        self.player = player
+
+    def act(self, obs, mask, **kw) -> int:
+        super().act(obs, mask, **kw)
+        return int(self.player.act(obs, mask, **kw))
 
 
 def teacher_data(game: str, num_players: int, teacher: str, samples: int, explore: float, seed: int,
@@ -129,3 +150,124 @@ def imitation_loss(logits, masks, targets):
     if targets.dtype == torch.int64:
         return torch.nn.functional.cross_entropy(logits, targets)
     return -(targets * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
+
+
+class SearchTeacher(MCTSAgent):
+    """Fae's MCTS (`FAE_DEFAULTS`, other keyword arguments override them) that also gives a target
+    distribution from the search its last `act` ran, which says more than its one move:
+
+    - `target="visits"`: the root visit shares. At the default budget the root's progressive
+      widening spreads 300 visits almost evenly over its ~35 children (largest share ~0.09), so
+      these say mostly which moves the prior ranked first.
+    - `target="values"`: softmax((Q - max Q) / `temperature`) over the root children with at least
+      2 visits, Q the mover's mean value (tanh(margin / 10): 0.1 is about one point of margin): the
+      search's estimate of each tried move after the opponents' replies.
+
+    A forced move (one legal action, no search) gets all the mass."""
+
+    def __init__(self, seed: int | None = None, target: str = "visits", temperature: float = 0.05, **kwargs):
+        if target not in ("visits", "values") or not (isinstance(temperature, (int, float)) and temperature > 0):
+            raise ValueError(f"target must be 'visits' or 'values' and temperature > 0; got {target!r}, {temperature!r}")
+        super().__init__(seed=seed, **{**FAE_DEFAULTS, **kwargs})
+        self.target, self.temperature = target, float(temperature)
+        self._root: dict[int, tuple[int, float]] = {}  # action -> (visits, mover's mean value) of the last search
+
+    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+        self._root = {}
+        return super().act(observation, action_mask, state=state, seat=seat)
+
+    def _choose(self, root, seat: int) -> int:
+        self._root = {a: (child.n, child.w[seat] / max(child.n, 1)) for a, child in root.children.items()}
+        return super()._choose(root, seat)
+
+    def action_distribution(self, observation, action_mask, **_) -> np.ndarray:
+        """float64 (A,): the target of the last search (module docstring; its move alone if it did not search)."""
+        mask = np.asarray(action_mask).astype(bool)
+        out = np.zeros(mask.size)
+        tried = {a: q for a, (n, q) in self._root.items() if n >= 2}
+        if self.target == "values" and tried:
+            top = max(tried.values())
+            for a, q in tried.items():
+                out[a] = np.exp((q - top) / self.temperature)
+        elif self._root:
+            for a, (n, _) in self._root.items():
+                out[a] = n
+        else:
+            out[np.flatnonzero(mask)[0]] = 1.0
+        return out / out.sum()
+
+
+def fae_search_data(policy, opponents: list, games: int, seed: int, num_players: int = 2, **search):
+    """(observations, masks, search moves, search visit shares) from `games` Fae games of `policy`
+    (a `PPOAgent`, the learner) against `opponents` (bot names; game g is played against
+    `opponents[g % len(opponents)]` with the learner at seat g % num_players, so the seats rotate).
+
+    Every decision of the learner is labelled by a `SearchTeacher` (keyword arguments `search`
+    override `FAE_DEFAULTS`, or choose its `target`) while the learner's own move is played (DAgger: the states the policy
+    reaches); an opponent named "mcts" is the teacher itself and labels its own decisions, which
+    costs no extra search. Observations are the learner's (its observation options). All draws
+    come from `seed`."""
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.match import drive_bots
+    from tabletop_rl.envs import get_game
+
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1 or not opponents:
+        raise ValueError(f"fae_search_data needs games >= 1 and at least one opponent; got {games!r}, {opponents!r}")
+    spec = get_game("fae")
+    rng = np.random.default_rng(seed)
+
+    def teacher():
+        return SearchTeacher(seed=int(rng.integers(2**63)), **search)
+
+    recorders = []
+    for g in range(games):
+        name = opponents[g % len(opponents)]
+        learner_seat = g % num_players
+        policy.reset()
+        seats = []
+        for s in range(num_players):
+            if s == learner_seat:
+                seats.append(_Labeller(teacher(), policy, rng))
+            elif name == "mcts":
+                seats.append(_Teacher(teacher(), rng, 0.0))
+            else:
+                seats.append(make_agent("fae", name, seed=int(rng.integers(2**63))))
+        recorders += [s for s in seats if isinstance(s, _Teacher)]
+        state = spec.new_state(num_players=num_players, seed=int(rng.integers(2**63)))
+        drive_bots(spec, state, seats, observation_options=policy.observation_options)
+    cat = lambda key, dtype: np.asarray([x for r in recorders for x in getattr(r, key)], dtype=dtype)  # noqa: E731
+    return cat("obs", np.float32), cat("masks", np.bool_), cat("actions", np.int64), cat("probs", np.float32)
+
+
+def refit_policy(weights, obs, masks, targets, epochs: int, learning_rate: float, seed: int, batch: int = 512,
+                 on_epoch=None):
+    """(a new `PolicyWeights`, loss per epoch): `weights` (a `tabletop_rl.agents.ppo_agent.PolicyWeights`)
+    refitted by `fit` to `targets` (action ids or action probabilities) from its current values:
+    every layer and the skip scales. The first layer keeps reading only the inputs it read (its
+    zero rows stay zero: `train.py`'s MLP reads the board, not the per-action blocks the skips add)."""
+    import torch
+
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    act = {"tanh": torch.tanh, "relu": torch.relu}[weights.activation]  # PolicyWeights' activations
+    layers = [(torch.nn.Parameter(torch.tensor(w)), torch.nn.Parameter(torch.tensor(b))) for w, b in weights.weights]
+    reads = torch.tensor(weights.weights[0][0].any(axis=1), dtype=torch.float32)[:, None]
+    coefs = torch.nn.Parameter(torch.tensor([c for _, c in weights.skip], dtype=torch.float32))
+    starts, n_actions = [s for s, _ in weights.skip], weights.num_actions
+
+    def logits_of(x):
+        h = x = x.float()  # the data may be stored in float16
+        for i, (w, b) in enumerate(layers):
+            h = h @ (w * reads if i == 0 else w) + b
+            if i < len(layers) - 1:
+                h = act(h)
+        for k, s in enumerate(starts):
+            h = h + coefs[k] * x[:, s:s + n_actions]
+        return h
+
+    params = [p for layer in layers for p in layer] + ([coefs] if starts else [])
+    losses = fit(logits_of, params, obs, masks, targets, epochs, learning_rate, seed, batch=batch, on_epoch=on_epoch)
+    with torch.no_grad():
+        new = [((w * reads if i == 0 else w).numpy().copy(), b.numpy().copy()) for i, (w, b) in enumerate(layers)]
+        skip = list(zip(starts, coefs.tolist()))
+    return PolicyWeights(new, weights.activation, dict(weights.meta), skip), losses

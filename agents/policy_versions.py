@@ -2,6 +2,8 @@
 
     version_names("fae")                 # ['fae_2p_v1', 'fae_2p_v2', ...]
     default_version("fae")               # the strongest: what make_agent("fae", "ppo") plays
+    default_version("fae", players=3)    # the default at a 3-player table (fae_3p_v1)
+    table_sizes("fae")                   # [2, 3, 4]: the tables with a default
     version_path("fae", "fae_2p_v1")     # fae_rl/policies/fae_2p_v1.npz
     version_entry("fae", "fae_2p_v1")    # name, file, game, players, options, command, figures, ...
 
@@ -9,6 +11,11 @@ The catalogue (`versions.json` beside the policy files: `fae_rl/policies/`, `fan
 is data, never code: a version name is looked up in it and nowhere else, and the file it names must
 be a plain `.npz` name in that folder, so a name from a request or a bot spec (`ppo:version=NAME`)
 can only ever pick one of the shipped files.
+
+A policy is trained at one table size. `default` names the catalogue's default (the 2-player
+table's); the optional `table_defaults` ({"3": name, ...}) names the default of each other table
+size, each a version trained at that size, so the `ppo` bot plays the right one wherever it sits
+and a table without one is refused rather than played by a policy trained elsewhere.
 """
 from __future__ import annotations
 
@@ -18,12 +25,16 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 CATALOGUE_FILE = "versions.json"
 MAX_CATALOGUE_BYTES = 64 * 1024  # the catalogues are a few kB; a bigger file is not one of ours
 NAME = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
 FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}\.npz")
 DETAILS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}\.json")
 ENTRY_KEYS = {"name", "file", "details", "game", "players", "options", "command", "figures"}
+CATALOGUE_KEYS = {"game", "default", "versions"}
+OPTIONAL_KEYS = {"table_defaults"}
 
 
 def _package_dir(name: str) -> Path:
@@ -52,9 +63,10 @@ def catalogue(game: str) -> dict:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _bad(path, f"not JSON ({exc})") from None
-    if not isinstance(data, dict) or set(data) != {"game", "default", "versions"} or data["game"] != game \
-            or not isinstance(data["versions"], list) or not data["versions"]:
-        raise _bad(path, f"must hold game ({game!r}), default and a non-empty list of versions")
+    if not isinstance(data, dict) or not CATALOGUE_KEYS <= set(data) <= CATALOGUE_KEYS | OPTIONAL_KEYS \
+            or data["game"] != game or not isinstance(data["versions"], list) or not data["versions"]:
+        raise _bad(path, f"must hold game ({game!r}), default and a non-empty list of versions "
+                         f"(and optionally {sorted(OPTIONAL_KEYS)})")
     versions = {}
     for entry in data["versions"]:
         if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
@@ -72,7 +84,26 @@ def catalogue(game: str) -> dict:
         versions[name] = entry
     if data["default"] not in versions:
         raise _bad(path, f"default {data['default']!r} is not one of its versions {sorted(versions)}")
-    return {"default": data["default"], "versions": versions}
+    return {"default": data["default"], "versions": versions,
+            "tables": _table_defaults(path, data["default"], data.get("table_defaults", {}), versions)}
+
+
+def _table_defaults(path: Path, default: str, named, versions: dict) -> dict[int, str]:
+    """players -> default version: the catalogue's default at its own table, `table_defaults` at
+    the others (each trained at the table it is the default of)."""
+    tables = {versions[default]["players"]: default}
+    if not isinstance(named, dict):
+        raise _bad(path, "table_defaults must be an object {\"players\": version name}")
+    for key, name in named.items():
+        players = int(key) if isinstance(key, str) and key.isdigit() and len(key) <= 2 else None
+        if players is None or players in tables:
+            raise _bad(path, f"table_defaults key {key!r} must be a table size (digits) other than "
+                             f"{sorted(tables)}, each named once")
+        if not isinstance(name, str) or name not in versions or versions[name]["players"] != players:
+            raise _bad(path, f"table_defaults[{key!r}] = {str(name)[:80]!r} must be a version trained at "
+                             f"{players} players")
+        tables[players] = name
+    return dict(sorted(tables.items()))
 
 
 def version_names(game: str) -> list[str]:
@@ -80,9 +111,21 @@ def version_names(game: str) -> list[str]:
     return list(catalogue(game)["versions"]) if game in POLICY_FOLDERS else []
 
 
-def default_version(game: str) -> str:
-    """The version `make_agent(game, "ppo")` plays: the strongest measured."""
-    return catalogue(game)["default"]
+def default_version(game: str, players: int | None = None) -> str:
+    """The version `make_agent(game, "ppo")` plays: the strongest measured, at a `players` table
+    (None: the catalogue's default). A table without one raises ValueError naming those that have."""
+    cat = catalogue(game)
+    if players is None:
+        return cat["default"]
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or int(players) not in cat["tables"]:
+        raise ValueError(f"no shipped {game} policy for a {str(players)[:20]}-player table; shipped tables: "
+                         f"{list(cat['tables'])} (play another bot there, or pass path=... / version=...)")
+    return cat["tables"][int(players)]
+
+
+def table_sizes(game: str) -> list[int]:
+    """The table sizes with a default version (for `default_version(game, players)`)."""
+    return list(catalogue(game)["tables"])
 
 
 def version_entry(game: str, version: str | None = None) -> dict:
@@ -101,5 +144,5 @@ def version_path(game: str, version: str | None = None) -> Path:
     return POLICY_FOLDERS[game] / file
 
 
-__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "catalogue", "default_version", "version_entry", "version_names",
-           "version_path"]
+__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "catalogue", "default_version", "table_sizes", "version_entry",
+           "version_names", "version_path"]

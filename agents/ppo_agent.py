@@ -3,6 +3,7 @@
     from tabletop_rl.agents.ppo_agent import PPOAgent
     bot = PPOAgent()                                   # the shipped Fae 2-player policy (its default version)
     bot = PPOAgent(version="fae_2p_v1")                # an earlier shipped version, by its catalogue name
+    bot = PPOAgent(num_players=3)                      # the default of the 3-player table (fae_3p_v1)
     bot = PPOAgent(path="runs/<run>/policy.npz")       # a policy file (safe to take from others)
     bot = PPOAgent(path="runs/<run>/model.zip", trust_pickle=True)   # your OWN SB3 model only
     action = bot.act(observation, action_mask)
@@ -13,6 +14,11 @@
 Shipped policies have stable version names (`tabletop_rl.agents.policy_versions`: a JSON catalogue
 beside the files, with the command that trained each and its measured figures); `ppo` plays the
 game's default version, the strongest measured. A version name is only ever looked up there.
+A policy is trained at one table size, so `ppo` without `version=` plays the default of the table it
+sits at: `num_players=` where the caller gives it, else the table read from each observation (Fae's
+and Fantastiqa's say which seats are at the table; `TABLE_READERS`), switching to that table's
+default before it moves; a table without a shipped version raises ValueError naming those with
+one. An explicit `version=` (or `path=`, `weights=`) plays that policy at any table.
 
 The agent keeps only the policy head of the actor-critic (the MLP and action layer) as numpy
 arrays (`PolicyWeights`), so playing needs neither torch nor Stable-Baselines3, a forward pass
@@ -45,7 +51,7 @@ import numpy as np
 from tabletop_rl.agents.base import Agent
 from tabletop_rl.agents.policy_file import (  # noqa: F401  (PolicyFileError and the limits: part of this API)
     ACTIVATIONS, MAX_HEADER_BYTES, MAX_LAYERS, MAX_POLICY_VALUES, PolicyFileError, file_error, read_policy_npz)
-from tabletop_rl.agents.policy_versions import POLICY_FOLDERS, version_entry, version_path
+from tabletop_rl.agents.policy_versions import POLICY_FOLDERS, default_version, version_entry, version_path
 from tabletop_rl.agents.registry import register_agent
 
 
@@ -241,6 +247,23 @@ class PolicyWeights:
         return cls(weights, activation, dict(meta or {}), skip)
 
 
+def _fae_table(obs: np.ndarray) -> int | None:
+    from fae_rl.obs_layout import observation_layout
+
+    return int(round(float(obs[observation_layout("none")["seat_in_game"]].sum())))  # the block precedes history
+
+
+def _fantastiqa_table(obs: np.ndarray) -> int | None:
+    from fantastiqa_rl.observation import observation_layout
+
+    layout = observation_layout()  # the shipped policy's card set: its first blocks, whatever follows
+    return int(sum(round(float(obs[layout[f"p{k}_flags"].start])) for k in range(4)))  # "at the table"
+
+
+#: game -> the table size an observation shows (the seats it marks as at the table)
+TABLE_READERS = {"fae": _fae_table, "fantastiqa": _fantastiqa_table}
+
+
 def default_policy_path(game: str = "fae", version: str | None = None) -> Path:
     """The shipped policy file of `game`: its default version, or `version` (a catalogue name)."""
     return version_path(game, version)
@@ -253,7 +276,7 @@ class PPOAgent(Agent):
 
     def __init__(self, seed: int | None = None, path=None, weights: PolicyWeights | None = None,
                  deterministic: bool = True, game: str = "fae", trust_pickle: bool = False,
-                 version: str | None = None):
+                 version: str | None = None, num_players: int | None = None):
         super().__init__(seed)
         if not isinstance(deterministic, bool):  # a flag is True or False, never a truthy "no"
             raise ValueError(f"deterministic must be True or False; got {deterministic!r}")
@@ -261,7 +284,12 @@ class PPOAgent(Agent):
             raise ValueError("give a ppo bot one of version=, path= or weights=, not several")
         #: the catalogue name of the shipped policy it plays (None: a file or weights of the caller's)
         self.version = None
+        self.game = game
+        #: True while it plays its game's default for whatever table it sees (no version=, path=, weights=)
+        self.follows_table = weights is None and path is None and version is None and num_players is None
         if weights is None and path is None:
+            if version is None and num_players is not None:
+                version = default_version(game, num_players)  # a table without one: ValueError naming those with one
             self.version = version_entry(game, version)["name"]  # an unknown name: ValueError listing them
             path = default_policy_path(game, self.version)
         self.policy = weights if weights is not None else PolicyWeights.load(path, trust_pickle=trust_pickle is True)
@@ -281,6 +309,20 @@ class PPOAgent(Agent):
             check_action_features(self.observation_options["action_features"])
             self._block = {"kind": self.observation_options["action_features"], "batch": None, "new_game": True}
             self.uses_state = True
+        self._table = version_entry(game, self.version)["players"] if self.follows_table else None
+
+    def _sit_at(self, players: int | None) -> None:
+        """Play the default of a `players` table (`follows_table` only): load it if it is not the one
+        loaded; a table without one raises ValueError (and nothing changes)."""
+        if players is None or players == self._table:
+            return
+        version = default_version(self.game, players)
+        policy = PolicyWeights.load(default_policy_path(self.game, version))
+        options = dict(policy.meta.get("options") or {})
+        if options != self.observation_options:  # the caller observes for the options it read at the start
+            raise ValueError(f"the {players}-player default {version} observes with options {options}, not "
+                             f"{self.observation_options}: make this bot with num_players={players}")
+        self.policy, self.version, self._table = policy, version, players
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -307,6 +349,10 @@ class PPOAgent(Agent):
         obs = observation["observation"] if isinstance(observation, dict) else observation
         obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(action_mask).astype(bool)
+        if self.follows_table:
+            read = TABLE_READERS.get(self.game)
+            self._sit_at(state.num_players if state is not None else
+                         read(obs) if read is not None and obs.shape[-1] == self.policy.obs_size else None)
         if obs.shape[-1] != self.policy.obs_size and state is not None and seat is not None:
             obs = self._own_observation(state, seat)  # observed with other options: encode its own
         if obs.shape[-1] != self.policy.obs_size or mask.size != self.policy.num_actions:
@@ -327,6 +373,8 @@ class PPOAgent(Agent):
         when not deterministic."""
         games = np.asarray(games, dtype=np.bool_)
         g = np.flatnonzero(games)
+        if self.follows_table:
+            self._sit_at(getattr(batch, "num_players", None))
         actions = np.full(batch.num_envs, -1, dtype=np.int64)
         if not g.size:
             return actions

@@ -141,12 +141,13 @@ def test_the_table_plays_every_baseline_against_the_references_and_its_elders(tm
     mcts = "mcts:iterations=4"
     result = bt.run_table("fae", 2, games=4, mcts_games=2, mcts=mcts, quiet=True)
     pairs = [(c["entrant"], c["opponent"]) for c in result["pairings"]]
-    v1, v2 = "ppo:version=fae_2p_v1", "ppo:version=fae_2p_v2"
+    v1, v2, v3 = "ppo:version=fae_2p_v1", "ppo:version=fae_2p_v2", "ppo:version=fae_2p_v3"
     assert pairs == [(v1, "random"), (v1, "greedy"), (v1, mcts), (v2, "random"), (v2, "greedy"), (v2, mcts),
-                     (v2, v1), ("greedy", "random"), (mcts, "greedy")]
-    assert [c["games"] for c in result["pairings"]] == [4, 4, 2, 4, 4, 2, 4, 4, 2]
+                     (v2, v1), (v3, "random"), (v3, "greedy"), (v3, mcts), (v3, v1), (v3, v2),
+                     ("greedy", "random"), (mcts, "greedy")]
+    assert [c["games"] for c in result["pairings"]] == [4, 4, 2, 4, 4, 2, 4, 4, 4, 2, 4, 4, 4, 2]
     games = {e["bot"]: e["games"] for e in result["entrants"]}
-    assert games == {v1: 14, v2: 14, "random": 12, "greedy": 14, mcts: 6}  # every game of every pairing
+    assert games == {v1: 18, v2: 18, v3: 18, "random": 16, "greedy": 18, mcts: 8}  # every game of every pairing
     assert all(e["median_move_s"] > 0 and e["openskill_sigma"] > 0 for e in result["entrants"])
     doc = tmp_path / "baselines.md"
     doc.write_text("# Baselines\n\nintro\n")

@@ -97,3 +97,72 @@ def test_core_teacher_data_labels_the_policys_own_states_with_the_teacher():
     ot, _, at = core_teacher_data(core(), greedy, 120, 0.0)
     assert not np.array_equal(ot, o)
     assert np.array_equal(at[:3], a[:3])  # the same first states: the deal
+
+
+# ------------------------------------------------------------------ distilling Fae's search (issue 28)
+def test_search_teacher_searches_as_fae_mcts_and_gives_its_visit_shares(fae_spec):
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.imitation import SearchTeacher
+
+    state = fae_spec.new_state(num_players=2, seed=11)
+    for a in (0, 1, 2):  # into the game a little
+        state.apply(int(state.legal_actions()[a]))
+    seat, mask = state.current_player, fae_spec.action_mask(state, state.current_player).astype(bool)
+    teacher, mcts = SearchTeacher(seed=5, iterations=60), make_agent("fae", "mcts", seed=5, iterations=60)
+    move = teacher.act(None, mask, state=state, seat=seat)
+    assert move == mcts.act(None, mask, state=state, seat=seat), "the same search, the same move"
+    p = teacher.action_distribution(None, mask)
+    assert np.isclose(p.sum(), 1.0) and not p[~mask].any() and p[move] == p.max()
+    assert (p > 0).sum() > 1, "visit shares, not only the move"
+    forced = np.zeros(330, dtype=bool)
+    forced[move] = True
+    assert teacher.act(None, forced, state=state, seat=seat) == move
+    assert teacher.action_distribution(None, forced)[move] == 1.0  # no search: all its mass
+    values = SearchTeacher(seed=5, iterations=60, target="values")
+    assert values.act(None, mask, state=state, seat=seat) == move, "the target does not change the search"
+    q = values.action_distribution(None, mask)
+    assert np.isclose(q.sum(), 1.0) and set(np.flatnonzero(q)) <= set(np.flatnonzero(p))
+    tried = {a: v for a, (n, v) in values._root.items() if n >= 2}
+    assert q[max(tried, key=tried.get)] == q.max(), "the most mass on the best mean value"
+    with pytest.raises(ValueError, match="target must be 'visits' or 'values'"):
+        SearchTeacher(target="moves")
+
+
+def test_fae_search_data_labels_the_learners_own_states_and_is_seeded():
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.imitation import fae_search_data
+
+    def data(version, opponents, seed=3):
+        return fae_search_data(make_agent("fae", "ppo", version=version), opponents, 2, seed, iterations=20)
+
+    o, m, a, p = data("fae_2p_v2", ["greedy"])
+    assert np.array_equal(o, data("fae_2p_v2", ["greedy"])[0]), "same seed, same data"
+    assert o.shape == (len(a), 2183) and m[np.arange(len(a)), a].all() and not (p > 0)[~m].any()
+    # against greedy only the learner's decisions are labelled: one per move of its seat (~half a game)
+    assert 20 <= len(a) <= 45
+    # DAgger: the states are the ones the learner's own moves lead to (another policy, other states)
+    assert not np.array_equal(o[5:10], data("fae_2p_v1", ["greedy"])[0][5:10])
+    # an MCTS opponent labels its own decisions too: both seats' decisions, about twice as many
+    assert len(data("fae_2p_v2", ["mcts"])[2]) > 1.6 * len(a)
+
+
+def test_refit_policy_starts_from_the_weights_and_fits_the_labels():
+    from tabletop_rl.agents.imitation import fae_search_data, refit_policy
+    from tabletop_rl.agents.ppo_agent import PPOAgent
+
+    agent = PPOAgent(version="fae_2p_v2")
+    o, m, _, p = fae_search_data(agent, ["mcts"], 2, 1, iterations=20)
+    same, _ = refit_policy(agent.policy, o, m, p, 0, 1e-3, seed=0)
+    assert all(np.array_equal(x, y) for (x, _), (y, _) in zip(same.weights, agent.policy.weights))
+
+    def loss(w):
+        return imitation_loss(torch.as_tensor(w.logits(o)), torch.as_tensor(m), torch.as_tensor(p)).item()
+
+    # learning rate 0: the fit's loss is the torch forward's over the data, the numpy policy's loss
+    _, frozen = refit_policy(agent.policy, o, m, p, 1, 0.0, seed=0)
+    assert frozen[0] == pytest.approx(loss(agent.policy), rel=1e-4)
+    new, losses = refit_policy(agent.policy, o, m, p, 6, 3e-3, seed=0)
+    assert losses[-1] < losses[0] and loss(new) < loss(agent.policy)
+    assert [s for s, _ in new.skip] == [s for s, _ in agent.policy.skip] and new.skip != agent.policy.skip
+    unread = ~agent.policy.weights[0][0].any(axis=1)
+    assert unread.sum() > 1000 and not new.weights[0][0][unread].any(), "the MLP still reads only the board"

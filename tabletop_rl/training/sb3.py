@@ -519,11 +519,46 @@ def resume_from(ckpt_path: str, ckpt: dict, model, venv, pool, history: dict, ru
                       json.dumps({"checkpoint": name, "num_timesteps": model.num_timesteps}))
 
 
+def init_weights(init: str, game: str):
+    """`--init`: a shipped version name of `game`, else a policy .npz path (no pickle)."""
+    from tabletop_rl.agents.policy_versions import version_names, version_path
+    from tabletop_rl.agents.ppo_agent import PolicyWeights
+
+    return PolicyWeights.load(version_path(game, init) if init in version_names(game) else init)
+
+
+def load_policy_head(model, weights) -> None:
+    """Copy `weights` (a PolicyWeights) into the SB3 policy's MLP, action layer and skip scales: the
+    inverse of `policy_weights`. The value net is left as built. A policy of another shape raises
+    SystemExit naming the layer."""
+    import torch
+
+    policy = model.policy
+    layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)] + [policy.action_net]
+    inputs = getattr(policy, "mlp_inputs", None)
+    if len(layers) != len(weights.weights) or [s for s, _ in weights.skip] != list(getattr(policy, "skip_starts", ())):
+        raise SystemExit(f"--init: a policy of {len(weights.weights)} layers and skips {[s for s, _ in weights.skip]}; "
+                         f"this run's has {len(layers)} and {list(getattr(policy, 'skip_starts', ()))}")
+    with torch.no_grad():
+        for i, (m, (w, b)) in enumerate(zip(layers, weights.weights)):
+            w = w[list(inputs)] if i == 0 and inputs is not None else w
+            if tuple(m.weight.shape) != w.T.shape:
+                raise SystemExit(f"--init: layer {i} is {w.shape[0]} x {w.shape[1]}; this run's is "
+                                 f"{m.weight.shape[1]} x {m.weight.shape[0]} (--net-arch, --mlp-inputs, --options)")
+            m.weight.copy_(torch.as_tensor(w.T))
+            m.bias.copy_(torch.as_tensor(b))
+        if weights.skip:
+            policy.skip_param.copy_(torch.tensor([c for _, c in weights.skip]) / policy.skip_lr_scale)
+
+
 def warm_start(model, cfg, history: dict, run_dir: str, setup_start: float) -> None:
     """Imitate `bc_teacher` (if any), then evaluate the policy PPO starts from: step 0 of the curve."""
     import sys
 
-    if cfg.bc_teacher:
+    if cfg.init:
+        load_policy_head(model, init_weights(cfg.init, cfg.game))
+        print(f"warm start: the policy head of {cfg.init}", file=sys.stderr, flush=True)
+    elif cfg.bc_teacher:
         print(f"warm start: imitating {cfg.bc_teacher} on {bc_samples(cfg):,} decisions ...", file=sys.stderr, flush=True)
         bc = history["bc"] = behaviour_clone(model, cfg)
         print(f"  {bc['data_seconds']:.0f} s of teacher games, {bc['fit_seconds']:.0f} s fitting, "
