@@ -319,8 +319,7 @@ class FantastiqaVector:
         if rows.size < self.num_envs:
             out[seats < 0] = 0.0
         if rows.size:
-            d, starts = K.obs_wire(self._c, self._w, rows, seats[rows], self.num_players, self._cap)
-            _kernel.encode(d, starts, rows, out, *self._tables)
+            _kernel.encode(self._c, self._w, rows, seats[rows], out, self.num_players, self._cap, *self._tables)
             if self._abbey_block is not None:
                 block = self._abbey_block
                 for i, seat in zip(rows.tolist(), seats[rows].tolist()):
