@@ -15,7 +15,9 @@
     v.greedy_actions()      # int64 (N,): the greedy bot's move per game (-1 where over), with
                             # FantastiqaVector(..., greedy=FantastiqaGreedyAgent) (see below)
     v.counts                # what ran where: kernel_steps, fallback_steps, kernel_masks, fallback_masks,
-    v.phase_counts          # unpacks (states built from rows); the same per decision (int64 per phase)
+                            # unpacks (states built from rows), pay_masks_by_counts / pay_masks_enumerated
+                            # (the payment masks' two paths, vector_pay)
+    v.phase_counts          # the same per decision (int64 per phase)
 
 `legal_mask(out=None)` and `observe(seats=None, out=None)` write into preallocated buffers: without
 `out`, into the vector's own (N, A) bool and (N, D) float32 arrays, which the next call overwrites
@@ -159,7 +161,7 @@ class FantastiqaVector:
         self._agents: list | None = None   # greedy bots per (game, seat), made on first use
         # what ran where (tests assert the kernels ran; the benchmark prints it)
         self.counts = {"kernel_steps": 0, "fallback_steps": 0, "kernel_masks": 0, "fallback_masks": 0,
-                       "unpacks": 0}
+                       "unpacks": 0, "pay_masks_by_counts": 0, "pay_masks_enumerated": 0}
         # the same per decision (phase index, actions.PHASES) the game was in
         self.phase_counts = {k: np.zeros(len(A.PHASES), dtype=np.int64) for k in
                              ("kernel_steps", "fallback_steps", "kernel_masks", "fallback_masks")}
@@ -286,6 +288,10 @@ class FantastiqaVector:
             else np.zeros(need.size, dtype=np.int8)
         rest = need[done == 0].tolist()
         self._count("masks", self._w[need, VS.W_PHASE], done)
+        wi = self._ws[0]
+        for name, at in (("pay_masks_by_counts", R.WI_PAY_BY_COUNTS), ("pay_masks_enumerated", R.WI_PAY_ENUMERATED)):
+            self.counts[name] += int(wi[at])
+            wi[at] = 0
         for i in rest:
             legal[i, self._game(i).legal_actions()] = True
         self._legal_ok[need] = True

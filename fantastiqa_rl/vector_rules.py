@@ -18,6 +18,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
 from fantastiqa_rl.powers import kind_held_in_play
 from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, TELEPORT_COST
+from fantastiqa_rl.vector_pay import offered_by_counts
 from fantastiqa_rl.vector_state import (OP_ID, G_LISTS, L_ARTIFACT_DECK, L_BOOSTED, L_DRAGONS, L_POWERED,
                                         L_PAY, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, S_GEMS, S_POS,
@@ -99,8 +100,9 @@ def workspace(cap: int, K: int) -> tuple:
 
 
 # regions of wi (rows = wp.shape[0] // 3 each from WI_COMP on): symbol counts, companions, quest
-# lists, kinds, offsets, a counter per kind, flags
-WI_COUNTS, WI_C2, WI_NEED, WI_COMP = 0, 9, 18, 32
+# lists, kinds, offsets, a counter per kind, flags; at WI_PAY_BY_COUNTS and WI_PAY_ENUMERATED, the
+# number of payment masks computed from counts (vector_pay) and by enumerating (what ran: tests)
+WI_COUNTS, WI_C2, WI_NEED, WI_PAY_BY_COUNTS, WI_PAY_ENUMERATED, WI_COMP = 0, 9, 18, 27, 28, 32
 
 
 # regions from WI_COMP on, `rows` long each (reg(wi, R_...))
@@ -554,7 +556,9 @@ def met(T, creature, req, strength, pr, n, wi):
 @njit(cache=True)
 def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
     """payment.offered_kinds: mark HAND k in row for each hand kind some completion of the payment
-    needs its next copy for (copies in use order: doubled first), given the profiles wp[:nsel] chosen."""
+    needs its next copy for (copies in use order: doubled first), given the profiles wp[:nsel] chosen:
+    from counts per symbol (vector_pay.offered_by_counts) where they apply, else by enumerating
+    every completion as payment.offered_flags does (wi counts which ran)."""
     hk, prof = T[0], T[2]
     hand = seat_list(p, P_HAND)
     nh = ln(w, i, hand)
@@ -582,11 +586,24 @@ def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
                     m += 1
         nk += 1
         start[nk] = m
+    # from counts per symbol (vector_pay) where they apply, else every completion enumerated
+    need = wi[WI_NEED:WI_NEED + NUM_SYMBOLS]
+    need[:] = 0
+    if not creature:
+        for x in range(T[11][req]):
+            need[T[9][req, x]] = T[10][req, x]
+    flags = wi[reg(wi, R_FLAGS):reg(wi, R_FLAGS) + nk]
+    flags[:] = 0
+    if offered_by_counts(creature, req, strength, need, wp, nsel, items, start, nk, flags):
+        wi[WI_PAY_BY_COUNTS] += 1
+        for u in range(nk):
+            if flags[u]:
+                row[A.HAND + kinds[u]] = True
+        return
+    wi[WI_PAY_ENUMERATED] += 1
     pr = wp                                          # the chosen profiles are pr[:nsel] already
     j = wi[reg(wi, R_COUNT):reg(wi, R_COUNT) + nk]
     j[:] = 0
-    flags = wi[reg(wi, R_FLAGS):reg(wi, R_FLAGS) + nk]
-    flags[:] = 0
     while True:
         n = nsel
         for u in range(nk):
