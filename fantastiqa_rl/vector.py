@@ -140,7 +140,7 @@ class FantastiqaVector:
         self._cap = VS.capacity(probe.g)
         self._fixed = VS.template(probe)
         self._strings = VS.Strings()
-        cards = K.Cards(probe.g, probe.opts, n)
+        cards = K.Cards(probe.g, probe.opts, n, goal=probe.goal)
         self._T = cards.args()
         self._kernels = cards.ok       # False: every decision by the scalar core (see vector_rules.Cards)
         self._quest0 = probe.layout.quest

@@ -41,7 +41,7 @@ NB_DEST, _ = _padded([[d for _, d in nb] for nb in NEIGHBOURS])
 class Cards:
     """The card file's tables for the kernels (one vector: one card file, table size and rule set)."""
 
-    def __init__(self, g, opts: dict, n: int):
+    def __init__(self, g, opts: dict, n: int, goal: int = -1):
         K = g.layout.K
         self.hk = np.asarray(g.I_HAND_KIND, dtype=np.int64)
         self.qk = np.asarray(g.I_QUEST_KIND, dtype=np.int64)
@@ -73,7 +73,8 @@ class Cards:
         self.flags = np.asarray([opts["adventure_path"] == "simple", opts["fly_in_adventure"], opts["teams"],
                                  opts["abbey"], opts["turn_loops"] == "forbid", opts["card_use"] == "both",
                                  opts["bought_to"] == "hand", n, opts["mark_return"] == "forbid",
-                                 -1 if limit is None else limit, opts["draw_rule"] == "up_to_5"], dtype=np.int64)
+                                 -1 if limit is None else limit, opts["draw_rule"] == "up_to_5",
+                                 -1 if opts["abbey"] else goal], dtype=np.int64)   # F_GOAL: -1 the scalar core's
         self.cost = np.asarray(g.K_COST, dtype=np.int64)
         self.gem = np.asarray(g.K_GEM, dtype=np.bool_)
         self.raven = np.asarray(g.I_IS_RAVEN, dtype=np.bool_)
@@ -86,11 +87,12 @@ class Cards:
                 op, x, y = (tuple(e) + (0, 0))[:3]
                 self.effects[k, 3 * j:3 * j + 3] = (OP_ID[op], x, y)
         self.n_effects = np.asarray([len(e) for e in g.K_EFFECTS], dtype=np.int64)
+        self.qreward = np.asarray(g.Q_REWARD, dtype=np.int64).reshape(Q, 3)   # gems, carpets, reshuffles
 
     def args(self) -> tuple:
         return (self.hk, self.qk, self.prof, self.vuln, self.strength, self.power, self.syms, self.held,
                 self.qregion, self.need_sym, self.need_cnt, self.need_n, self.flags, self.cost, self.gem,
-                self.raven, self.qpoints, self.effects, self.n_effects)
+                self.raven, self.qpoints, self.effects, self.n_effects, self.qreward)
 
 
 def workspace(cap: int, K: int) -> tuple:
@@ -117,7 +119,7 @@ def reg(wi, j):
 
 # flags (Cards.flags)
 (F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N, F_MARK_FORBID, F_TURN_LIMIT,
- F_UP_TO_5) = range(11)
+ F_UP_TO_5, F_GOAL) = range(12)
 
 
 # ---------------------------------------------------------------- row access (row i of c / w, capacity cap)
