@@ -95,7 +95,7 @@ def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
         qs = wi[R.reg(wi, R.R_QUESTS):]
         for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
             row[quest0 + T[1][qs[t]]] = True
-    if R.legal_free(c, w, i, cap, T, p, scratch, wi):  # _has_free: any free action
+    if R.free_actions(c, w, i, cap, T, p, scratch, wi, True):  # _has_free: any free action
         row[A.FREE_ACTION] = True
         scratch[:] = False
     return True
@@ -128,7 +128,7 @@ def _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp):
     for t in range(R.pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp)):
         row[A.REGION + dests[t]] = True
     row[A.DONE if w[i, W_COUNT] else A.CANCEL] = True
-    if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, T, p, True, visited, prev):
+    if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, flags[R.F_SIMPLE], p, True, visited, prev):
         if w[i, W_SEATS + MAX_SEATS * S_CARPETS + p]:
             row[A.CARPET] = True
         n_pw = _len(w, i, L_POWERED)
@@ -268,9 +268,9 @@ def _effect_row(c, w, i, cap, T, row, quest0, wi, wp):
 
 
 @njit(cache=True)
-def _cancel_budget(w, i, T, row):
+def _cancel_budget(w, i, flags, row):
     """Rules._legal_list: once Q-T2's budget is spent, CANCEL is legal only where nothing else is."""
-    if T[12][R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
+    if flags[R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
         if np.count_nonzero(row) > 1:
             row[A.CANCEL] = False
 
@@ -322,7 +322,7 @@ def legal(c, w, games, out, cap, T, quest0, wi, wp):
             ok = False
         if ok and (ph == A.STATUE_OPTION or ph == A.ADV_MOVE or ph == A.ADV_PAY or ph == A.QUEST_PAY
                    or ph == A.RELEASE):
-            _cancel_budget(w, i, T, row)
+            _cancel_budget(w, i, T[12], row)
         if ok:
             done[g] = 1
     return done

@@ -169,7 +169,7 @@ def remove_at(c, w, i, j, cap, t):
     w[i, W_LEN + j] = k - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def index(c, w, i, j, cap, x):
     """list_j.index(x), or -1."""
     base = j * cap
@@ -215,39 +215,39 @@ def find(c, w, i, j, cap, hk, k, prefer_boosted):
 
 
 @njit(cache=True, inline="always")
-def profile_of(c, w, i, cap, T, x):
-    """Rules._profile of instance x: (a, b, m), m = 0 for a card without symbols."""
-    hk, prof = T[0], T[2]
-    d = 1 if ln(w, i, L_BOOSTED) and contains(c, w, i, L_BOOSTED, cap, x) else 0
-    k = hk[x]
-    return prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
-
-
-@njit(cache=True, inline="always")
-def add_profile(c, w, i, cap, T, x, pr, n):
-    """Append card x's profile to pr (n used) if it has symbols; returns the new n."""
-    a, b, m = profile_of(c, w, i, cap, T, x)
-    if m:
-        pr[n, 0], pr[n, 1], pr[n, 2] = a, b, m
-        n += 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def add_profiles(c, w, i, cap, T, j, pr, n):
-    """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
+def add_profiles(c, w, i, cap, hk, prof, j, pr, n):
+    """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n.
+    Each card's profile (Rules._profile: doubled where boosted) is read here, not by a function
+    per card: a call per card costs ~50 ns even inlined (numba counts references to the array
+    arguments at every call), 10x the loop's own work. The card tables come in as the two arrays
+    hk, prof (T[0], T[2]), not the tuple T, for the same reason."""
+    base = j * cap
+    boosted = ln(w, i, L_BOOSTED) > 0
     for t in range(ln(w, i, j)):
-        n = add_profile(c, w, i, cap, T, at(c, i, j, cap, t), pr, n)
+        x = c[i, base + t]
+        d = 1 if boosted and contains(c, w, i, L_BOOSTED, cap, x) else 0
+        k = hk[x]
+        m = prof[d, k, 2]
+        if m:
+            pr[n, 0], pr[n, 1], pr[n, 2] = prof[d, k, 0], prof[d, k, 1], m
+            n += 1
     return n
 
 
 @njit(cache=True, inline="always")
-def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
-    """Append the profiles of the cards p committed to quest q."""
+def add_committed_profiles(c, w, i, cap, hk, prof, p, q, pr, n):
+    """Append the profiles of the cards p committed to quest q (read as in add_profiles)."""
     cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    boosted = ln(w, i, L_BOOSTED) > 0
     for t in range(ln(w, i, cards)):
-        if at(c, i, of, cap, t) == q:
-            n = add_profile(c, w, i, cap, T, at(c, i, cards, cap, t), pr, n)
+        if c[i, of * cap + t] == q:
+            x = c[i, cards * cap + t]
+            d = 1 if boosted and contains(c, w, i, L_BOOSTED, cap, x) else 0
+            k = hk[x]
+            m = prof[d, k, 2]
+            if m:
+                pr[n, 0], pr[n, 1], pr[n, 2] = prof[d, k, 0], prof[d, k, 1], m
+                n += 1
     return n
 
 
@@ -341,9 +341,8 @@ def quest_met(T, qkind, pr, n, wi):
 
 # ---------------------------------------------------------------- moving (Rules._moves, Rules._pay_moves)
 @njit(cache=True, inline="always")
-def moves_any(w, i, T, p, adventure, visited, prev):
-    """Whether Rules._moves(p, adventure, visited, prev) is non-empty."""
-    simple = T[12][F_SIMPLE]
+def moves_any(w, i, simple, p, adventure, visited, prev):
+    """Whether Rules._moves(p, adventure, visited, prev) is non-empty (simple: T[12][F_SIMPLE])."""
     pos = seat_field(w, i, S_POS, p)
     for j in range(NB_N[pos]):
         if w[i, W_BOARD + NB_SPACE[pos, j]] < 0:
@@ -355,13 +354,13 @@ def moves_any(w, i, T, p, adventure, visited, prev):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
     """Rules._pay_moves: writes the destinations the hand can pay a step to into dests; returns how many."""
     hk, vuln, strength, simple = T[0], T[3], T[4], T[12][F_SIMPLE]
     pos = seat_field(w, i, S_POS, p)
     pr = wp
-    n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
+    n = add_profiles(c, w, i, cap, hk, T[2], seat_list(p, P_HAND), pr, 0)
     k_out = 0
     for j in range(NB_N[pos]):
         x = w[i, W_BOARD + NB_SPACE[pos, j]]
@@ -405,21 +404,23 @@ def write_statue_options(row, bits):
 
 
 # ---------------------------------------------------------------- quests (Rules._completable, _commit_targets)
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def completable(c, w, i, cap, T, p, out, wi, wp):
     """Rules._completable: quest instances p may complete now, personal ones first, into out; returns how many."""
-    qk, qregion = T[1], T[8]
+    hk, qk, prof, qregion = T[0], T[1], T[2], T[8]
     name = w[i, W_REGION + seat_field(w, i, S_POS, p)]
     quests = seat_list(p, P_QUESTS)
     nq = ln(w, i, quests)
     pr = wp
     k_out = 0
+    n_hand = -1                                     # the hand's profiles at pr[:n_hand], made once
     for t in range(nq + NUM_OPEN_QUESTS):
         q = at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
         if q < 0 or qregion[qk[q]] != name:
             continue
-        n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
-        n = add_committed_profiles(c, w, i, cap, T, p, q, pr, n)
+        if n_hand < 0:
+            n_hand = add_profiles(c, w, i, cap, hk, prof, seat_list(p, P_HAND), pr, 0)
+        n = add_committed_profiles(c, w, i, cap, hk, prof, p, q, pr, n_hand)
         if quest_met(T, qk[q], pr, n, wi):
             out[k_out] = q
             k_out += 1
@@ -466,9 +467,16 @@ def opponents_here(w, i, T, p):
 @njit(cache=True)
 def legal_free(c, w, i, cap, T, p, row, wi):
     """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
-    hk = T[0]
+    return free_actions(c, w, i, cap, T, p, row, wi, False)
+
+
+@njit(cache=True, inline="always")
+def free_actions(c, w, i, cap, T, p, row, wi, first):
+    """Rules._legal_free(p) into row (bool, all False on entry); returns how many. With `first`,
+    stops at the first one found (Rules._has_free: MAIN asks only whether there is one)."""
+    hk, simple = T[0], T[12][F_SIMPLE]
     count = 0
-    if seat_field(w, i, S_CARPETS, p) and moves_any(w, i, T, p, False, 0, -1):
+    if seat_field(w, i, S_CARPETS, p) and moves_any(w, i, simple, p, False, 0, -1):
         row[A.CARPET] = True
         count += 1
     if seat_field(w, i, S_RESHUFFLES, p) and ln(w, i, seat_list(p, P_DISCARD)):
@@ -480,6 +488,8 @@ def legal_free(c, w, i, cap, T, p, row, wi):
         if q >= 0 and tok != q and not contains(c, w, i, L_TOKEN_LEFT, cap, q):
             row[A.MARK + j] = True
             count += 1
+    if first and count:
+        return count
     hand = seat_list(p, P_HAND)
     n_pw = ln(w, i, L_POWERED)
     # Powers._power_ok's position checks, once per game (each depends on the power alone, and a
@@ -496,7 +506,7 @@ def legal_free(c, w, i, cap, T, p, row, wi):
             ok = False
         elif pw == P_FLY:
             if fly < 0:
-                fly = 1 if moves_any(w, i, T, p, False, 0, -1) else 0
+                fly = 1 if moves_any(w, i, simple, p, False, 0, -1) else 0
             ok = fly == 1
         elif pw == P_KEY:
             if held[k]:
@@ -518,6 +528,8 @@ def legal_free(c, w, i, cap, T, p, row, wi):
         if ok:
             row[A.HAND + k] = True
             count += 1
+            if first:
+                return count
     order = seat_list(p, P_C_ORDER)
     if ln(w, i, order):
         K = T[2].shape[1]
@@ -584,7 +596,8 @@ def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
             for u in range(nh):
                 x = at(c, i, hand, cap, u)
                 if hk[x] == k and (ln(w, i, L_BOOSTED) > 0 and contains(c, w, i, L_BOOSTED, cap, x)) == boosted_pass:
-                    items[m, 0], items[m, 1], items[m, 2] = profile_of(c, w, i, cap, T, x)
+                    d = 1 if boosted_pass else 0            # Rules._profile of x: its doubling known here
+                    items[m, 0], items[m, 1], items[m, 2] = prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
                     m += 1
         nk += 1
         start[nk] = m
@@ -640,9 +653,9 @@ def legal_pay(c, w, i, cap, T, p, quest_pay, row, wi, wp):
     hk, qk = T[0], T[1]
     target = w[i, W_TARGET]
     sel = wp
-    nsel = add_profiles(c, w, i, cap, T, L_PAY, sel, 0)
+    nsel = add_profiles(c, w, i, cap, hk, T[2], L_PAY, sel, 0)
     if quest_pay:
-        nsel = add_committed_profiles(c, w, i, cap, T, p, target, sel, nsel)
+        nsel = add_committed_profiles(c, w, i, cap, hk, T[2], p, target, sel, nsel)
         creature, req, strength = False, qk[target], 0
     else:
         k = hk[w[i, W_BOARD + target]]
