@@ -235,8 +235,9 @@ def add_profiles(c, w, i, cap, hk, prof, j, pr, n):
 
 
 @njit(cache=True, inline="always")
-def add_committed_profiles(c, w, i, cap, hk, prof, p, q, pr, n):
+def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
     """Append the profiles of the cards p committed to quest q (read as in add_profiles)."""
+    hk, prof = T[0], T[2]
     cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
     boosted = ln(w, i, L_BOOSTED) > 0
     for t in range(ln(w, i, cards)):
@@ -420,7 +421,7 @@ def completable(c, w, i, cap, T, p, out, wi, wp):
             continue
         if n_hand < 0:
             n_hand = add_profiles(c, w, i, cap, hk, prof, seat_list(p, P_HAND), pr, 0)
-        n = add_committed_profiles(c, w, i, cap, hk, prof, p, q, pr, n_hand)
+        n = add_committed_profiles(c, w, i, cap, T, p, q, pr, n_hand)
         if quest_met(T, qk[q], pr, n, wi):
             out[k_out] = q
             k_out += 1
@@ -655,7 +656,7 @@ def legal_pay(c, w, i, cap, T, p, quest_pay, row, wi, wp):
     sel = wp
     nsel = add_profiles(c, w, i, cap, hk, T[2], L_PAY, sel, 0)
     if quest_pay:
-        nsel = add_committed_profiles(c, w, i, cap, hk, T[2], p, target, sel, nsel)
+        nsel = add_committed_profiles(c, w, i, cap, T, p, target, sel, nsel)
         creature, req, strength = False, qk[target], 0
     else:
         k = hk[w[i, W_BOARD + target]]
