@@ -25,14 +25,15 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import NUM_POSITIONS, NUM_SPACES, NUM_SYMBOLS, SPACES
 from fantastiqa_rl.observation import (GEM_SCALE, MAX_PERSONAL_QUESTS, MAX_PLAYERS, SCORE_SCALE, SIZE_SCALE,
                                        TOKEN_SCALE, TURN_CLIP, _SPACE_FEATURES, _Encoder)
-from fantastiqa_rl.vector_state import (G_LISTS, L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DECK, L_BOOSTED,
+from fantastiqa_rl.vector_state import (L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DECK, L_BOOSTED,
                                         L_CREATURE_DECK, L_DRAGONS, L_IN_PLAY, L_PAY, L_POWERED, L_QUEST_DECK,
-                                        L_RELEASE, L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS,
+                                        L_RELEASE, L_REVEALED, L_TOKEN_LEFT, NUM_OPEN_QUESTS,
                                         P_C_CARDS, P_C_OF, P_C_ORDER, P_COMPLETED, P_DECK, P_DISCARD, P_HAND,
-                                        P_LISTS, P_QUESTS, S_BONUS, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
+                                        P_QUESTS, S_BONUS, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
                                         S_SCORES, S_TOKEN, W_ACTION_USED, W_BGEMS, W_BOARD, W_COUNT, W_CUR, W_KEY,
                                         W_LEN, W_NAMEPOS, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_REASON, W_REGION,
-                                        W_SEATS, W_STATUE, W_SUPPLY, W_TARGET, W_TURNS, W_VISITED)
+                                        W_STATUE, W_SUPPLY, W_TARGET, W_TURNS, W_VISITED)
+from fantastiqa_rl.vector_rules import ln, seat_field, seat_list
 
 # Offsets the kernel needs, in this order (OFF[j] = encoder offset of _OFF_NAMES[j]).
 _OFF_NAMES = ("phase", "turn_flags", "turns", "own_hand", "own_deck", "own_hand_symbols",
@@ -78,21 +79,6 @@ class Tables:
 
 
 @njit(cache=True, inline="always")
-def _len(w, i, j):
-    return w[i, W_LEN + j]
-
-
-@njit(cache=True, inline="always")
-def _seat_list(p, f):
-    return G_LISTS + P_LISTS * p + f
-
-
-@njit(cache=True, inline="always")
-def _seat_field(w, i, f, p):
-    return w[i, W_SEATS + MAX_SEATS * f + p]
-
-
-@njit(cache=True, inline="always")
 def _count_kinds(row, base, c, w, i, j, cap, kinds):
     """row[base + kinds[x]] += 1 for each item x of list j."""
     for t in range(w[i, W_LEN + j]):
@@ -111,8 +97,8 @@ def _quest_features(row, base, kq, name_pos_of, units, hk, qneed, qpoints, c, w,
     if q < 0:
         return
     b = base + NUM_SYMBOLS + NUM_POSITIONS + 1
-    cards, of = _seat_list(seat, P_C_CARDS), _seat_list(seat, P_C_OF)
-    for t in range(_len(w, i, cards)):
+    cards, of = seat_list(seat, P_C_CARDS), seat_list(seat, P_C_OF)
+    for t in range(ln(w, i, cards)):
         if c[i, of * cap + t] == q:
             k = hk[c[i, cards * cap + t]]
             for j in range(NUM_SYMBOLS):
@@ -138,16 +124,16 @@ def _encode_row(row, c, w, i, seat, n, cap, off, poff, hk, qk, units, space_feat
     row[off[O_TURNS]] = np.float32(min(w[i, W_TURNS] / n, TURN_CLIP) / TURN_CLIP)
     # the observer's hand (counts and symbol units) and deck composition
     bh, bs = off[O_OWN_HAND], off[O_OWN_HAND_SYMBOLS]
-    hand = _seat_list(seat, P_HAND)
-    for t in range(_len(w, i, hand)):
+    hand = seat_list(seat, P_HAND)
+    for t in range(ln(w, i, hand)):
         k = hk[c[i, hand * cap + t]]
         row[bh + k] += 1.0
         for x in range(NUM_SYMBOLS):
             row[bs + x] += units[k, x]
-    _count_kinds(row, off[O_OWN_DECK], c, w, i, _seat_list(seat, P_DECK), cap, hk)
+    _count_kinds(row, off[O_OWN_DECK], c, w, i, seat_list(seat, P_DECK), cap, hk)
     # own personal quests
-    lq = _seat_list(seat, P_QUESTS)
-    for t in range(min(_len(w, i, lq), MAX_PERSONAL_QUESTS)):
+    lq = seat_list(seat, P_QUESTS)
+    for t in range(min(ln(w, i, lq), MAX_PERSONAL_QUESTS)):
         q = c[i, lq * cap + t]
         base = off[O_OWN_QUEST0 + t]
         row[base] += 1.0
@@ -161,40 +147,40 @@ def _encode_row(row, c, w, i, seat, n, cap, off, poff, hk, qk, units, space_feat
         row[o[0]] += 1.0
         if p == cur and not terminal:
             row[o[0] + 1] += 1.0
-        pos = _seat_field(w, i, S_POS, p)
+        pos = seat_field(w, i, S_POS, p)
         if pos >= 0:
             row[o[1] + pos] += 1.0
         x = o[2]
-        row[x] = np.float32(_seat_field(w, i, S_GEMS, p) / GEM_SCALE)
-        row[x + 1] = np.float32(_seat_field(w, i, S_CARPETS, p) / TOKEN_SCALE)
-        row[x + 2] = np.float32(_seat_field(w, i, S_RESHUFFLES, p) / TOKEN_SCALE)
-        row[x + 3] = np.float32(_seat_field(w, i, S_SCORES, p) / SCORE_SCALE)
-        row[x + 4] = np.float32(_seat_field(w, i, S_BONUS, p) / TOKEN_SCALE)
-        row[x + 5] = np.float32(_len(w, i, _seat_list(p, P_HAND)) / SIZE_SCALE)
-        row[x + 6] = np.float32(_len(w, i, _seat_list(p, P_DECK)) / SIZE_SCALE)
-        row[x + 7] = np.float32(_len(w, i, _seat_list(p, P_DISCARD)) / SIZE_SCALE)
-        row[x + 8] = np.float32(_len(w, i, _seat_list(p, P_COMPLETED)) / SIZE_SCALE)
-        tok = _seat_field(w, i, S_TOKEN, p)
+        row[x] = np.float32(seat_field(w, i, S_GEMS, p) / GEM_SCALE)
+        row[x + 1] = np.float32(seat_field(w, i, S_CARPETS, p) / TOKEN_SCALE)
+        row[x + 2] = np.float32(seat_field(w, i, S_RESHUFFLES, p) / TOKEN_SCALE)
+        row[x + 3] = np.float32(seat_field(w, i, S_SCORES, p) / SCORE_SCALE)
+        row[x + 4] = np.float32(seat_field(w, i, S_BONUS, p) / TOKEN_SCALE)
+        row[x + 5] = np.float32(ln(w, i, seat_list(p, P_HAND)) / SIZE_SCALE)
+        row[x + 6] = np.float32(ln(w, i, seat_list(p, P_DECK)) / SIZE_SCALE)
+        row[x + 7] = np.float32(ln(w, i, seat_list(p, P_DISCARD)) / SIZE_SCALE)
+        row[x + 8] = np.float32(ln(w, i, seat_list(p, P_COMPLETED)) / SIZE_SCALE)
+        tok = seat_field(w, i, S_TOKEN, p)
         if tok >= 0:
             for x in range(NUM_OPEN_QUESTS):
                 if w[i, W_OPEN + x] == tok:
                     row[o[3] + x] += 1.0
-        _count_kinds(row, o[4], c, w, i, _seat_list(p, P_DISCARD), cap, hk)
+        _count_kinds(row, o[4], c, w, i, seat_list(p, P_DISCARD), cap, hk)
         # committed cards, quest by quest in the map's order (C_ORDER), as observe iterates the dict
-        order, cards, of = _seat_list(p, P_C_ORDER), _seat_list(p, P_C_CARDS), _seat_list(p, P_C_OF)
-        for t in range(_len(w, i, order)):
+        order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+        for t in range(ln(w, i, order)):
             q = c[i, order * cap + t]
-            for u in range(_len(w, i, cards)):
+            for u in range(ln(w, i, cards)):
                 if c[i, of * cap + u] == q:
                     row[o[5] + hk[c[i, cards * cap + u]]] += 1.0
-        _count_kinds(row, o[6], c, w, i, _seat_list(p, P_QUESTS), cap, qk)
-        _count_kinds(row, o[7], c, w, i, _seat_list(p, P_COMPLETED), cap, qk)
+        _count_kinds(row, o[6], c, w, i, seat_list(p, P_QUESTS), cap, qk)
+        _count_kinds(row, o[7], c, w, i, seat_list(p, P_COMPLETED), cap, qk)
     # board
     b, x = off[O_REGION_AT], off[O_STATUE_AT]
     for r in range(NUM_POSITIONS):
         row[b + NUM_POSITIONS * r + w[i, W_REGION + r]] += 1.0
         row[x + 3 * r + w[i, W_STATUE + r]] += 1.0
-    my_pos = _seat_field(w, i, S_POS, seat)
+    my_pos = seat_field(w, i, S_POS, seat)
     sf, sk = off[O_SPACE_FEATURES], off[O_SPACE_KIND]
     for s in range(NUM_SPACES):
         x = w[i, W_BOARD + s]
@@ -211,7 +197,7 @@ def _encode_row(row, c, w, i, seat, n, cap, off, poff, hk, qk, units, space_feat
             row[base + 1] += 1.0
         if my_pos >= 0 and adj[my_pos, s]:
             row[base + 2] += 1.0
-    my_tok = _seat_field(w, i, S_TOKEN, seat)
+    my_tok = seat_field(w, i, S_TOKEN, seat)
     for x in range(NUM_OPEN_QUESTS):
         q = w[i, W_OPEN + x]
         if q < 0:
@@ -223,7 +209,7 @@ def _encode_row(row, c, w, i, seat, n, cap, off, poff, hk, qk, units, space_feat
         if my_tok == q:
             row[base + 2] += 1.0
         if seat == cur:
-            for t in range(_len(w, i, L_TOKEN_LEFT)):
+            for t in range(ln(w, i, L_TOKEN_LEFT)):
                 if c[i, L_TOKEN_LEFT * cap + t] == q:
                     row[base + 3] += 1.0
                     break
@@ -236,11 +222,11 @@ def _encode_row(row, c, w, i, seat, n, cap, off, poff, hk, qk, units, space_feat
     row[b + 1] = np.float32(w[i, W_SUPPLY + 1] / TOKEN_SCALE)
     row[b + 2] = np.float32(w[i, W_SUPPLY + 2] / TOKEN_SCALE)
     row[b + 3] = np.float32(w[i, W_SUPPLY + 3] / TOKEN_SCALE)
-    row[b + 4] = np.float32(_len(w, i, L_DRAGONS) / TOKEN_SCALE)
-    row[b + 5] = np.float32(_len(w, i, L_CREATURE_DECK) / SIZE_SCALE)
-    row[b + 6] = np.float32(_len(w, i, L_ARTIFACT_DECK) / SIZE_SCALE)
-    row[b + 7] = np.float32(_len(w, i, L_BEAST_DECK) / SIZE_SCALE)
-    row[b + 8] = np.float32(_len(w, i, L_QUEST_DECK) / SIZE_SCALE)
+    row[b + 4] = np.float32(ln(w, i, L_DRAGONS) / TOKEN_SCALE)
+    row[b + 5] = np.float32(ln(w, i, L_CREATURE_DECK) / SIZE_SCALE)
+    row[b + 6] = np.float32(ln(w, i, L_ARTIFACT_DECK) / SIZE_SCALE)
+    row[b + 7] = np.float32(ln(w, i, L_BEAST_DECK) / SIZE_SCALE)
+    row[b + 8] = np.float32(ln(w, i, L_QUEST_DECK) / SIZE_SCALE)
     # the decision in progress
     if not terminal:
         _count_kinds(row, off[O_PAY], c, w, i, L_PAY, cap, hk)
@@ -265,7 +251,7 @@ def _encode_row(row, c, w, i, seat, n, cap, off, poff, hk, qk, units, space_feat
                     row[b + r] += 1.0
         if phase == A.TARGET_SEAT:
             row[off[O_TARGET_REASON] + w[i, W_REASON]] += 1.0
-        if seat == cur and _len(w, i, L_REVEALED) > 0:   # drawn cards: only the drawer sees them
+        if seat == cur and ln(w, i, L_REVEALED) > 0:   # drawn cards: only the drawer sees them
             if phase == A.CHEST:
                 _count_kinds(row, off[O_DRAWN_QUESTS], c, w, i, L_REVEALED, cap, qk)
             else:

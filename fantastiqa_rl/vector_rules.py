@@ -215,16 +215,17 @@ def find(c, w, i, j, cap, hk, k, prefer_boosted):
 
 
 @njit(cache=True, inline="always")
-def add_profiles(c, w, i, cap, hk, prof, j, pr, n):
-    """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n.
-    Each card's profile (Rules._profile: doubled where boosted) is read here, not by a function
-    per card: a call per card costs ~50 ns even inlined (numba counts references to the array
-    arguments at every call), 10x the loop's own work. The card tables come in as the two arrays
-    hk, prof (T[0], T[2]), not the tuple T, for the same reason."""
-    base = j * cap
+def _add_list_profiles(c, w, i, cap, hk, prof, j, of, q, pr, n):
+    """Append the profiles of list j's cards with symbols (only those whose entry in list `of` is q,
+    where of >= 0) to pr (n used); returns the new n. Each card's profile (Rules._profile: doubled
+    where boosted) is read here, not by a function per card: a call per card costs ~50 ns even
+    inlined (numba counts references to the array arguments at every call), 10x the loop's own
+    work. The card tables come in as the two arrays hk, prof (T[0], T[2]), not the tuple T."""
     boosted = ln(w, i, L_BOOSTED) > 0
     for t in range(ln(w, i, j)):
-        x = c[i, base + t]
+        if of >= 0 and c[i, of * cap + t] != q:
+            continue
+        x = c[i, j * cap + t]
         d = 1 if boosted and contains(c, w, i, L_BOOSTED, cap, x) else 0
         k = hk[x]
         m = prof[d, k, 2]
@@ -235,21 +236,15 @@ def add_profiles(c, w, i, cap, hk, prof, j, pr, n):
 
 
 @njit(cache=True, inline="always")
+def add_profiles(c, w, i, cap, hk, prof, j, pr, n):
+    """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
+    return _add_list_profiles(c, w, i, cap, hk, prof, j, -1, 0, pr, n)
+
+
+@njit(cache=True, inline="always")
 def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
-    """Append the profiles of the cards p committed to quest q (read as in add_profiles)."""
-    hk, prof = T[0], T[2]
-    cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
-    boosted = ln(w, i, L_BOOSTED) > 0
-    for t in range(ln(w, i, cards)):
-        if c[i, of * cap + t] == q:
-            x = c[i, cards * cap + t]
-            d = 1 if boosted and contains(c, w, i, L_BOOSTED, cap, x) else 0
-            k = hk[x]
-            m = prof[d, k, 2]
-            if m:
-                pr[n, 0], pr[n, 1], pr[n, 2] = prof[d, k, 0], prof[d, k, 1], m
-                n += 1
-    return n
+    """Append the profiles of the cards p committed to quest q."""
+    return _add_list_profiles(c, w, i, cap, T[0], T[2], seat_list(p, P_C_CARDS), seat_list(p, P_C_OF), q, pr, n)
 
 
 # ---------------------------------------------------------------- payment (fantastiqa_rl.payment)
