@@ -78,13 +78,13 @@ issue's targets are >= 20x each; measured in one run (load 3.6 at the start, 5.1
     FantastiqaVector N=1024 observe+mask+step  111425    9.86   fantastiqa_rl.env  >= 20  missed
     FantastiqaVector N=1024 greedy_actions      14147    0.96   scalar greedy bot  >= 20  missed
     FantastiqaVector N=128 mask+step           179762    3.13   scalar core
-    numba compile: 238 s cold cache (124 s of CPU, 84 s before the speed work), 1.6 s warm start
+    numba compile: 238 s cold cache (load ~5; as CPU time 90 s, 84 s before the speed work), 1.6 s warm
 
 (the run before the speed work, at load 4.3-3.7: 3.54x, 9.48x, 0.94x; the load moves these more
 than the work did: the same positions through both versions by turns, N = 1024: mask+step 6.8 ->
 5.5 us and observe+mask+step 12.0 -> 9.6 us a game-step). The kernels alone: the MAIN mask 1.55 ->
-0.70 us a game, ADV_PAY 3.96 -> 1.63 (payments from counts per symbol, `vector_pay`), ADV_MOVE 0.94
--> 0.53. What is left: inside the loop at N = 1024 each game's ~17 KB of rows comes back from memory
+0.76 us a game, ADV_PAY 3.96 -> 1.77 (payments from counts per symbol, `vector_pay`), ADV_MOVE 0.94
+-> 0.55. What is left: inside the loop at N = 1024 each game's ~17 KB of rows comes back from memory
 (the mask ~2 us a game there against ~0.5 us for the kernel alone), the observation encoder (~1.2-1.8
 us a game), the payment and FREE_MENU masks, and the greedy bot, which is the scalar bot on each
 game's state.

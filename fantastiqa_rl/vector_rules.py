@@ -169,7 +169,7 @@ def remove_at(c, w, i, j, cap, t):
     w[i, W_LEN + j] = k - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def index(c, w, i, j, cap, x):
     """list_j.index(x), or -1."""
     base = j * cap
@@ -400,7 +400,7 @@ def write_statue_options(row, bits):
 
 
 # ---------------------------------------------------------------- quests (Rules._completable, _commit_targets)
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def completable(c, w, i, cap, T, p, out, wi, wp):
     """Rules._completable: quest instances p may complete now, personal ones first, into out; returns how many."""
     hk, qk, prof, qregion = T[0], T[1], T[2], T[8]
