@@ -16,7 +16,9 @@
                             # FantastiqaVector(..., greedy=FantastiqaGreedyAgent) (see below)
     v.counts                # what ran where: kernel_steps, fallback_steps, kernel_masks, fallback_masks,
                             # kernel_greedy, fallback_greedy (after the first greedy_actions),
-    v.phase_counts          # unpacks (states built from rows); the same per decision (int64 per phase)
+                            # unpacks (states built from rows), pay_masks_by_counts / pay_masks_enumerated
+                            # (the payment masks' two paths, vector_pay)
+    v.phase_counts          # the same per decision (int64 per phase)
 
 `legal_mask(out=None)` and `observe(seats=None, out=None)` write into preallocated buffers: without
 `out`, into the vector's own (N, A) bool and (N, D) float32 arrays, which the next call overwrites
@@ -39,19 +41,20 @@ that Generator before the kernel takes the step, so chance stays bit-exact.
 
 Ported (kernel masks and steps; `counts` / `phase_counts` say what ran where): setup (but the last
 placement, which shuffles), MAIN (mask: not with the Abbey, whose EXPLORE is the scalar core's;
-steps: DONE, the turn actions but completing a quest, every free action), FREE_MENU, ADV_MOVE,
-ADV_PAY / QUEST_PAY (payments card by card, wild pairs included; completing a quest is the scalar
-core's), MOVE_DEST, STATUE_OPTION, BUY, CHEST, RELEASE, COMMIT_TARGET, WITHDRAW_FROM, TARGET_SEAT,
-the artifact effects with GLASS, BELL, BREW_CARD and WARDROBE, and END_DISCARD with the end of the
-turn (draw, turn limit, Ravens, replenish, the end by score). Not ported (the scalar core):
-completing a quest (and so a goal end), the Abbey's decisions, the end of setup, a turn ending with
+steps: DONE, every turn action, every free action), FREE_MENU, ADV_MOVE, ADV_PAY / QUEST_PAY
+(payments card by card, wild pairs included; the mask from counts per symbol, `vector_pay`;
+completing a quest), MOVE_DEST, STATUE_OPTION, BUY, CHEST, RELEASE, COMMIT_TARGET, WITHDRAW_FROM,
+TARGET_SEAT, the artifact effects with GLASS, BELL, BREW_CARD and WARDROBE, and END_DISCARD with
+the end of the turn (draw, turn limit, Ravens, replenish, the end by score). Not ported (the scalar
+core): a quest completion that reaches the goal (the end of the game) or any with the Abbey's goal
+lines, the Abbey's decisions, the end of setup, a turn ending with
 an empty hand whose draw reshuffles, and a step whose queued artifact draws exceed the deck (they
 could reshuffle). Every option value runs the kernels (the option flags are kernel inputs), except a
 card file whose quest names one symbol twice (`vector_rules.Cards.ok`), which runs wholly on the
 scalar core; with the Abbey the MAIN mask is the scalar core's.
 
-The observation: `vector_kernels.obs_wire` reads the rows into the ints the encoder kernel
-(`fantastiqa_rl.obs_kernel`) reads, bit-equal to `fantastiqa_rl.observe` (the Abbey / team block is
+The observation: one kernel (`fantastiqa_rl.obs_kernel.encode`) writes each row straight from the
+game's rows into the caller's array, bit-equal to `fantastiqa_rl.observe` (the Abbey / team block is
 the scalar `abbey_features` of the game's state).
 
 The greedy opponent: the rules package may not import bots (tests/test_import_graph.py), so the bot
@@ -74,30 +77,34 @@ An option value is refused at construction exactly as `FantastiqaState.new` refu
 it accepts is supported: a decision the kernels do not port is played by the scalar core's rules).
 
 Speed (`python benchmarks/bench_fantastiqa_vector.py`: 2 players, uniformly random legal play from
-positions spread along whole games, engine time only; 2 shared cores at load ~4, so absolute
-figures are ~2x low; the table, the profile and what it would take are in docs/benchmarks.md). The
-issue's targets are >= 20x each; measured in one run (load 4.3 at the start, 3.7 at the end):
+positions spread along whole games, engine time only; 2 shared cores at load ~4-5, so absolute
+figures are ~2-3x low; the table, the profile and what is left are in docs/benchmarks.md). The
+issue's targets are >= 20x each; measured in one run (load 3.6 at the start, 5.1 at the end):
 
     contender                                 steps/s   ratio   vs                 target
-    FantastiqaVector N=1024 mask+step          311064    3.54   scalar core        >= 20  missed
-    FantastiqaVector N=1024 observe+mask+step  172106    9.48   fantastiqa_rl.env  >= 20  missed
-    FantastiqaVector N=1024 greedy_actions      34906    0.94   scalar greedy bot  >= 20  missed
-    FantastiqaVector N=128 mask+step           386647    4.40   scalar core
-    numba compile: 80 s cold cache (~45 s of CPU at that load), 1.0 s warm start
+    FantastiqaVector N=1024 mask+step          192668    3.36   scalar core        >= 20  missed
+    FantastiqaVector N=1024 observe+mask+step  111425    9.86   fantastiqa_rl.env  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions      14147    0.96   scalar greedy bot  >= 20  missed
+    FantastiqaVector N=128 mask+step           179762    3.13   scalar core
+    numba compile: 238 s cold cache (load ~5; as CPU time 90 s, 84 s before the speed work), 1.6 s warm
 
-(before the kernels, at load ~8: 0.48x, 1.33x, 1.12x). The greedy row above is the scalar bot per
-game; with the batched greedy (`fantastiqa_rl.vector_greedy`), another run (load 6.7 at the start,
-5.0 at the end; docs/benchmarks.md "Batched greedy"):
+(the run before the speed work, at load 4.3-3.7: 3.54x, 9.48x, 0.94x; the load moves these more
+than the work did: the same positions through both versions by turns, N = 1024: mask+step 6.8 ->
+5.5 us and observe+mask+step 12.0 -> 9.6 us a game-step). The kernels alone: the MAIN mask 1.55 ->
+0.76 us a game, ADV_PAY 3.96 -> 1.77 (payments from counts per symbol, `vector_pay`), ADV_MOVE 0.94
+-> 0.55. What is left: inside the loop at N = 1024 each game's ~17 KB of rows comes back from memory
+(the mask ~2 us a game there against ~0.5 us for the kernel alone), the observation encoder (~1.2-1.8
+us a game), the payment and FREE_MENU masks. The greedy row above is the scalar bot per game (that
+run predates the batched greedy); with `fantastiqa_rl.vector_greedy`, in another run (load 6.7 at the
+start, 5.0 at the end; docs/benchmarks.md "Batched greedy"):
 
     FantastiqaVector N=1024 greedy_actions              74865    5.40   scalar greedy bot  >= 20  missed
     FantastiqaVector N=1024 greedy_actions, mask held  147641   10.64   scalar greedy bot  >= 20  missed
 
 and in a run of the greedy rows alone (`--greedy-only --repeats 5`, load 4.6-4.8): 8.92x, and 32.53x
-with the mask held (the batch's mask, which `step` needs anyway, computed before the call).
-
-What is left: the masks of MAIN (1.6 us a game), ADV_PAY (3.9 us: the payment mask's enumeration)
-and the other rich decisions, the observation encoder (2.2 us a game); for the greedy kernel
-(1.3 us a game, best of 40 calls), MAIN options recomputed inside FREE_MENU and the Glass trials.
+with the mask held (the batch's mask, which `step` needs anyway, computed before the call). Left for
+the greedy kernel (1.3 us a game, best of 40 calls): MAIN options recomputed inside FREE_MENU, the
+Glass trials.
 """
 from __future__ import annotations
 
@@ -157,7 +164,7 @@ class FantastiqaVector:
         self._cap = VS.capacity(probe.g)
         self._fixed = VS.template(probe)
         self._strings = VS.Strings()
-        cards = K.Cards(probe.g, probe.opts, n)
+        cards = K.Cards(probe.g, probe.opts, n, goal=probe.goal)
         self._T = cards.args()
         self._kernels = cards.ok       # False: every decision by the scalar core (see vector_rules.Cards)
         self._quest0 = probe.layout.quest
@@ -178,7 +185,7 @@ class FantastiqaVector:
         self._agents: list | None = None   # greedy bots per (game, seat), made on first use
         # what ran where (tests assert the kernels ran; the benchmark prints it)
         self.counts = {"kernel_steps": 0, "fallback_steps": 0, "kernel_masks": 0, "fallback_masks": 0,
-                       "unpacks": 0}
+                       "unpacks": 0, "pay_masks_by_counts": 0, "pay_masks_enumerated": 0}
         # the same per decision (phase index, actions.PHASES) the game was in
         self.phase_counts = {k: np.zeros(len(A.PHASES), dtype=np.int64) for k in
                              ("kernel_steps", "fallback_steps", "kernel_masks", "fallback_masks")}
@@ -305,6 +312,10 @@ class FantastiqaVector:
             else np.zeros(need.size, dtype=np.int8)
         rest = need[done == 0].tolist()
         self._count("masks", self._w[need, VS.W_PHASE], done)
+        wi = self._ws[0]
+        for name, at in (("pay_masks_by_counts", R.WI_PAY_BY_COUNTS), ("pay_masks_enumerated", R.WI_PAY_ENUMERATED)):
+            self.counts[name] += int(wi[at])
+            wi[at] = 0
         for i in rest:
             legal[i, self._game(i).legal_actions()] = True
         self._legal_ok[need] = True
@@ -338,8 +349,7 @@ class FantastiqaVector:
         if rows.size < self.num_envs:
             out[seats < 0] = 0.0
         if rows.size:
-            d, starts = K.obs_wire(self._c, self._w, rows, seats[rows], self.num_players, self._cap)
-            _kernel.encode(d, starts, rows, out, *self._tables)
+            _kernel.encode(self._c, self._w, rows, seats[rows], out, self.num_players, self._cap, *self._tables)
             if self._abbey_block is not None:
                 block = self._abbey_block
                 for i, seat in zip(rows.tolist(), seats[rows].tolist()):

@@ -3,9 +3,8 @@ the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and l
 
 - `legal(...)`: each game's legal actions, for the decisions ported (one function per decision,
   named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`);
-- `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`);
-- `obs_wire(...)`: a seat's observation input (the ints `fantastiqa_rl.obs_kernel.encode` reads)
-  from the rows, so the observation needs no Python per game.
+- `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`).
+(The observation is `fantastiqa_rl.obs_kernel.encode`, straight from the rows.)
 Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
 runs the scalar core on it (FantastiqaVector's fallback); a game left is unchanged. A kernel never
 draws from a chance Generator. Card data comes in as tables built from the card file
@@ -26,15 +25,11 @@ from fantastiqa_rl import vector_steps as S
 from fantastiqa_rl.powers import R_BREW
 from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, RELEASE_MAX
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
-from fantastiqa_rl.vector_state import (G_LISTS, L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DECK, L_BOOSTED,
-                                        L_CREATURE_DECK, L_DRAGONS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK,
-                                        L_RELEASE, L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS,
-                                        NUM_POSITIONS, NUM_SPACES, P_C_CARDS, P_C_OF, P_C_ORDER, P_COMPLETED,
-                                        P_DECK, P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_BONUS, S_CARPETS, S_GEMS,
-                                        S_POS, S_RESHUFFLES, S_SCORES, S_TOKEN, W_ACTION_USED, W_BOARD, W_CANCELS,
-                                        W_COUNT, W_CUR, W_KEY, W_LEN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_PREV,
-                                        W_REASON, W_REGION, W_RET, W_SEATS, W_SUPPLY, W_TARGET, W_TURNS,
-                                        W_VISITED)
+from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED,
+                                        L_RELEASE, L_REVEALED, MAX_SEATS, NUM_POSITIONS, NUM_SPACES, P_C_CARDS,
+                                        P_C_OF, P_C_ORDER, P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS,
+                                        S_GEMS, S_POS, W_ACTION_USED, W_BOARD, W_CANCELS, W_COUNT, W_CUR, W_KEY,
+                                        W_LEN, W_PHASE, W_PREV, W_REASON, W_RET, W_SEATS, W_TARGET, W_VISITED)
 
 
 @njit(cache=True, inline="always")
@@ -100,7 +95,7 @@ def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
         qs = wi[R.reg(wi, R.R_QUESTS):]
         for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
             row[quest0 + T[1][qs[t]]] = True
-    if R.legal_free(c, w, i, cap, T, p, scratch, wi):  # _has_free: any free action
+    if R.free_actions(c, w, i, cap, T, p, scratch, wi, True):  # _has_free: any free action
         row[A.FREE_ACTION] = True
         scratch[:] = False
     return True
@@ -133,7 +128,7 @@ def _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp):
     for t in range(R.pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp)):
         row[A.REGION + dests[t]] = True
     row[A.DONE if w[i, W_COUNT] else A.CANCEL] = True
-    if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, T, p, True, visited, prev):
+    if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, flags[R.F_SIMPLE], p, True, visited, prev):
         if w[i, W_SEATS + MAX_SEATS * S_CARPETS + p]:
             row[A.CARPET] = True
         n_pw = _len(w, i, L_POWERED)
@@ -273,9 +268,9 @@ def _effect_row(c, w, i, cap, T, row, quest0, wi, wp):
 
 
 @njit(cache=True)
-def _cancel_budget(w, i, T, row):
+def _cancel_budget(w, i, flags, row):
     """Rules._legal_list: once Q-T2's budget is spent, CANCEL is legal only where nothing else is."""
-    if T[12][R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
+    if flags[R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
         if np.count_nonzero(row) > 1:
             row[A.CANCEL] = False
 
@@ -327,7 +322,7 @@ def legal(c, w, games, out, cap, T, quest0, wi, wp):
             ok = False
         if ok and (ph == A.STATUE_OPTION or ph == A.ADV_MOVE or ph == A.ADV_PAY or ph == A.QUEST_PAY
                    or ph == A.RELEASE):
-            _cancel_budget(w, i, T, row)
+            _cancel_budget(w, i, T[12], row)
         if ok:
             done[g] = 1
     return done
@@ -343,100 +338,3 @@ def step(c, w, games, actions, cap, T, quest0, shuffled):
         if S.apply(c, w, games[g], cap, T, actions[g], quest0, shuffled[g]):
             done[g] = 1
     return done
-
-
-# ---------------------------------------------------------------- the observation's input
-@njit(cache=True)
-def _obs_len(w, i, seat, n):
-    total = 25 + 3 * NUM_POSITIONS + 2 * NUM_SPACES + 11 * n + (2 + 3 * n + 8)
-    total += _len(w, i, _seat(seat, P_HAND)) + _len(w, i, _seat(seat, P_DECK))
-    for p in range(n):
-        total += _len(w, i, _seat(p, P_DISCARD)) + _len(w, i, _seat(p, P_QUESTS)) + \
-            _len(w, i, _seat(p, P_COMPLETED))
-        total += 1 + 2 * _len(w, i, _seat(p, P_C_ORDER)) + _len(w, i, _seat(p, P_C_CARDS))
-    for j in (L_PAY, L_RELEASE, L_ADVENTURE, L_BOOSTED, L_POWERED, L_IN_PLAY, L_REVEALED, L_TOKEN_LEFT):
-        total += _len(w, i, j)
-    return total
-
-
-@njit(cache=True)
-def obs_wire(c, w, games, seats, n, cap):
-    """(d, starts): for each games[g], what `obs_kernel.pack(state, seats[g], ...)` appends, from the rows."""
-    starts = np.empty(games.size, dtype=np.int64)
-    total = 0
-    for g in range(games.size):
-        starts[g] = total
-        total += _obs_len(w, games[g], seats[g], n)
-    d = np.empty(total, dtype=np.int64)
-    for g in range(games.size):
-        i, seat = games[g], seats[g]
-        at = starts[g]
-        head = (seat, w[i, W_PHASE], w[i, W_CUR], w[i, W_ACTION_USED], w[i, W_KEY], w[i, W_PLUS], w[i, W_COUNT],
-                w[i, W_TURNS], n, w[i, W_TARGET], w[i, W_VISITED], w[i, W_REASON])
-        for x in head:
-            d[at] = x
-            at += 1
-        for x in range(NUM_OPEN_QUESTS):
-            d[at] = w[i, W_OPEN + x]
-            at += 1
-        for x in range(NUM_OPEN_QUESTS):
-            d[at] = w[i, W_OBONUS + x]
-            at += 1
-        for x in range(4):
-            d[at] = w[i, W_SUPPLY + x]
-            at += 1
-        for j in (L_DRAGONS, L_CREATURE_DECK, L_ARTIFACT_DECK, L_BEAST_DECK, L_QUEST_DECK):
-            d[at] = _len(w, i, j)
-            at += 1
-        for x in range(3 * NUM_POSITIONS):          # region_at, statue_at, name_pos
-            d[at] = w[i, W_REGION + x]
-            at += 1
-        for x in range(2 * NUM_SPACES):             # board, board_gems
-            d[at] = w[i, W_BOARD + x]
-            at += 1
-        for f in (S_POS, S_GEMS, S_CARPETS, S_RESHUFFLES, S_SCORES, S_BONUS):
-            for p in range(n):
-                d[at] = w[i, W_SEATS + MAX_SEATS * f + p]
-                at += 1
-        for f in (P_HAND, P_DECK, P_DISCARD, P_COMPLETED):
-            for p in range(n):
-                d[at] = _len(w, i, _seat(p, f))
-                at += 1
-        for p in range(n):
-            d[at] = w[i, W_SEATS + MAX_SEATS * S_TOKEN + p]
-            at += 1
-        lists = np.empty(2 + 3 * n + 8, dtype=np.int64)
-        lists[0], lists[1] = _seat(seat, P_HAND), _seat(seat, P_DECK)
-        for p in range(n):
-            lists[2 + p] = _seat(p, P_DISCARD)
-            lists[2 + n + p] = _seat(p, P_QUESTS)
-            lists[2 + 2 * n + p] = _seat(p, P_COMPLETED)
-        turn = (L_PAY, L_RELEASE, L_ADVENTURE, L_BOOSTED, L_POWERED, L_IN_PLAY, L_REVEALED, L_TOKEN_LEFT)
-        for x in range(8):
-            lists[2 + 3 * n + x] = turn[x]
-        for j in lists:
-            d[at] = _len(w, i, j)
-            at += 1
-        for j in lists:
-            base = j * cap
-            for t in range(_len(w, i, j)):
-                d[at] = c[i, base + t]
-                at += 1
-        for p in range(n):                          # committed: quests in order, each with its cards
-            order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
-            m = _len(w, i, order)
-            d[at] = m
-            at += 1
-            for t in range(m):
-                q = c[i, order * cap + t]
-                d[at] = q
-                cnt = at + 1
-                at += 2
-                k = 0
-                for u in range(_len(w, i, cards)):
-                    if c[i, of * cap + u] == q:
-                        d[at] = c[i, cards * cap + u]
-                        at += 1
-                        k += 1
-                d[cnt] = k
-    return d, starts

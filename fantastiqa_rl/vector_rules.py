@@ -18,6 +18,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
 from fantastiqa_rl.powers import kind_held_in_play
 from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, TELEPORT_COST
+from fantastiqa_rl.vector_pay import offered_by_counts
 from fantastiqa_rl.vector_state import (OP_ID, G_LISTS, L_ARTIFACT_DECK, L_BOOSTED, L_DRAGONS, L_POWERED,
                                         L_PAY, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, S_GEMS, S_POS,
@@ -40,7 +41,7 @@ NB_DEST, _ = _padded([[d for _, d in nb] for nb in NEIGHBOURS])
 class Cards:
     """The card file's tables for the kernels (one vector: one card file, table size and rule set)."""
 
-    def __init__(self, g, opts: dict, n: int):
+    def __init__(self, g, opts: dict, n: int, goal: int = -1):
         K = g.layout.K
         self.hk = np.asarray(g.I_HAND_KIND, dtype=np.int64)
         self.qk = np.asarray(g.I_QUEST_KIND, dtype=np.int64)
@@ -72,7 +73,8 @@ class Cards:
         self.flags = np.asarray([opts["adventure_path"] == "simple", opts["fly_in_adventure"], opts["teams"],
                                  opts["abbey"], opts["turn_loops"] == "forbid", opts["card_use"] == "both",
                                  opts["bought_to"] == "hand", n, opts["mark_return"] == "forbid",
-                                 -1 if limit is None else limit, opts["draw_rule"] == "up_to_5"], dtype=np.int64)
+                                 -1 if limit is None else limit, opts["draw_rule"] == "up_to_5",
+                                 -1 if opts["abbey"] else goal], dtype=np.int64)   # F_GOAL: -1 the scalar core's
         self.cost = np.asarray(g.K_COST, dtype=np.int64)
         self.gem = np.asarray(g.K_GEM, dtype=np.bool_)
         self.raven = np.asarray(g.I_IS_RAVEN, dtype=np.bool_)
@@ -85,11 +87,12 @@ class Cards:
                 op, x, y = (tuple(e) + (0, 0))[:3]
                 self.effects[k, 3 * j:3 * j + 3] = (OP_ID[op], x, y)
         self.n_effects = np.asarray([len(e) for e in g.K_EFFECTS], dtype=np.int64)
+        self.qreward = np.asarray(g.Q_REWARD, dtype=np.int64).reshape(Q, 3)   # gems, carpets, reshuffles
 
     def args(self) -> tuple:
         return (self.hk, self.qk, self.prof, self.vuln, self.strength, self.power, self.syms, self.held,
                 self.qregion, self.need_sym, self.need_cnt, self.need_n, self.flags, self.cost, self.gem,
-                self.raven, self.qpoints, self.effects, self.n_effects)
+                self.raven, self.qpoints, self.effects, self.n_effects, self.qreward)
 
 
 def workspace(cap: int, K: int) -> tuple:
@@ -99,8 +102,9 @@ def workspace(cap: int, K: int) -> tuple:
 
 
 # regions of wi (rows = wp.shape[0] // 3 each from WI_COMP on): symbol counts, companions, quest
-# lists, kinds, offsets, a counter per kind, flags
-WI_COUNTS, WI_C2, WI_NEED, WI_COMP = 0, 9, 18, 32
+# lists, kinds, offsets, a counter per kind, flags; at WI_PAY_BY_COUNTS and WI_PAY_ENUMERATED, the
+# number of payment masks computed from counts (vector_pay) and by enumerating (what ran: tests)
+WI_COUNTS, WI_C2, WI_NEED, WI_PAY_BY_COUNTS, WI_PAY_ENUMERATED, WI_COMP = 0, 9, 18, 27, 28, 32
 
 
 # regions from WI_COMP on, `rows` long each (reg(wi, R_...))
@@ -115,7 +119,7 @@ def reg(wi, j):
 
 # flags (Cards.flags)
 (F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N, F_MARK_FORBID, F_TURN_LIMIT,
- F_UP_TO_5) = range(11)
+ F_UP_TO_5, F_GOAL) = range(12)
 
 
 # ---------------------------------------------------------------- row access (row i of c / w, capacity cap)
@@ -211,40 +215,36 @@ def find(c, w, i, j, cap, hk, k, prefer_boosted):
 
 
 @njit(cache=True, inline="always")
-def profile_of(c, w, i, cap, T, x):
-    """Rules._profile of instance x: (a, b, m), m = 0 for a card without symbols."""
-    hk, prof = T[0], T[2]
-    d = 1 if ln(w, i, L_BOOSTED) and contains(c, w, i, L_BOOSTED, cap, x) else 0
-    k = hk[x]
-    return prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
-
-
-@njit(cache=True, inline="always")
-def add_profile(c, w, i, cap, T, x, pr, n):
-    """Append card x's profile to pr (n used) if it has symbols; returns the new n."""
-    a, b, m = profile_of(c, w, i, cap, T, x)
-    if m:
-        pr[n, 0], pr[n, 1], pr[n, 2] = a, b, m
-        n += 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def add_profiles(c, w, i, cap, T, j, pr, n):
-    """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
+def _add_list_profiles(c, w, i, cap, hk, prof, j, of, q, pr, n):
+    """Append the profiles of list j's cards with symbols (only those whose entry in list `of` is q,
+    where of >= 0) to pr (n used); returns the new n. Each card's profile (Rules._profile: doubled
+    where boosted) is read here, not by a function per card: a call per card costs ~50 ns even
+    inlined (numba counts references to the array arguments at every call), 10x the loop's own
+    work. The card tables come in as the two arrays hk, prof (T[0], T[2]), not the tuple T."""
+    boosted = ln(w, i, L_BOOSTED) > 0
     for t in range(ln(w, i, j)):
-        n = add_profile(c, w, i, cap, T, at(c, i, j, cap, t), pr, n)
+        if of >= 0 and c[i, of * cap + t] != q:
+            continue
+        x = c[i, j * cap + t]
+        d = 1 if boosted and contains(c, w, i, L_BOOSTED, cap, x) else 0
+        k = hk[x]
+        m = prof[d, k, 2]
+        if m:
+            pr[n, 0], pr[n, 1], pr[n, 2] = prof[d, k, 0], prof[d, k, 1], m
+            n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def add_profiles(c, w, i, cap, hk, prof, j, pr, n):
+    """Append the profiles of list j's cards (those with symbols) to pr (n used); returns the new n."""
+    return _add_list_profiles(c, w, i, cap, hk, prof, j, -1, 0, pr, n)
 
 
 @njit(cache=True, inline="always")
 def add_committed_profiles(c, w, i, cap, T, p, q, pr, n):
     """Append the profiles of the cards p committed to quest q."""
-    cards, of = seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
-    for t in range(ln(w, i, cards)):
-        if at(c, i, of, cap, t) == q:
-            n = add_profile(c, w, i, cap, T, at(c, i, cards, cap, t), pr, n)
-    return n
+    return _add_list_profiles(c, w, i, cap, T[0], T[2], seat_list(p, P_C_CARDS), seat_list(p, P_C_OF), q, pr, n)
 
 
 # ---------------------------------------------------------------- payment (fantastiqa_rl.payment)
@@ -337,9 +337,8 @@ def quest_met(T, qkind, pr, n, wi):
 
 # ---------------------------------------------------------------- moving (Rules._moves, Rules._pay_moves)
 @njit(cache=True, inline="always")
-def moves_any(w, i, T, p, adventure, visited, prev):
-    """Whether Rules._moves(p, adventure, visited, prev) is non-empty."""
-    simple = T[12][F_SIMPLE]
+def moves_any(w, i, simple, p, adventure, visited, prev):
+    """Whether Rules._moves(p, adventure, visited, prev) is non-empty (simple: T[12][F_SIMPLE])."""
     pos = seat_field(w, i, S_POS, p)
     for j in range(NB_N[pos]):
         if w[i, W_BOARD + NB_SPACE[pos, j]] < 0:
@@ -351,13 +350,13 @@ def moves_any(w, i, T, p, adventure, visited, prev):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
     """Rules._pay_moves: writes the destinations the hand can pay a step to into dests; returns how many."""
     hk, vuln, strength, simple = T[0], T[3], T[4], T[12][F_SIMPLE]
     pos = seat_field(w, i, S_POS, p)
     pr = wp
-    n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
+    n = add_profiles(c, w, i, cap, hk, T[2], seat_list(p, P_HAND), pr, 0)
     k_out = 0
     for j in range(NB_N[pos]):
         x = w[i, W_BOARD + NB_SPACE[pos, j]]
@@ -404,18 +403,20 @@ def write_statue_options(row, bits):
 @njit(cache=True)
 def completable(c, w, i, cap, T, p, out, wi, wp):
     """Rules._completable: quest instances p may complete now, personal ones first, into out; returns how many."""
-    qk, qregion = T[1], T[8]
+    hk, qk, prof, qregion = T[0], T[1], T[2], T[8]
     name = w[i, W_REGION + seat_field(w, i, S_POS, p)]
     quests = seat_list(p, P_QUESTS)
     nq = ln(w, i, quests)
     pr = wp
     k_out = 0
+    n_hand = -1                                     # the hand's profiles at pr[:n_hand], made once
     for t in range(nq + NUM_OPEN_QUESTS):
         q = at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
         if q < 0 or qregion[qk[q]] != name:
             continue
-        n = add_profiles(c, w, i, cap, T, seat_list(p, P_HAND), pr, 0)
-        n = add_committed_profiles(c, w, i, cap, T, p, q, pr, n)
+        if n_hand < 0:
+            n_hand = add_profiles(c, w, i, cap, hk, prof, seat_list(p, P_HAND), pr, 0)
+        n = add_committed_profiles(c, w, i, cap, T, p, q, pr, n_hand)
         if quest_met(T, qk[q], pr, n, wi):
             out[k_out] = q
             k_out += 1
@@ -462,9 +463,16 @@ def opponents_here(w, i, T, p):
 @njit(cache=True)
 def legal_free(c, w, i, cap, T, p, row, wi):
     """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
-    hk = T[0]
+    return free_actions(c, w, i, cap, T, p, row, wi, False)
+
+
+@njit(cache=True, inline="always")
+def free_actions(c, w, i, cap, T, p, row, wi, first):
+    """Rules._legal_free(p) into row (bool, all False on entry); returns how many. With `first`,
+    stops at the first one found (Rules._has_free: MAIN asks only whether there is one)."""
+    hk, simple = T[0], T[12][F_SIMPLE]
     count = 0
-    if seat_field(w, i, S_CARPETS, p) and moves_any(w, i, T, p, False, 0, -1):
+    if seat_field(w, i, S_CARPETS, p) and moves_any(w, i, simple, p, False, 0, -1):
         row[A.CARPET] = True
         count += 1
     if seat_field(w, i, S_RESHUFFLES, p) and ln(w, i, seat_list(p, P_DISCARD)):
@@ -476,6 +484,8 @@ def legal_free(c, w, i, cap, T, p, row, wi):
         if q >= 0 and tok != q and not contains(c, w, i, L_TOKEN_LEFT, cap, q):
             row[A.MARK + j] = True
             count += 1
+    if first and count:
+        return count
     hand = seat_list(p, P_HAND)
     n_pw = ln(w, i, L_POWERED)
     # Powers._power_ok's position checks, once per game (each depends on the power alone, and a
@@ -492,7 +502,7 @@ def legal_free(c, w, i, cap, T, p, row, wi):
             ok = False
         elif pw == P_FLY:
             if fly < 0:
-                fly = 1 if moves_any(w, i, T, p, False, 0, -1) else 0
+                fly = 1 if moves_any(w, i, simple, p, False, 0, -1) else 0
             ok = fly == 1
         elif pw == P_KEY:
             if held[k]:
@@ -514,6 +524,8 @@ def legal_free(c, w, i, cap, T, p, row, wi):
         if ok:
             row[A.HAND + k] = True
             count += 1
+            if first:
+                return count
     order = seat_list(p, P_C_ORDER)
     if ln(w, i, order):
         K = T[2].shape[1]
@@ -554,7 +566,9 @@ def met(T, creature, req, strength, pr, n, wi):
 @njit(cache=True)
 def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
     """payment.offered_kinds: mark HAND k in row for each hand kind some completion of the payment
-    needs its next copy for (copies in use order: doubled first), given the profiles wp[:nsel] chosen."""
+    needs its next copy for (copies in use order: doubled first), given the profiles wp[:nsel] chosen:
+    from counts per symbol (vector_pay.offered_by_counts) where they apply, else by enumerating
+    every completion as payment.offered_flags does (wi counts which ran)."""
     hk, prof = T[0], T[2]
     hand = seat_list(p, P_HAND)
     nh = ln(w, i, hand)
@@ -578,15 +592,29 @@ def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
             for u in range(nh):
                 x = at(c, i, hand, cap, u)
                 if hk[x] == k and (ln(w, i, L_BOOSTED) > 0 and contains(c, w, i, L_BOOSTED, cap, x)) == boosted_pass:
-                    items[m, 0], items[m, 1], items[m, 2] = profile_of(c, w, i, cap, T, x)
+                    d = 1 if boosted_pass else 0            # Rules._profile of x: its doubling known here
+                    items[m, 0], items[m, 1], items[m, 2] = prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
                     m += 1
         nk += 1
         start[nk] = m
+    # from counts per symbol (vector_pay) where they apply, else every completion enumerated
+    need = wi[WI_NEED:WI_NEED + NUM_SYMBOLS]
+    need[:] = 0
+    if not creature:
+        for x in range(T[11][req]):
+            need[T[9][req, x]] = T[10][req, x]
+    flags = wi[reg(wi, R_FLAGS):reg(wi, R_FLAGS) + nk]
+    flags[:] = 0
+    if offered_by_counts(creature, req, strength, need, wp, nsel, items, start, nk, flags):
+        wi[WI_PAY_BY_COUNTS] += 1
+        for u in range(nk):
+            if flags[u]:
+                row[A.HAND + kinds[u]] = True
+        return
+    wi[WI_PAY_ENUMERATED] += 1
     pr = wp                                          # the chosen profiles are pr[:nsel] already
     j = wi[reg(wi, R_COUNT):reg(wi, R_COUNT) + nk]
     j[:] = 0
-    flags = wi[reg(wi, R_FLAGS):reg(wi, R_FLAGS) + nk]
-    flags[:] = 0
     while True:
         n = nsel
         for u in range(nk):
@@ -621,7 +649,7 @@ def legal_pay(c, w, i, cap, T, p, quest_pay, row, wi, wp):
     hk, qk = T[0], T[1]
     target = w[i, W_TARGET]
     sel = wp
-    nsel = add_profiles(c, w, i, cap, T, L_PAY, sel, 0)
+    nsel = add_profiles(c, w, i, cap, hk, T[2], L_PAY, sel, 0)
     if quest_pay:
         nsel = add_committed_profiles(c, w, i, cap, T, p, target, sel, nsel)
         creature, req, strength = False, qk[target], 0

@@ -41,13 +41,15 @@ def _drop_stale_kernel_caches() -> None:
     module's source changed. Before anything is compiled or loaded, drop the cached index files of
     these modules that are older than the newest of their sources (the next call recompiles)."""
     here = Path(__file__).parent
-    sources = [here / f"{m}.py" for m in ("vector_state", "vector_rules", "vector_steps", "vector_kernels")]
+    modules = ("vector_state", "vector_pay", "vector_rules", "vector_steps", "vector_kernels", "obs_kernel")
+    sources = [here / f"{m}.py" for m in modules]
     cache = here / "__pycache__"
     try:
         newest = max(p.stat().st_mtime for p in sources)
-        for f in cache.glob("vector_*.nbi"):
-            if f.stat().st_mtime < newest:
-                f.unlink()
+        for m in modules:
+            for f in cache.glob(f"{m}.*.nbi"):
+                if f.stat().st_mtime < newest:
+                    f.unlink()
     except OSError:      # a read-only install, or no cache yet: nothing to drop
         pass
 

@@ -16,14 +16,14 @@ from fantastiqa_rl.board import (CHEST, NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPAC
 from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL
 from fantastiqa_rl.statues import STATUE_REVEAL, TELEPORT_COST
 from fantastiqa_rl.turn_flow import HAND_SIZE, RAVEN_GEMS
-from fantastiqa_rl.vector_rules import (F_BOTH, F_FORBID, F_MARK_FORBID, F_N, F_TEAMS, F_TO_HAND, F_TURN_LIMIT,
-                                        F_UP_TO_5, NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
+from fantastiqa_rl.vector_rules import (F_BOTH, F_FORBID, F_GOAL, F_MARK_FORBID, F_N, F_TEAMS, F_TO_HAND,
+                                        F_TURN_LIMIT, F_UP_TO_5, NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
 from fantastiqa_rl.vector_state import (OP_ID, L_ADVENTURE, L_ARTIFACT_DECK, L_BOOSTED, L_BOX, L_CREATURE_DECK, L_DRAGONS,
                                         L_EFFECTS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK, L_RELEASE,
                                         L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_COMPLETED, P_DECK, P_DISCARD, P_HAND, P_QUESTS, REASON_DECK,
-                                        REASON_TURN_LIMIT, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES, S_SCORES,
-                                        S_TOKEN,
+                                        REASON_TURN_LIMIT, S_BONUS, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
+                                        S_SCORES, S_TOKEN,
                                         W_ACTION_USED, W_BGEMS, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
                                         W_END_REASON, W_KEY, W_NWIN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_PREV,
                                         W_REASON, W_RET, W_SEATS, W_STATUE, W_SUPPLY, W_TARGET, W_TURNS,
@@ -417,8 +417,75 @@ def main(c, w, i, cap, T, p, a, quest0, shuffled):
     elif a == A.RESHUFFLE and shuffled:             # Rules._reshuffle (Q-F4), the shuffle done
         w[i, sf(p, S_RESHUFFLES)] -= 1
         w[i, W_SUPPLY + 2] += 1
+    elif quest0 <= a < quest0 + T[8].size:
+        start_quest(c, w, i, cap, T, p, a - quest0)
     else:
-        return False                                # RESHUFFLE (shuffles), QUEST (completing), EXPLORE
+        return False                                # RESHUFFLE (shuffles), EXPLORE
+    return True
+
+
+# ---------------------------------------------------------------- quests (Rules._start_quest, _complete_quest)
+@njit(cache=True)
+def start_quest(c, w, i, cap, T, p, qkind):
+    """Rules._start_quest: pay first for the first quest instance of kind qkind p may complete."""
+    rows = max(cap, T[2].shape[1]) + 8             # R.workspace's sizes (a quest start is rare)
+    wi = np.zeros(R.WI_COMP + 7 * rows, dtype=np.int64)
+    wp = np.zeros((3 * rows, 3), dtype=np.int64)
+    qs = wi[R.reg(wi, R.R_QUESTS):]
+    for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
+        if T[1][qs[t]] == qkind:
+            w[i, W_TARGET] = qs[t]
+            break
+    R.set_len(w, i, L_PAY, 0)
+    w[i, W_PHASE] = A.QUEST_PAY
+
+
+@njit(cache=True)
+def complete_quest(c, w, i, cap, T, p):
+    """Rules._complete_quest (Q-Q3); False, nothing changed, where it reaches the goal (Q-E1) or the
+    goal is the Abbey's lines: the scalar core ends the game."""
+    flags = T[12]
+    q = w[i, W_TARGET]
+    kq = T[1][q]
+    quests = seat_list(p, P_QUESTS)
+    personal = R.contains(c, w, i, quests, cap, q)
+    pts = T[16][kq]
+    j = -1
+    if not personal:
+        for x in range(NUM_OPEN_QUESTS):
+            if w[i, W_OPEN + x] == q:
+                j = x
+                break
+        if w[i, W_OBONUS + j]:
+            pts += 1
+    side = pts                                      # TurnFlow._goal_reached after the points
+    for o in range(flags[F_N]):
+        if o == p or (flags[F_TEAMS] and (o - p) % 2 == 0):
+            side += w[i, sf(o, S_SCORES)]
+    if flags[F_GOAL] < 0 or side >= flags[F_GOAL]:
+        return False
+    discard = seat_list(p, P_DISCARD)
+    R.extend(c, w, i, discard, L_PAY, cap)
+    committed_pop(c, w, i, cap, p, q, discard)
+    if personal:
+        R.remove(c, w, i, quests, cap, q)
+    else:
+        w[i, W_OPEN + j] = -1
+        if w[i, W_OBONUS + j]:
+            w[i, W_OBONUS + j] = 0
+            w[i, sf(p, S_BONUS)] += 1
+        for o in range(flags[F_N]):                 # tokens on it return, cards to discard
+            if w[i, sf(o, S_TOKEN)] == q:
+                w[i, sf(o, S_TOKEN)] = -1
+                committed_pop(c, w, i, cap, o, q, seat_list(o, P_DISCARD))
+    R.append(c, w, i, seat_list(p, P_COMPLETED), cap, q)
+    reward = T[19]
+    w[i, sf(p, S_GEMS)] += take(w, i, W_SUPPLY, reward[kq, 0])
+    w[i, sf(p, S_CARPETS)] += take(w, i, W_SUPPLY + 1, reward[kq, 1])
+    w[i, sf(p, S_RESHUFFLES)] += take(w, i, W_SUPPLY + 2, reward[kq, 2])
+    w[i, sf(p, S_SCORES)] += pts
+    w[i, W_ACTION_USED] = 1
+    w[i, W_PHASE] = A.MAIN
     return True
 
 
@@ -490,7 +557,7 @@ def quest_pay(c, w, i, cap, T, p, a):
         w[i, W_PHASE] = A.MAIN
         return True
     if a == A.CONFIRM:
-        return False                                # completing a quest: the scalar core
+        return complete_quest(c, w, i, cap, T, p)
     pay_card(c, w, i, cap, T, p, a - A.HAND)
     return True
 

@@ -87,6 +87,15 @@ def test_every_ported_decision_runs_in_a_kernel_and_matches_the_scalar_core():
     c = v.counts
     assert c["fallback_steps"] < 0.12 * (c["kernel_steps"] + c["fallback_steps"])
     assert c["fallback_masks"] < 0.06 * (c["kernel_masks"] + c["fallback_masks"])
+    # completing a quest in the kernel (vector_steps.complete_quest): the scalar core only for the
+    # completion that reaches the goal and ends the game
+    completed = sum(len(s.completed[p]) for s in refs for p in range(s.n))
+    goal_ends = sum(s.end_reason == "goal" for s in refs)
+    fallback = _phase_counts(v, "fallback_steps")
+    assert fallback["QUEST_PAY"] <= goal_ends < completed
+    # every payment mask from counts per symbol (vector_pay): no enumeration of completions
+    assert c["pay_masks_by_counts"] >= masks["ADV_PAY"] + masks["QUEST_PAY"] > 0
+    assert c["pay_masks_enumerated"] == 0
 
 
 @pytest.mark.parametrize("options", [{"turn_loops": "allow", "mark_return": "allow"},
@@ -123,6 +132,62 @@ def test_payments_with_wild_pairs_match_the_scalar_core(tmp_path):
         run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
         masks = _phase_counts(v, "kernel_masks")
         assert masks["ADV_PAY"] > 100 and masks["MAIN"] > 100
+        assert v.counts["pay_masks_by_counts"] > 0.9 * (masks["ADV_PAY"] + masks["QUEST_PAY"])
+
+
+def _random_profile(rng):
+    """A payment profile (a, b, m): a Curious-Companion-style wild pair a < b, or a plain card."""
+    if rng.random() < 0.3:
+        a, b = sorted(int(x) for x in rng.choice(9, 2, replace=False))
+        return (a, b, int(rng.choice([1, 2])))
+    s = int(rng.integers(9))
+    return (s, s, int(rng.choice([1, 2, 2, 4])))
+
+
+def test_the_payment_mask_from_counts_equals_the_enumeration_on_hands_with_wild_pairs():
+    """vector_pay.offered_by_counts against payment.offered_flags (the scalar core's enumeration, uncached)
+    on random payments: creatures and quests, selected cards and hands with wild pairs, kinds of several
+    copies; a kind of mixed profiles (a Looking Glass's doubled copy beside plain ones) is left to the
+    enumeration (False), and nothing else is."""
+    from fantastiqa_rl.payment import offered_flags
+    from fantastiqa_rl.vector_pay import offered_by_counts
+
+    rng = np.random.default_rng(25)
+    checked = with_pairs = 0
+    for _ in range(1500):
+        need = np.zeros(9, dtype=np.int64)
+        creature = bool(rng.random() < 0.6)
+        if creature:
+            v, strength = int(rng.integers(9)), int(rng.integers(1, 9))
+            req = ("c", v, strength)
+        else:
+            needs = tuple(sorted((int(s), int(rng.integers(1, 5))) for s in rng.choice(9, int(rng.integers(1, 4)),
+                                                                                       replace=False)))
+            for s, count in needs:
+                need[s] = count
+            v, strength, req = 0, 0, ("q", needs)
+        sel = [_random_profile(rng) for _ in range(int(rng.integers(0, 3)))]
+        items, mixed = [], False
+        for _ in range(int(rng.integers(1, 6))):
+            copies = [_random_profile(rng)] * int(rng.integers(1, 4))
+            if rng.random() < 0.05:
+                copies.append(_random_profile(rng))
+                mixed |= copies[-1] != copies[0]
+            items.append(tuple(copies))
+        want = offered_flags.__wrapped__(req, tuple(sorted(sel)), tuple(items))
+        flat = np.asarray([p for kind in items for p in kind], dtype=np.int64)
+        start = np.cumsum([0] + [len(kind) for kind in items]).astype(np.int64)
+        chosen = np.asarray(sel, dtype=np.int64).reshape(-1, 3) if sel else np.zeros((1, 3), dtype=np.int64)
+        flags = np.zeros(len(items), dtype=np.int64)
+        pairs = sum(a != b for kind in items for a, b, _ in kind) + sum(a != b for a, b, _ in sel)
+        ran = offered_by_counts(creature, v, strength, need, chosen, len(sel), flat, start, len(items), flags)
+        if mixed or not ran:   # left to the enumeration only for a mixed kind or more than 6 wild pairs
+            assert not ran and not flags.any() and (mixed or pairs > 6)
+            continue
+        assert tuple(bool(f) for f in flags) == want, (req, sel, items)
+        checked += 1
+        with_pairs += pairs > 0
+    assert checked > 1000 and with_pairs > 500
 
 
 def test_a_copy_from_state_keeps_its_chance_while_the_game_goes_on():

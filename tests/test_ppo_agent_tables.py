@@ -71,7 +71,8 @@ def test_a_table_without_a_shipped_version_is_refused(fantastiqa_spec):
     state = fantastiqa_spec.new_state(num_players=3, seed=0)
     obs = fantastiqa_spec.observe(state, state.current_player)
     with pytest.raises(ValueError, match="3-player table"):
-        bot.act(obs, fantastiqa_spec.action_mask(state, state.current_player))
+        bot.act(obs, fantastiqa_spec.action_mask(state, state.current_player), state=state,
+                seat=state.current_player)  # the default observes the greedy block: it needs the state
     assert bot.version == before  # refused: nothing changed
 
 
