@@ -97,17 +97,17 @@ def bot_tables(g, goal_lines, abbey: bool) -> tuple:
 
 
 # ---------------------------------------------------------------- knowledge helpers (the bot's)
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pos(w, i, p):
     return w[i, W_SEATS + MAX_SEATS * S_POS + p]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gems(w, i, p):
     return w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add_kind(prof, k, have):
     """Card kind k's symbols added to have, as _own_symbols counts them (a companion for both)."""
     m = prof[0, k, 2]
@@ -118,14 +118,14 @@ def _add_kind(prof, k, have):
             have[b] += m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add_symbols(c, w, i, cap, T, j, have):
     """_own_symbols over list j, added to have."""
     for t in range(R.ln(w, i, j)):
         _add_kind(T[2], T[0][R.at(c, i, j, cap, t)], have)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add_committed_symbols(c, w, i, cap, T, p, q, have):
     """_own_symbols over committed[p][q], added to have."""
     cards, of = R.seat_list(p, P_C_CARDS), R.seat_list(p, P_C_OF)
@@ -134,7 +134,7 @@ def _add_committed_symbols(c, w, i, cap, T, p, q, have):
             _add_kind(T[2], T[0][R.at(c, i, cards, cap, t)], have)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _deficit(T, qkind, have):
     need_sym, need_cnt = T[9], T[10]
     d = 0
@@ -143,13 +143,13 @@ def _deficit(T, qkind, have):
     return d
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _quest_count(c, w, i, cap, p):
     """len(quests[p]) + the open quests: the bot's `_quests` are t < this, via _quest_at."""
     return R.ln(w, i, R.seat_list(p, P_QUESTS)) + NUM_OPEN_QUESTS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _quest_at(c, w, i, cap, p, t):
     """Item t of the bot's `_quests(s, p)` (personal quests, then open ones), -1 for an empty open slot."""
     quests = R.seat_list(p, P_QUESTS)
@@ -157,7 +157,7 @@ def _quest_at(c, w, i, cap, p, t):
     return R.at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _needed(c, w, i, cap, T, p, need):
     """_needed_syms: per symbol, the most any of p's quests asks."""
     qk, need_sym, need_cnt = T[1], T[9], T[10]
@@ -172,7 +172,7 @@ def _needed(c, w, i, cap, T, p, need):
             need[s] = max(need[s], need_cnt[kq, j])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _value(T, k, need):
     """_card_value: how much the seat wants to keep a card of kind k."""
     prof, power = T[2], T[5]
@@ -191,7 +191,7 @@ def _value(T, k, need):
     return v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _target(c, w, i, cap, T, B, p, have, hand):
     """_target: (quest instance, position) of the quest p can soonest complete; (-1, bazaar) for
     the nearest Beast Bazaar; (-1, -1) for none; (-1, NOT_DECIDED) where the bot would fail."""
@@ -221,7 +221,7 @@ def _target(c, w, i, cap, T, B, p, have, hand):
     return best, best_pos
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _good_step(w, i, B, p, dests, nd, tpos):
     """_good_step: the best destination of dests[:nd] (closer to tpos, or a creature with a gem), or -1."""
     dist = B[0]
@@ -244,7 +244,7 @@ def _good_step(w, i, B, p, dests, nd, tpos):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _dragons_owned(c, w, i, cap, T, p):
     hk, power = T[0], T[5]
     n = 0
@@ -256,7 +256,7 @@ def _dragons_owned(c, w, i, cap, T, p):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _first(row):
     for a in range(row.size):
         if row[a]:
@@ -265,7 +265,7 @@ def _first(row):
 
 
 # ---------------------------------------------------------------- MAIN (the bot's _main over the flat set)
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _quest_here(c, w, i, cap, T, p):
     """_quest_here: one of p's quests or an open quest lies in p's region."""
     here = w[i, W_REGION + _pos(w, i, p)]
@@ -287,7 +287,7 @@ def _copy_row(c, w, i, cc, ww, r):
             cc[r, base + t] = c[i, base + t]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _glass_may_complete(c, w, i, cap, T, p, wi, wp):
     """Whether some quest in p's region is met by p's whole hand with every card doubled (plus the
     cards committed to it): a bound on the trial of a Glass that draws nothing, whose hand after the
@@ -343,7 +343,7 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _free_move(c, w, i, cap, T, B, p, full, tpos):
     """_free_move: a FLY card or a carpet that brings p closer to its target's region, or -1."""
     dist, prof, power = B[0], T[2], T[5]
@@ -364,7 +364,7 @@ def _free_move(c, w, i, cap, T, B, p, full, tpos):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _abbey_held(c, w, i, T, p):
     """abbey_held: Abbey cards held by p's side (its team's sum with teams)."""
     if T[12][R.F_TEAMS]:
@@ -419,7 +419,7 @@ def _abbey_continue(c, w, i, cap, T, B, p, row):
     return match / n > aside / (aside + 1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, row, wi, wp, have, hand):
     """The bot's _main over the flat set `full`; NOT_DECIDED where the scalar bot must decide."""
     hk, power, qpoints = T[0], T[5], T[16]
@@ -501,7 +501,7 @@ def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, r
 
 
 # ---------------------------------------------------------------- the other decisions
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _keep_discard(c, w, i, cap, T, B, p, row, have, hand, keep):
     """END_DISCARD: the first hand kind held beyond _keep_for_target's copies, else DONE;
     NOT_DECIDED where the bot's target fails."""
@@ -558,7 +558,7 @@ def _keep_discard(c, w, i, cap, T, B, p, row, have, hand, keep):
     return A.DONE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _chest(c, w, i, cap, T, B, quest0, p, row, have):
     """CHEST: keep the quest of best (deficit + distance - points, kind), or DONE."""
     qregion, qpoints, dist = T[8], T[16], B[0]
@@ -582,7 +582,7 @@ def _chest(c, w, i, cap, T, B, quest0, p, row, have):
     return A.DONE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _best_buy(T, B, row, need):
     """BUY: _best_buy's card (score: symbols, +3 for a needed one, the effects; then cost, kind), or DONE."""
     prof, cost, buy_fx = T[2], T[13], B[5]
@@ -601,7 +601,7 @@ def _best_buy(T, B, row, need):
     return A.DONE if best < 0 else A.HAND + 2 * Kn + best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _statue_option(c, w, i, cap, T, p, row, plan):
     was = plan[i, p]
     plan[i, p] = 0
@@ -617,7 +617,7 @@ def _statue_option(c, w, i, cap, T, p, row, plan):
     return _first(row)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _region_nearest(row, dist, want):
     """The legal REGION r of least (dist[r][want], r) (MOVE_DEST, SETUP_PLACE); NOT_DECIDED if none."""
     best = -1
@@ -627,7 +627,7 @@ def _region_nearest(row, dist, want):
     return NOT_DECIDED if best < 0 else A.REGION + best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _extreme_value(T, row, lo, need, highest):
     """The kind k with row[lo + k] of least (val, k), or with highest: most (val, -k); -1 if none."""
     Kn = T[2].shape[1]
@@ -640,7 +640,7 @@ def _extreme_value(T, row, lo, need, highest):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, scratch, wi, wp, need, have, hand,
             keep):
     """The bot's act() for game i (row: its legal mask); NOT_DECIDED where the scalar bot must."""
