@@ -298,16 +298,16 @@ class PPOAgent(Agent):
         # play_game observe for this agent with these options.
         self.observation_options = dict(self.policy.meta.get("options") or {})
         self._tried: dict = {}   # observation digest -> {action: times chosen there} (this game)
-        # Fantastiqa's greedy block (action_features="greedy") is encoded by its batched engine, not by
-        # the game spec: the agent observes its game through a one-game FantastiqaBatch of its own,
-        # which needs the rules state (so it asks for it) and is started afresh with each game.
+        # Fantastiqa's greedy block (action_features="greedy") is an option of its batch, not of the game
+        # spec: the agent encodes it as the batch does (observe_block_game: one greedy bot per seat,
+        # asked once per decision), which needs the rules state (so it asks for it); afresh each game.
         self._block = None
         if self.policy.meta.get("game") == "fantastiqa" and \
                 self.observation_options.get("action_features", "none") != "none":
             from tabletop_rl.envs.fantastiqa_batch import check_action_features
 
             check_action_features(self.observation_options["action_features"])
-            self._block = {"kind": self.observation_options["action_features"], "batch": None, "new_game": True}
+            self._block = {"kind": self.observation_options["action_features"], "follower": None, "new_game": True}
             self.uses_state = True
         self._table = version_entry(game, self.version)["players"] if self.follows_table else None
 
@@ -334,11 +334,11 @@ class PPOAgent(Agent):
         """`seat`'s observation with the options the policy was trained on (given the rules state)."""
         from tabletop_rl.envs import get_game
 
-        if self._block is not None:  # the batched engine's encoding (see __init__)
+        if self._block is not None:  # the batch's encoding (see __init__)
             from tabletop_rl.envs.fantastiqa_batch import observe_block_game
 
             b = self._block
-            b["batch"], obs = observe_block_game(b["batch"], state, seat, b["new_game"], b["kind"])
+            b["follower"], obs = observe_block_game(b["follower"], state, seat, b["new_game"], b["kind"])
             b["new_game"] = False
             return obs
         spec = get_game(self.policy.meta.get("game", "fae"))

@@ -1,7 +1,7 @@
 """Distil Fae's MCTS into a policy that does not search: DAgger rounds from a shipped policy.
 
     nice -n 10 python benchmarks/distill_fae_mcts.py --rounds 6 --games 1200 --out runs/distill_fae
-    python benchmarks/distill_fae_mcts.py --rounds 1 --games 40 --eval-games 20 --out /tmp/d   # a smoke run
+    python benchmarks/distill_fae_mcts.py --rounds 1 --games 40 --eval-games 20 --out RUN_DIR   # a smoke run
 
 Each round: the current policy plays `--games` 2-player games against `--opponents` (seats
 rotated), every decision it makes labelled by the root visit shares of `make_agent("fae", "mcts")`'s

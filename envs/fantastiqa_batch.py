@@ -23,8 +23,11 @@ move the mover's greedy bot makes and 0 elsewhere; zeros for a seat not to move 
 game. The greedy bot reads only what its seat may know (its docstring), so the block shows no
 other seat's hand and no deck order (tests/test_fantastiqa_greedy_block.py). The policy adds it to
 its logits through a learned scale (`action_blocks`, tabletop_rl.training.sb3), so it starts as
-greedy play and learns where to deviate. `PPOAgent` observes a scalar game the same way through a
-one-game batch that `follow`s the game (`observe_block_game`): training and play see the same numbers.
+greedy play and learns where to deviate. `PPOAgent` observes a scalar game the same way without the
+batched engine (`observe_block_game`: `fantastiqa_rl.observe`, bit-equal to the batch's rows, and one
+greedy bot per seat asked once per decision, keeping its plans as the batch's bots do; the batch's
+kernel makes the scalar bot's moves): training and play see the same numbers, and a policy file plays
+without compiling the engine's kernels.
 
 It sits in the bots layer (tests/test_import_graph.py): it plays the greedy bot.
 """
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fantastiqa_rl.observation import observe
 from fantastiqa_rl.rewards import POTENTIALS, potentials
 from fantastiqa_rl.vector import FantastiqaVector
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
@@ -65,7 +69,6 @@ class FantastiqaBatch(FantastiqaVector):
             self.observation_size = self.obs_size = self.n_base + self.num_actions
         self._asked = np.zeros(self.num_envs, dtype=np.bool_)  # the bot's move at the decision now is known
         self._answer = np.full(self.num_envs, -1, dtype=np.int64)
-        self._keep_bots = False
 
     @property
     def observation_options(self) -> dict:
@@ -84,8 +87,7 @@ class FantastiqaBatch(FantastiqaVector):
     # ------------------------------------------------------------------ a decision is asked once
     def _reset_agents(self, i: int) -> None:
         self._asked[i] = False
-        if not self._keep_bots:
-            super()._reset_agents(i)
+        super()._reset_agents(i)
 
     def step(self, actions, games=None) -> None:
         super().step(actions, games=games)  # raises, changing nothing, on an illegal action
@@ -93,15 +95,6 @@ class FantastiqaBatch(FantastiqaVector):
             self._asked[:] = False
         else:
             self._asked[np.asarray(games, dtype=np.bool_)] = False
-
-    def follow(self, i: int, state) -> None:
-        """Make game i equal to `state`, the next position of the game it plays (a caller that drives
-        one game in its own state, `PPOAgent`): as `set_state`, but its bots keep their plans."""
-        self._keep_bots = True
-        try:
-            self.set_state(i, state)
-        finally:
-            self._keep_bots = False
 
     def greedy_actions(self, rng: np.random.Generator | None = None, games=None) -> np.ndarray:
         """int64 (N,): the greedy bot's move in each unfinished game of `games` (bool (N,); default
@@ -147,22 +140,41 @@ class FantastiqaBatch(FantastiqaVector):
         return "FantastiqaBatch" + super().__repr__()[len("FantastiqaVector"):]
 
 
-def observe_block_game(batch: FantastiqaBatch | None, state, seat: int, new_game: bool, action_features: str):
-    """(batch, observation): `seat`'s observation of the scalar game `state` with `action_features`,
-    through a one-game `FantastiqaBatch` that follows the game (its bots keep their plans from
-    one decision to the next; `new_game`: the game is a new one, its bots start afresh). Pass the
-    returned batch back with the game's next position."""
-    if batch is None or (batch.num_players, batch.goal, batch.card_set, batch.options) != \
-            (state.num_players, state.goal_name, state.card_set, state.options):
-        batch = FantastiqaBatch(1, state.num_players, goal=state.goal_name, card_set=state.card_set,
-                                action_features=action_features, **state.options)
-        new_game = True
+class BlockFollower:
+    """The greedy block of one scalar game, followed decision by decision (`observe_block_game`):
+    one greedy bot per seat, started afresh with each new game."""
+
+    def __init__(self, state):
+        self.table = _table(state)
+        self.bots = [FantastiqaGreedyAgent() for _ in range(state.num_players)]
+
+    def new_game(self) -> None:
+        for bot in self.bots:
+            bot.reset()
+
+
+def _table(state) -> tuple:
+    return state.num_players, state.goal_name, state.card_set, state.options
+
+
+def observe_block_game(follower: BlockFollower | None, state, seat: int, new_game: bool, action_features: str):
+    """(follower, observation): `seat`'s observation of the scalar game `state` with `action_features`,
+    as `FantastiqaBatch` encodes it: `fantastiqa_rl.observe`, then the block of the seat's greedy
+    bot, asked once per decision (call it once per position the seat moves in; `new_game`: the
+    game is a new one, its bots start afresh). Pass the returned follower back with the game's
+    next position."""
+    check_action_features(action_features)
+    if follower is None or follower.table != _table(state):
+        follower, new_game = BlockFollower(state), True
     if new_game:
-        batch.set_state(0, state)
-    else:
-        batch.follow(0, state)
-    seats = np.full(1, int(seat), dtype=np.int64)
-    return batch, batch.observe(seats)[0].copy()
+        follower.new_game()
+    base = observe(state, int(seat))
+    if action_features == "none":
+        return follower, base
+    block = np.zeros(state.num_actions, dtype=np.float32)
+    if not state.is_terminal() and int(seat) == state.current_player:
+        block[follower.bots[int(seat)].act(None, None, state=state, seat=int(seat))] = 1.0
+    return follower, np.concatenate([base, block])
 
 
-__all__ = ["ACTION_FEATURE_OPTIONS", "FantastiqaBatch", "check_action_features", "observe_block_game"]
+__all__ = ["ACTION_FEATURE_OPTIONS", "BlockFollower", "FantastiqaBatch", "check_action_features", "observe_block_game"]
