@@ -117,7 +117,9 @@ def default_version(game: str, players: int | None = None) -> str:
     cat = catalogue(game)
     if players is None:
         return cat["default"]
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or int(players) not in cat["tables"]:
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+        raise ValueError(f"num_players must be an int table size; got {type(players).__name__} {str(players)[:20]!r}")
+    if int(players) not in cat["tables"]:
         raise ValueError(f"no shipped {game} policy for a {str(players)[:20]}-player table; shipped tables: "
                          f"{list(cat['tables'])} (play another bot there, or pass path=... / version=...)")
     return cat["tables"][int(players)]

@@ -382,7 +382,7 @@ class PPOAgent(Agent):
         mask = batch.legal_mask()[g]
         if self._observes_like(batch):
             obs = batch.observe(np.where(games, cur, -1))[g]
-        elif self._block is not None:  # its one-game batch follows one game; these are many
+        elif self._block is not None:  # its greedy bots follow one game; these are many
             raise ValueError(f"this policy observes with {self.observation_options} (the batched engine's greedy "
                              "block): play it in a batch built with those options")
         else:

@@ -108,3 +108,9 @@ def test_malformed_table_defaults_name_the_problem(catalogue_with, table_default
 def test_table_defaults_are_read(catalogue_with):
     catalogue_with({"3": "t_3p"})
     assert pv.default_version("fae", 3) == "t_3p" and pv.default_version("fae") == "t_2p"
+
+
+@pytest.mark.parametrize("players", [True, "3", 2.5, [3], None.__class__])
+def test_a_num_players_that_is_not_an_int_is_refused_by_name(players):
+    with pytest.raises(ValueError, match="num_players must be an int table size"):
+        make_agent("fae", "ppo", num_players=players)
