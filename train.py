@@ -92,7 +92,8 @@ class Config(RLlibFields):
     n_steps: int = 32  # steps per env per rollout
     batch_size: int = 2048  # minibatch size
     n_epochs: int = 2  # passes over each rollout
-    learning_rate: float = 3e-4  # Adam step size (constant)
+    learning_rate: float = 3e-4  # Adam step size (constant unless anneal_lr)
+    anneal_lr: bool = False  # learning_rate falls linearly to 0 by the run's end: total_steps, or time_limit_min if that comes first
     gamma: float = 0.95  # discount
     gae_lambda: float = 0.9  # GAE lambda
     clip_range: float = 0.2  # PPO clip

@@ -260,6 +260,7 @@ def build(cfg, pool):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from tabletop_rl.ppo_policy import SkipPolicy
+    from tabletop_rl.training.rollout_buffer import FlatMaskableRolloutBuffer
 
     torch.set_num_threads(cfg.torch_threads)
     torch.distributions.Distribution.set_default_validate_args(False)  # SB3 builds a masked Categorical per call: ~10% of an update
@@ -278,6 +279,7 @@ def build(cfg, pool):
         SkipPolicy, venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
         learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
         ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, seed=cfg.seed, device="cpu",
+        rollout_buffer_class=FlatMaskableRolloutBuffer,  # no env-major copy of each rollout (its docstring)
         policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=act, skip_starts=skip_starts,
                            skip_init=skip_init, mlp_inputs=mlp_inputs, skip_lr_scale=cfg.skip_lr_scale), verbose=0,
     )
@@ -572,11 +574,31 @@ def warm_start(model, cfg, history: dict, run_dir: str, setup_start: float) -> N
     history["setup_seconds"] = time.perf_counter() - setup_start
 
 
+class AnnealedRate:
+    """`anneal_lr`: SB3's learning-rate schedule, `rate` x the fraction of the run left. The run ends at
+    its total steps (SB3's `progress_remaining`) or at `time_limit_min` (the setup and the training
+    time so far, as the time limit counts it: `history`), whichever comes first, so a time-limited
+    run on a slow machine still ends at a small rate."""
+
+    def __init__(self, rate: float, time_limit_min: float, history: dict):
+        self.rate, self.limit_s, self.history = float(rate), 60.0 * float(time_limit_min), history
+
+    def __call__(self, progress_remaining: float) -> float:
+        left = float(progress_remaining)
+        if self.limit_s > 0:
+            used = self.history.get("setup_seconds", 0.0) + self.history.get("wall_seconds", 0.0)
+            left = min(left, 1.0 - used / self.limit_s)
+        return self.rate * min(max(left, 0.0), 1.0)
+
+
 def learn(model, cfg, run_dir: str, pool, venv, history: dict, total: int, fresh: bool) -> None:
     """PPO up to `total` learner steps (snapshots, evaluations and checkpoints on the way: `make_callback`)."""
     from stable_baselines3.common.logger import configure
 
     part = history.get("resumes", 0)
+    if cfg.anneal_lr is True:
+        model.learning_rate = AnnealedRate(cfg.learning_rate, cfg.time_limit_min, history)
+        model._setup_lr_schedule()
     model.set_logger(configure(os.path.join(run_dir, "logs", f"part{part}"), ["csv", "tensorboard"]))
     remaining = total - model.num_timesteps
     if remaining > 0:
