@@ -6,11 +6,13 @@
 Every row is `train.train` (learner env steps/s with the PPO updates included; no warm start,
 periodic evaluation or checkpoint), so the figures are what a training run gets, and then the
 same path's env alone (random learner actions, no PPO), where the paths differ:
-- Fantastiqa, with the `fantastiqa` preset's PPO settings: the learner core (`--vec-env learner`:
-  ScalarBatch until a batched Fantastiqa engine is in `tabletop_rl.envs.learner.BATCHES`) at 8
-  and at 64 games, against the scalar `SelfPlayEnv` (the core's single-agent face: ScalarBatch, N = 1)
-  in a DummyVecEnv (`--vec-env dummy`, 8 envs).
-  Target (issue 26): >= 10x the scalar path.
+- Fantastiqa, with the `fantastiqa` preset's PPO settings (rollouts of 8,192 steps, minibatches
+  of 2,048, 2 epochs, 2 torch threads): the learner core over the batched engine (`FantastiqaBatch`,
+  64 games) with the preset's greedy block and with the plain observation, against the scalar
+  `SelfPlayEnv` (the core's single-agent face: ScalarBatch, N = 1) in a DummyVecEnv (`--vec-env
+  dummy`, 8 envs x 1,024 steps: the same rollout), on the plain observation: the scalar cores do
+  not encode the greedy block (it needs the batch's greedy bot). Target (issue 26): >= 10x the
+  scalar path.
 - Fae, with the `make-train` settings: the learner core (what `FaeLearnerVecEnv` now is), then the
   same with a user's reward callable (`--reward-fn`: a numpy function over the batch), with a
   user's batched opponent (`act_batch`: one call for all its games) and with a user's per-game
@@ -125,9 +127,9 @@ def main() -> None:
     q = train.parse_args(["--preset", "fantastiqa"])
     f = train.parse_args(["--preset", "make-train"])
     scalar, fae = "SelfPlayEnv x8 in a DummyVecEnv (the scalar path)", "learner core x512 (FaeBatch; = FaeLearnerVecEnv)"
-    fantastiqa_paths = {scalar: dict(vec_env="dummy"),
-                        "learner core x8 (ScalarBatch)": dict(vec_env="learner"),
-                        "learner core x64 (ScalarBatch)": dict(vec_env="learner", n_envs=64, n_steps=32)}
+    fantastiqa_paths = {scalar: dict(vec_env="dummy", options="", n_envs=8, n_steps=1024),
+                        "learner core x64 (FantastiqaBatch), plain observation": dict(options=""),
+                        "learner core x64 (FantastiqaBatch), greedy block (the preset)": {}}
     fae_paths = {fae: {},
                  "  + a user's reward callable (--reward-fn)": dict(reward_fn=f"{HERE}:step_penalty"),
                  "  + a user's batched opponent (act_batch), weight 1.25": dict(opponents="bench_lowest_batched=1.25"),
