@@ -133,7 +133,7 @@ class Config(RLlibFields):
     backend: str = "sb3"  # "sb3" (MaskablePPO: tabletop_rl.training.sb3) or "rllib" (Ray RLlib PPO: tabletop_rl.training.rllib, its own fields in RLlibFields)
     # --- not a hyper-parameter
     resume: str = ""  # run directory (or name under runs_dir) to continue; its config.json is used
-    evaluate: str = ""  # only evaluate this policy file (.npz or .zip) over final_eval_games per opponent, then exit
+    evaluate: str = ""  # only evaluate this policy file (.npz or .zip) over final_eval_games per opponent, then exit (on the scalar cores; on the batched engine for an option only it encodes)
     preset: str = ""  # named set of defaults (PRESETS); explicit flags override it
 
 
@@ -268,6 +268,7 @@ def evaluate_only(cfg: Config) -> list[dict]:
     import_modules(cfg)
     from tabletop_rl.agents import agent_names
     from tabletop_rl.agents.ppo_agent import PolicyWeights
+    from tabletop_rl.envs.learner import batch_class
 
     try:  # a malformed file or meta (meta.game 5 or "nope") is a usage error naming the problem
         weights = PolicyWeights.load(cfg.evaluate)
@@ -281,10 +282,22 @@ def evaluate_only(cfg: Config) -> list[dict]:
                                   options=opts)
         print(f"{cfg.evaluate} was trained on {cfg.game} ({cfg.num_players} players, options {opts or 'none'}): "
               f"evaluating there", flush=True)
+    options = parse_options(cfg.options)
+    # An option only the batched engine encodes (Fantastiqa's greedy block) has no scalar-core form:
+    # such a policy is evaluated on the batched engine, and the line says so.
+    engine = batch_class(cfg.game)
+    batch_only = sorted(set(options) & set(getattr(engine, "OPTIONS", ())))
+    if batch_only:
+        print(f"{', '.join(batch_only)} is encoded by {engine.__name__} only: evaluating on the batched engine, "
+              f"not the scalar cores", flush=True)
     rows = []  # the one evaluation on the scalar cores: an independent check of the batched engine training used
     for opp in [o for o in ("random", "greedy") if o in agent_names(cfg.game)]:
-        r = evaluate_in_processes(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983,
-                                  parse_options(cfg.options), cfg.max_game_steps, cfg.eval_workers)
+        if batch_only:
+            r = evaluate_policy(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983, options,
+                                cfg.max_game_steps)
+        else:
+            r = evaluate_in_processes(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983,
+                                      options, cfg.max_game_steps, cfg.eval_workers)
         rows.append(r)
         print(f"{cfg.evaluate} vs {opp:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
               f"  ({r['games']} seat-rotated games, {r['seconds']:.0f} s)", flush=True)

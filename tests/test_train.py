@@ -507,6 +507,18 @@ def test_evaluate_policy_plays_as_the_ppo_bot_and_stops_playing_decided_games():
     assert core.batch.state(1).to_dict() == before
 
 
+def test_evaluate_cli_plays_a_greedy_block_policy_on_the_batched_engine(capsys):
+    """`train.py --evaluate` of a policy over Fantastiqa's greedy block (an option the scalar cores
+    cannot encode) stopped with a traceback; it evaluates on the batched engine and says so (a
+    policy without such an option plays on the scalar cores: test_every_backend_evaluates_...)."""
+    path = os.path.join(ROOT, "fantastiqa_rl", "policies", "fantastiqa_2p_v3_STAND-IN.npz")
+    rows = train.evaluate_only(train.parse_args(["--evaluate", path, "--final-eval-games", "2", "--eval-workers", "1"]))
+    out = capsys.readouterr().out
+    assert "action_features is encoded by FantastiqaBatch only: evaluating on the batched engine" in out, out
+    assert [r["opponent"] for r in rows] == ["random", "greedy"] and all(r["games"] == 2 for r in rows)
+    assert rows[0]["win_share"] == 1.0, rows
+
+
 @pytest.mark.parametrize("game,players,vec_env", [("fae", 3, "learner"), ("fae", 4, "learner"),
                                                   ("fantastiqa", 3, "learner"), ("fantastiqa", 4, "learner"),
                                                   ("fae", 3, "dummy")])
