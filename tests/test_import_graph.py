@@ -64,6 +64,7 @@ LAYERS = {
     "training": ["tabletop_rl.envs.learner", "tabletop_rl.envs.opponents", "tabletop_rl.envs.learner_envs", "tabletop_rl.envs.selfplay", "tabletop_rl.envs.fae_vector_env", "tabletop_rl.envs.rllib_env",
                  "tabletop_rl.training", "tabletop_rl.training.sb3", "tabletop_rl.training.rllib",
                  "tabletop_rl.training.evaluation", "tabletop_rl.training.checkpoints", "tabletop_rl.training.reports",
+                 "tabletop_rl.training.rollout_buffer",
                  "tabletop_rl.ppo_policy",
                  "tabletop_rl.train", "train"],
     # what people run: the arena, terminal play, the web app
