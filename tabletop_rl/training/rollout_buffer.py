@@ -1,8 +1,8 @@
-"""`FlatMaskableRolloutBuffer`: sb3-contrib's rollout buffer without its two copies of every rollout.
+"""`FlatMaskableRolloutBuffer`: sb3-contrib's rollout buffer without the copies it makes of each rollout.
 
 sb3-contrib's `MaskableRolloutBuffer.get` first copies each array into env-major order
 (`swap_and_flatten`: a strided copy of the whole rollout, the observations included) and then
-copies every minibatch twice (fancy indexing, then `torch.tensor`). With Fantastiqa's 4,000-float
+copies every minibatch twice (fancy indexing, then `torch.tensor`). With Fantastiqa's 4,191-float
 observations and 8,192-step rollouts those copies were 40% of a PPO update (cProfile of
 `train.py --preset fantastiqa`, 2026-12-01). PPO draws its minibatches from a random permutation
 of all (step, env) pairs, so the order of the flattened rows does not matter: here the arrays are
@@ -10,7 +10,7 @@ viewed as (steps x envs, ...) without a copy, and each minibatch is gathered onc
 
 The minibatches hold the same rows as sb3-contrib's (the permutation indexes step-major rows
 instead of env-major ones), drawn from the same `numpy.random` permutation: a run is as seeded as
-before, with other minibatches (tests/test_train.py checks the rows and their coverage).
+before, with other minibatches (tests/test_rollout_buffer.py checks the rows and their coverage).
 """
 from __future__ import annotations
 
