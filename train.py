@@ -268,7 +268,7 @@ def evaluate_only(cfg: Config) -> list[dict]:
     import_modules(cfg)
     from tabletop_rl.agents import agent_names
     from tabletop_rl.agents.ppo_agent import PolicyWeights
-    from tabletop_rl.envs.learner import batch_class
+    from tabletop_rl.envs.learner import batch_class, batch_only_options
 
     try:  # a malformed file or meta (meta.game 5 or "nope") is a usage error naming the problem
         weights = PolicyWeights.load(cfg.evaluate)
@@ -285,19 +285,21 @@ def evaluate_only(cfg: Config) -> list[dict]:
     options = parse_options(cfg.options)
     # An option only the batched engine encodes (Fantastiqa's greedy block) has no scalar-core form:
     # such a policy is evaluated on the batched engine, and the line says so.
-    engine = batch_class(cfg.game)
-    batch_only = sorted(set(options) & set(getattr(engine, "OPTIONS", ())))
+    batch_only = batch_only_options(cfg.game, options)
     if batch_only:
-        print(f"{', '.join(batch_only)} is encoded by {engine.__name__} only: evaluating on the batched engine, "
-              f"not the scalar cores", flush=True)
+        print(f"{', '.join(batch_only)} is encoded by {batch_class(cfg.game).__name__} only: evaluating on the "
+              f"batched engine, not the scalar cores", flush=True)
     rows = []  # the one evaluation on the scalar cores: an independent check of the batched engine training used
     for opp in [o for o in ("random", "greedy") if o in agent_names(cfg.game)]:
-        if batch_only:
-            r = evaluate_policy(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983, options,
-                                cfg.max_game_steps)
-        else:
-            r = evaluate_in_processes(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983,
-                                      options, cfg.max_game_steps, cfg.eval_workers)
+        try:  # options or sizes the game refuses (the file's meta says what to play) are a usage error
+            if batch_only:
+                r = evaluate_policy(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983, options,
+                                    cfg.max_game_steps)
+            else:
+                r = evaluate_in_processes(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983,
+                                          options, cfg.max_game_steps, cfg.eval_workers)
+        except ValueError as exc:
+            raise SystemExit(f"train.py --evaluate: {cfg.evaluate}: {exc}") from None
         rows.append(r)
         print(f"{cfg.evaluate} vs {opp:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
               f"  ({r['games']} seat-rotated games, {r['seconds']:.0f} s)", flush=True)

@@ -75,6 +75,12 @@ def batch_class(game: str):
     return getattr(importlib.import_module(module), name)
 
 
+def batch_only_options(game: str, options) -> list[str]:
+    """The names among `options` that only `game`'s batched engine encodes (its `OPTIONS`, e.g.
+    Fantastiqa's `action_features`): ScalarBatch refuses them."""
+    return sorted(set(options) & set(getattr(batch_class(game), "OPTIONS", ())))
+
+
 def make_batch(game, num_envs: int, num_players: int = 2, batched: bool = True, **options) -> BatchedGame:
     """N games of `game` with `options` (rule and observation options, and those of its batched
     engine's `OPTIONS`, e.g. Fantastiqa's `action_features`): its batched engine if it has one and
@@ -85,9 +91,9 @@ def make_batch(game, num_envs: int, num_players: int = 2, batched: bool = True, 
     spec.check_options(options, also=own)
     cls = engine if batched is True else None
     if cls is None:
-        if set(options) & set(own):
-            raise ValueError(f"option(s) {sorted(set(options) & set(own))} of {spec.name} are encoded by its batched "
-                             f"engine ({engine.__name__}) only; batched=False (ScalarBatch) cannot encode them")
+        if batch_only_options(spec.name, options):
+            raise ValueError(f"option(s) {batch_only_options(spec.name, options)} of {spec.name} are encoded by its "
+                             f"batched engine ({engine.__name__}) only; batched=False (ScalarBatch) cannot encode them")
         return ScalarBatch(spec, num_envs, num_players, **options)
     return cls(num_envs, num_players, **options)
 
@@ -509,5 +515,5 @@ def _generator(state) -> np.random.Generator:
     return rng
 
 
-__all__ = ["BATCHES", "LearnerCore", "OpponentPool", "batch_class", "make_batch", "make_learner_core", "win_share",
+__all__ = ["BATCHES", "LearnerCore", "OpponentPool", "batch_class", "batch_only_options", "make_batch", "make_learner_core", "win_share",
            "winners"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import zipfile
 
@@ -110,6 +111,25 @@ def test_train_evaluate_refuses_a_policy_with_a_bad_meta_game(tmp_path, game, ca
     _policy(meta={"game": game, "num_players": 2}).save(path)
     with pytest.raises(SystemExit, match="meta 'game'"):
         train.main(["--evaluate", str(path), "--final-eval-games", "2"])
+
+
+@pytest.mark.parametrize("options,named", [({"action_features": "evil"}, "action_features must be one of"),
+                                           ({"os.system": "x"}, "unknown option(s) ['os.system']"),
+                                           ({"action_features": "greedy"}, "the policy maps 6 inputs to 4 actions")])
+def test_train_evaluate_names_options_or_sizes_the_game_refuses(tmp_path, options, named, capsys):
+    """A policy file's meta options and sizes are the file's say: `train.py --evaluate` stopped with a
+    ValueError (or numpy broadcast) traceback on an option value or name the game refuses and on a
+    policy whose sizes do not fit the game; now a usage error names the problem before any game
+    result is printed."""
+    pytest.importorskip("sb3_contrib")
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import train
+
+    path = tmp_path / "p.npz"
+    _policy(meta={"game": "fantastiqa", "num_players": 2, "options": options}).save(path)
+    with pytest.raises(SystemExit, match=re.escape(named)):
+        train.main(["--evaluate", str(path), "--final-eval-games", "2", "--eval-workers", "1"])
+    assert "win share" not in capsys.readouterr().out
 
 
 def test_a_zip_member_that_is_not_a_plain_file_entry_is_refused(tmp_path):

@@ -452,7 +452,8 @@ def test_resume_refuses_flags_that_change_what_the_run_learns(resumable_run, tmp
 
 @pytest.mark.parametrize("text,named", [("[" * 100_000 + "]" * 100_000, "nested too deeply"),
                                         ("[1, 2]", "must be a JSON object"),
-                                        ('{"game": 5}', "field 'game' must be a str")])
+                                        ('{"game": 5}', "field 'game' must be a str"),
+                                        ('{"anneal_lr": "yes"}', "field 'anneal_lr' must be a bool")])
 def test_resume_names_a_damaged_config_json(resumable_run, tmp_path, text, named):
     run = _copy_run(resumable_run, tmp_path / "r")
     (run / "config.json").write_text(text)

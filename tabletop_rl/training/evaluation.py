@@ -35,6 +35,9 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     start = time.perf_counter()
     core = make_learner_core(game, games, num_players, batched=batched is True, opponents={opponent: 1.0},
                              reward="win_loss", max_steps=max_steps or None, seed=seed, **dict(options or {}))
+    if weights.obs_size != core.obs_size or weights.num_actions != core.num_actions:
+        raise ValueError(f"the policy maps {weights.obs_size} inputs to {weights.num_actions} actions; {game} with options "
+                         f"{dict(options or {})} has {core.obs_size} and {core.num_actions}")
     core.reset()
     # One PPOAgent per game chooses from the batched logits, so the policy plays exactly as the bot
     # does in the arena (argmax, breaking cycles of repeated observations: Fantastiqa's turns can loop).
