@@ -169,8 +169,10 @@ class FantastiqaVector:
         self._kernels = cards.ok       # False: every decision by the scalar core (see vector_rules.Cards)
         self._quest0 = probe.layout.quest
         self._ws = R.workspace(self._cap, probe.layout.K)
-        self._c = np.zeros((self.num_envs, VS.num_lists(n) * self._cap), dtype=np.int16)
-        self._w = np.zeros((self.num_envs, VS.w_size(n)), dtype=np.int64)
+        c_type, w_type = VS.row_dtypes(probe.g)
+        self._c = np.zeros((self.num_envs, VS.num_lists(n) * self._cap), dtype=c_type)
+        self._w = np.zeros((self.num_envs, VS.w_size(n)), dtype=w_type)
+        self._limits = (int(np.iinfo(c_type).max), int(np.iinfo(w_type).max))
         self._rngs: list = [None] * self.num_envs
         self._own: list = [None] * self.num_envs
         # a FantastiqaState per game, valid where _obj_ok (the scalar fallback and the greedy bots use it)
@@ -223,9 +225,10 @@ class FantastiqaVector:
             pack(s, strings, wire)
         idx = np.asarray(games, dtype=np.int64)
         bad = VS.scatter(np.asarray(wire, dtype=np.int64), np.asarray(starts, dtype=np.int64), idx,
-                         self._c, self._w, self._cap)
+                         self._c, self._w, self._cap, *self._limits)
         if bad >= 0:   # not reachable by the rules: no zone holds more than every card
-            raise ValueError(f"game {games[bad]}: a card list longer than the {self._cap} the batch holds")
+            raise ValueError(f"game {games[bad]}: a card list longer than the {self._cap} the batch holds, or a "
+                             f"value outside what its rows hold ({self._c.dtype} items, {self._w.dtype} scalars)")
         for i, s in zip(games, states):
             self._obj[i] = s
             self._rngs[i], self._own[i] = s._rngs, s._own

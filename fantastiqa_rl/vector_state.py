@@ -2,10 +2,14 @@
 
 `fantastiqa_rl.vector.FantastiqaVector` holds its games here; the rules kernels
 (`fantastiqa_rl.vector_kernels`) read and write these rows. One row per game:
-- `w` int64 (N, W_SIZE): the scalars (phase, seat, turn sub-state, supply, board, open quests,
+- `w` int32 (N, W_SIZE): the scalars (phase, seat, turn sub-state, supply, board, open quests,
   per-seat counters padded to 4 seats, winners, end reason) and, at W_LEN + j, the length of list j;
-- `c` int16 (N, num_lists * cap): list j's items at c[j * cap : j * cap + length] (card instance ids,
-  quest instances, effect triples), top of a deck LAST as in the state dict.
+- `c` (N, num_lists * cap): list j's items at c[j * cap : j * cap + length] (card instance ids,
+  quest instances, effect triples), top of a deck LAST as in the state dict; uint8 where every item
+  of the card file fits (the STAND-IN set: 207 instances), else int16 (`row_dtypes`).
+The rows are small on purpose: at N = 1024 the kernels' time is largely their rows coming back from
+memory (int16 / int64 rows ran mask+step ~1.4x slower, docs/benchmarks.md). Two uint8 items read from
+c must not be subtracted from each other in a kernel (numba types uint8 - uint8 as uint64).
 Lists 0..G_LISTS-1 are the game's (`GLOBAL_LISTS`); seat p's lists follow at G_LISTS + P_LISTS * p
 (`SEAT_LISTS`). A seat's committed map is three lists: its quests in insertion order (C_ORDER), the
 committed cards (C_CARDS) and each card's quest (C_OF), in the order the cards were committed.
@@ -112,6 +116,15 @@ def capacity(g) -> int:
                          f"{np.iinfo(np.int16).max}")
     return cap
 
+
+def row_dtypes(g) -> tuple:
+    """(c dtype, w dtype) of a card file's rows: c uint8 where every item fits (card instances, quest
+    instances, effect op ids and arguments), else int16; w int32 (every scalar is bounded far below)."""
+    top = max(g.num_instances - 1, EFFECT_ARG_MAX, len(END_REASONS) + len(EFFECT_OPS) - 1)
+    return (np.uint8 if top <= np.iinfo(np.uint8).max else np.int16), np.int32
+
+
+EFFECT_ARG_MAX = 20     # cards.py: an effect's arguments are in [0, 20]
 
 # end reasons the kernels write and the effect ops they read (the first ids of every Strings table)
 END_REASONS = ("", "creature deck empty", "turn_limit", "goal")
@@ -220,14 +233,18 @@ def unpack(wire: list, fixed: dict, rngs: list, own: list, strings: Strings) -> 
 
 
 @njit(cache=True)
-def scatter(wire, starts, games, c, w, cap):
+def scatter(wire, starts, games, c, w, cap, c_max, w_max):
     """Write the wire at wire[starts[j]:] into row games[j] of (c, w). Returns the first j whose list
-    overflows the capacity (that row is left partly written), or -1."""
+    overflows the capacity or holds a value its array cannot (items outside 0..c_max, scalars outside
+    -w_max..w_max: they would wrap silently), leaving that row partly written; else -1."""
     nl = w.shape[1] - W_LEN
     for j in range(games.size):
         i, at = games[j], starts[j]
         for x in range(W_LEN + nl):
-            w[i, x] = wire[at + x]
+            v = wire[at + x]
+            if v > w_max or v < -w_max:
+                return j
+            w[i, x] = v
         src = at + W_LEN + nl
         for lj in range(nl):
             k = wire[at + W_LEN + lj]
@@ -235,7 +252,10 @@ def scatter(wire, starts, games, c, w, cap):
                 return j
             dst = lj * cap
             for t in range(k):
-                c[i, dst + t] = wire[src + t]
+                v = wire[src + t]
+                if v < 0 or v > c_max:
+                    return j
+                c[i, dst + t] = v
             src += k
     return -1
 

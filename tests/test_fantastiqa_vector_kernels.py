@@ -18,8 +18,13 @@ ROUND_TRIP_CONFIGS = [(2, {}), (4, {"abbey": True, "teams": True}), (3, {"card_u
 
 def _rows(s: FantastiqaState):
     cap = VS.capacity(s.g)
-    return (np.zeros((1, VS.num_lists(s.n) * cap), dtype=np.int16), np.zeros((1, VS.w_size(s.n)), dtype=np.int64),
+    c_type, w_type = VS.row_dtypes(s.g)
+    return (np.zeros((1, VS.num_lists(s.n) * cap), dtype=c_type), np.zeros((1, VS.w_size(s.n)), dtype=w_type),
             cap)
+
+
+def _limits(c, w):
+    return int(np.iinfo(c.dtype).max), int(np.iinfo(w.dtype).max)
 
 
 @pytest.mark.parametrize("num_players,options", ROUND_TRIP_CONFIGS)
@@ -35,7 +40,7 @@ def test_the_packed_rows_round_trip_every_state_of_random_games(num_players, opt
             wire: list = []
             VS.pack(s, strings, wire)
             assert VS.scatter(np.asarray(wire, dtype=np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
-                              c, w, cap) == -1
+                              c, w, cap, *_limits(c, w)) == -1
             back = VS.gather(c, w, 0, cap).tolist()
             assert back == wire
             t = VS.unpack(back, fixed, s._rngs, list(s._own), strings)
@@ -62,7 +67,36 @@ def test_a_list_longer_than_the_rows_hold_is_refused_naming_the_game():
     n_lists = VS.num_lists(2)
     wire[VS.W_LEN] = cap + 1             # the creature deck claims more items than a list holds
     wire[VS.W_LEN + n_lists:VS.W_LEN + n_lists] = [0] * (cap + 1 - len(s.creature_deck))
-    assert VS.scatter(np.asarray(wire, dtype=np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), c, w, cap) == 0
+    assert VS.scatter(np.asarray(wire, dtype=np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), c, w, cap,
+                      *_limits(c, w)) == 0
+
+
+def test_the_rows_are_small_for_the_standin_set_and_wide_enough_for_a_large_card_file():
+    s = FantastiqaState.new(2, seed=0)
+    assert VS.row_dtypes(s.g) == (np.uint8, np.int32)          # 207 instances: one byte an item
+
+    class Large:                                                # a card file of 300 instances
+        num_instances = 300
+    assert VS.row_dtypes(Large) == (np.int16, np.int32)
+
+
+@pytest.mark.parametrize("where", ["item", "scalar"])
+def test_a_value_the_rows_cannot_hold_is_refused_not_wrapped(where):
+    s = FantastiqaState.new(2, seed=0)
+    c, w, cap = _rows(s)
+    wire: list = []
+    VS.pack(s, VS.Strings(), wire)
+    n_lists = VS.num_lists(2)
+    if where == "item":
+        wire[VS.W_LEN + n_lists] = 256        # the creature deck's first card: 256 wraps to 0 in uint8
+    else:
+        wire[VS.W_TURNS] = 2**31              # wraps to a negative int32
+    assert VS.scatter(np.asarray(wire, dtype=np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), c, w, cap,
+                      *_limits(c, w)) == 0
+    wire_ok: list = []
+    VS.pack(s, VS.Strings(), wire_ok)       # control: the same state unchanged is taken
+    assert VS.scatter(np.asarray(wire_ok, dtype=np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), c, w, cap,
+                      *_limits(c, w)) == -1
 
 
 PORTED_MASKS = ("MAIN", "FREE_MENU", "ADV_MOVE", "ADV_PAY", "STATUE_OPTION", "BUY", "RELEASE", "MOVE_DEST",
