@@ -85,7 +85,7 @@ def _count_kinds(row, base, c, w, i, j, cap, kinds):
         row[base + kinds[c[i, j * cap + t]]] += 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _quest_features(row, base, kq, name_pos_of, units, hk, qneed, qpoints, c, w, i, cap, seat, q):
     """A quest's needs, region, points and the symbol units `seat` committed to quest instance q
     (q < 0: none shown)."""
@@ -105,7 +105,7 @@ def _quest_features(row, base, kq, name_pos_of, units, hk, qneed, qpoints, c, w,
                 row[b + j] += units[k, j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _encode_row(row, c, w, i, seat, n, cap, off, poff, hk, qk, units, space_feat, qneed, qpoints, qregion,
                 scaled_at, scaled_by, adj, K):
     """`observe(state_i, seat)` into row, read from game i's rows: only public state and `seat`'s own

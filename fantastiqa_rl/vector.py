@@ -310,9 +310,11 @@ class FantastiqaVector:
         if not need.size:
             return
         legal = self._legal
-        legal[need] = False
-        done = K.legal(self._c, self._w, need, legal, self._cap, self._T, self._quest0, *self._ws) if self._kernels \
-            else np.zeros(need.size, dtype=np.int8)
+        if self._kernels:    # the kernel clears each row of `need` before filling it
+            done = K.legal(self._c, self._w, need, legal, self._cap, self._T, self._quest0, *self._ws)
+        else:
+            legal[need] = False
+            done = np.zeros(need.size, dtype=np.int8)
         rest = need[done == 0].tolist()
         self._count("masks", self._w[need, VS.W_PHASE], done)
         wi = self._ws[0]
@@ -329,8 +331,11 @@ class FantastiqaVector:
         out = self._out(out, self._mask)
         live = np.flatnonzero(self._cur >= 0)
         self._fill_legal(live)
-        out[:] = False
-        out[live] = self._legal[live]
+        if live.size == self.num_envs:
+            np.copyto(out, self._legal)
+        else:
+            out[:] = False
+            out[live] = self._legal[live]
         return out
 
     def observe(self, seats=None, out: np.ndarray | None = None) -> np.ndarray:
@@ -413,11 +418,9 @@ class FantastiqaVector:
             return
         self._fill_legal(live)
         moves = actions[live]
-        in_range = (moves >= 0) & (moves < self.num_actions)
-        ok = in_range.copy()
-        ok[in_range] = self._legal[live[in_range], moves[in_range]]
-        if not ok.all():
-            i, a = int(live[~ok][0]), int(moves[~ok][0])
+        bad = K.first_illegal(self._legal, live, moves)
+        if bad >= 0:
+            i, a = int(live[bad]), int(moves[bad])
             try:   # the scalar core words the reason (on a copy, so that no game changes)
                 self.state(i).apply(a)
             except ValueError as e:

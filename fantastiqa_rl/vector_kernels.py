@@ -277,8 +277,8 @@ def _cancel_budget(w, i, flags, row):
 
 @njit(cache=True)
 def legal(c, w, games, out, cap, T, quest0, wi, wp):
-    """out[i] = the legal actions of game i (out[i] is all False on entry), for the decisions
-    ported; returns 1 per game handled, 0 where the caller must ask the scalar core."""
+    """out[i] = the legal actions of game i (cleared here first: the row is then in the cache), for
+    the decisions ported; returns 1 per game handled, 0 where the caller must ask the scalar core."""
     done = np.zeros(games.size, dtype=np.int8)
     scratch = np.zeros(out.shape[1], dtype=np.bool_)
     for g in range(games.size):
@@ -287,6 +287,7 @@ def legal(c, w, games, out, cap, T, quest0, wi, wp):
         i = games[g]
         ph = w[i, W_PHASE]
         row = out[i]
+        row[:] = False
         ok = True
         if ph == A.END_DISCARD:
             _end_discard_row(c, w, i, cap, T, row)
@@ -326,6 +327,16 @@ def legal(c, w, games, out, cap, T, quest0, wi, wp):
         if ok:
             done[g] = 1
     return done
+
+
+@njit(cache=True)
+def first_illegal(legal, games, actions):
+    """The first g where actions[g] is out of range or not legal[games[g]]; -1 if none."""
+    for g in range(games.size):
+        a = actions[g]
+        if a < 0 or a >= legal.shape[1] or not legal[games[g], a]:
+            return g
+    return -1
 
 
 # ---------------------------------------------------------------- transitions
