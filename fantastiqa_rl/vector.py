@@ -15,6 +15,7 @@
     v.greedy_actions()      # int64 (N,): the greedy bot's move per game (-1 where over), with
                             # FantastiqaVector(..., greedy=FantastiqaGreedyAgent) (see below)
     v.counts                # what ran where: kernel_steps, fallback_steps, kernel_masks, fallback_masks,
+                            # kernel_shuffles (kernel steps that drew from a Generator: reshuffles),
                             # kernel_greedy, fallback_greedy (after the first greedy_actions),
                             # unpacks (states built from rows), pay_masks_by_counts / pay_masks_enumerated
                             # (the payment masks' two paths, vector_pay)
@@ -34,10 +35,13 @@ port runs through the scalar core itself, per game and step (the fallback): the 
 `FantastiqaState` (cached while valid, else built from its row) gets `legal_actions` / `apply`, and is
 packed back. So exactness holds by construction for everything not ported, and the ported paths are
 tested equal at every step (tests/test_fantastiqa_vector.py, tests/test_fantastiqa_vector_kernels.py).
-Chance: the kernels never draw. Each game keeps its own chance Generators (the scalar core's objects,
-shared copy-on-write with `state(i)` copies exactly as `FantastiqaState.clone` shares them); the
-shuffles of a turn's draw (Q-X1) and of RESHUFFLE (Q-F4) are done in Python on the row's cards with
-that Generator before the kernel takes the step, so chance stays bit-exact.
+Chance: each game keeps its own chance Generators (the scalar core's objects, shared copy-on-write
+with `state(i)` copies exactly as `FantastiqaState.clone` shares them), and they stay the one source
+of chance. A kernel draws only in a reshuffle (a draw that reshuffles the discard, Q-X1, or
+RESHUFFLE, Q-F4), with the mover's Generator handed to it as PCG64 state words
+(`fantastiqa_rl.vector_chance`: numpy's PCG64 and `Generator.shuffle` ported bit-exact); `step`
+asks the kernel first without Generators, then again, with them, for the games it left (~3% of
+random-play steps), and writes the states the kernel leaves back into the Generators.
 
 Ported (kernel masks and steps; `counts` / `phase_counts` say what ran where): setup (but the last
 placement, which shuffles), MAIN (mask: not with the Abbey, whose EXPLORE is the scalar core's;
@@ -47,10 +51,8 @@ completing a quest), MOVE_DEST, STATUE_OPTION, BUY, CHEST, RELEASE, COMMIT_TARGE
 TARGET_SEAT, the artifact effects with GLASS, BELL, BREW_CARD and WARDROBE, and END_DISCARD with
 the end of the turn (draw, turn limit, Ravens, replenish, the end by score). Not ported (the scalar
 core): a quest completion that reaches the goal (the end of the game) or any with the Abbey's goal
-lines, the Abbey's decisions, the end of setup, a turn ending with
-an empty hand whose draw reshuffles, and a step whose queued artifact draws exceed the deck (they
-could reshuffle). Every option value runs the kernels (the option flags are kernel inputs), except a
-card file whose quest names one symbol twice (`vector_rules.Cards.ok`), which runs wholly on the
+lines, the Abbey's decisions and the end of setup (it shuffles the decks with other sources).
+Every option value runs the kernels (the option flags are kernel inputs), except a card file whose quest names one symbol twice (`vector_rules.Cards.ok`), which runs wholly on the
 scalar core; with the Abbey the MAIN mask is the scalar core's.
 
 The observation: one kernel (`fantastiqa_rl.obs_kernel.encode`) writes each row straight from the
@@ -113,6 +115,7 @@ import numpy as np
 from fantastiqa_rl import actions as A
 from fantastiqa_rl import obs_kernel as _kernel
 from fantastiqa_rl import vector_kernels as K
+from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_greedy as VG
 from fantastiqa_rl import vector_state as VS
@@ -120,11 +123,13 @@ from fantastiqa_rl.abbey_view import abbey_features
 from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.observation import _encoder
 from fantastiqa_rl.state import FantastiqaState
-from fantastiqa_rl.turn_flow import HAND_SIZE
 from tabletop_rl.envs.game_state import integers
 
 
 _SEED = np.random.SeedSequence(0)   # any seed: a copy's state is overwritten (a SeedSequence made once is cheaper)
+
+
+_NO_GENERATORS = np.empty((0, CH.STATE_WORDS), dtype=np.uint64)   # K.step's first pass: no shuffles
 
 
 def _copy_generator(g: np.random.Generator) -> np.random.Generator:
@@ -187,7 +192,7 @@ class FantastiqaVector:
         self._agents: list | None = None   # greedy bots per (game, seat), made on first use
         # what ran where (tests assert the kernels ran; the benchmark prints it)
         self.counts = {"kernel_steps": 0, "fallback_steps": 0, "kernel_masks": 0, "fallback_masks": 0,
-                       "unpacks": 0, "pay_masks_by_counts": 0, "pay_masks_enumerated": 0}
+                       "kernel_shuffles": 0, "unpacks": 0, "pay_masks_by_counts": 0, "pay_masks_enumerated": 0}
         # the same per decision (phase index, actions.PHASES) the game was in
         self.phase_counts = {k: np.zeros(len(A.PHASES), dtype=np.int64) for k in
                              ("kernel_steps", "fallback_steps", "kernel_masks", "fallback_masks")}
@@ -428,10 +433,9 @@ class FantastiqaVector:
             raise ValueError(f"game {i}: action {a} is illegal")  # unreachable unless the mask and apply disagree
         phases = self._w[live, VS.W_PHASE]
         if self._kernels:
-            shuffled = self._shuffle_ahead(live, moves, phases)
-            done = K.step(self._c, self._w, live, moves, self._cap, self._T, self._quest0, shuffled)
-            if (shuffled > done).any():   # the scalar core would shuffle again: never let it
-                raise AssertionError(f"games {live[shuffled > done].tolist()} (phases {phases[shuffled > done].tolist()}, actions {moves[shuffled > done].tolist()}): shuffled ahead, not stepped")
+            done = K.step(self._c, self._w, live, moves, self._cap, self._T, self._quest0, _NO_GENERATORS)
+            if not done.all():
+                self._step_with_chance(live, moves, done)
         else:
             done = np.zeros(live.size, dtype=np.int8)
         self._count("steps", phases, done)
@@ -447,37 +451,25 @@ class FantastiqaVector:
         self._legal_ok[live] = False
         self._update_cur(fast)
 
-    def _shuffle_ahead(self, live: np.ndarray, moves: np.ndarray, phases: np.ndarray) -> np.ndarray:
-        """Do the shuffles of the coming steps that the kernels leave to Python (they never draw):
-        the discard a turn's draw will reshuffle into the empty deck (Q-X1), shuffled in place, and
-        RESHUFFLE's deck plus discard (Q-F4), each with the seat's own Generator exactly as the
-        scalar core calls it. Returns int8 per game: 1 where done (the kernel then takes the step)."""
-        shuffled = np.zeros(live.size, dtype=np.int8)
-        w, c, cap = self._w, self._c, self._cap
-        end = (phases == A.END_DISCARD) & (moves == A.DONE)
-        mark = (phases == A.FREE_MENU) & (moves == A.RESHUFFLE)
-        if not (end.any() or mark.any()):
-            return shuffled
-        cur = w[live, VS.W_CUR]
-        base = VS.W_LEN + VS.G_LISTS + VS.P_LISTS * cur
-        rows = live
-        hand, deck, discard = (w[rows, base + VS.P_HAND], w[rows, base + VS.P_DECK], w[rows, base + VS.P_DISCARD])
-        draw = np.maximum(0, HAND_SIZE - hand) if self.options["draw_rule"] == "up_to_5" else HAND_SIZE
-        end &= (draw > deck) & (discard > 0)
-        for g in np.flatnonzero(end | mark).tolist():
-            i, p = int(live[g]), int(cur[g])
-            dl, dk = VS.seat_list(p, VS.P_DISCARD), VS.seat_list(p, VS.P_DECK)
-            cards = c[i, dl * cap:dl * cap + int(discard[g])].tolist()
-            if mark[g]:
-                cards = c[i, dk * cap:dk * cap + int(deck[g])].tolist() + cards
-            self._generator(i, RNG_SEAT0 + p).shuffle(cards)
-            self._obj_ok[i] = False       # the row moves on from here; the kernel takes the step
-            at = (dk if mark[g] else dl) * cap
-            c[i, at:at + len(cards)] = cards
-            if mark[g]:
-                w[i, VS.W_LEN + dk], w[i, VS.W_LEN + dl] = len(cards), 0
-            shuffled[g] = 1
-        return shuffled
+    def _step_with_chance(self, live: np.ndarray, moves: np.ndarray, done: np.ndarray) -> None:
+        """The second pass of `step`, for the games the kernel left without Generators (a step that
+        may shuffle: a draw reshuffling the discard, Q-X1, or RESHUFFLE, Q-F4): the kernel again, given
+        each mover's Generator as state words (vector_chance), which it shuffles with exactly as
+        `Generator.shuffle`; the states it leaves go back into the Generators (copied first where a
+        copy shares one). done[g] becomes 1 where it stepped; the rest are the scalar core's."""
+        left = np.flatnonzero(done == 0)
+        games = live[left]
+        seats = self._w[games, VS.W_CUR].tolist()
+        rng = np.empty((left.size, CH.STATE_WORDS), dtype=np.uint64)
+        for g, (i, p) in enumerate(zip(games.tolist(), seats)):
+            rng[g] = CH.read(self._rngs[i][RNG_SEAT0 + p])
+        before = rng.copy()
+        again = K.step(self._c, self._w, games, moves[left], self._cap, self._T, self._quest0, rng)
+        drew = (again == 1) & (rng != before).any(axis=1)   # a game left (0) is unchanged, its Generator too
+        for g in np.flatnonzero(drew).tolist():
+            CH.write(self._generator(int(games[g]), RNG_SEAT0 + seats[g]), rng[g])
+        self.counts["kernel_shuffles"] += int(drew.sum())
+        done[left] = again
 
     def _generator(self, i: int, source: int) -> np.random.Generator:
         """Game i's Generator of chance source `source`, copied first where it is shared with a copy

@@ -319,11 +319,12 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
     hand kind whose doubling lets p complete a quest; -1 if none; NOT_DECIDED where a step is not ported."""
     if draws_nothing and not _glass_may_complete(c, w, i, cap, T, p, wi, wp):
         return -1
+    no_chance = np.empty(0, dtype=np.uint64)      # no Generator: a trial step that may shuffle declines
     _copy_row(c, w, i, cc, ww, 0)
     if not legal_row[A.HAND + k]:
-        if not S.apply(cc, ww, 0, cap, T, A.FREE_ACTION, quest0, 0):
+        if not S.apply(cc, ww, 0, cap, T, A.FREE_ACTION, quest0, no_chance):
             return NOT_DECIDED
-    if not S.apply(cc, ww, 0, cap, T, A.HAND + k, quest0, 0):
+    if not S.apply(cc, ww, 0, cap, T, A.HAND + k, quest0, no_chance):
         return NOT_DECIDED
     if ww[0, W_PHASE] != A.GLASS:
         return -1
@@ -335,7 +336,7 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
         if not choices[a]:
             continue
         _copy_row(cc, ww, 0, cc, ww, 1)
-        if not S.apply(cc, ww, 1, cap, T, a, quest0, 0):
+        if not S.apply(cc, ww, 1, cap, T, a, quest0, no_chance):
             return NOT_DECIDED
         # a quest among u.turn_options(p) (Rules._legal_main lists them while the turn action is unused)
         if ww[1, W_ACTION_USED] == 0 and R.completable(cc, ww, 1, cap, T, p, qs, wi, wp):

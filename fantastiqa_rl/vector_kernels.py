@@ -6,8 +6,9 @@ the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and l
 - `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`).
 (The observation is `fantastiqa_rl.obs_kernel.encode`, straight from the rows.)
 Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
-runs the scalar core on it (FantastiqaVector's fallback); a game left is unchanged. A kernel never
-draws from a chance Generator. Card data comes in as tables built from the card file
+runs the scalar core on it (FantastiqaVector's fallback); a game left is unchanged. A kernel draws
+from a chance Generator only in a reshuffle, and only from the state words `step` is handed
+(`fantastiqa_rl.vector_chance`). Card data comes in as tables built from the card file
 (`vector_rules.Cards`); nothing about a card is compiled in. Which decisions are ported: the module
 docstring of `fantastiqa_rl.vector`; tests/test_fantastiqa_vector_kernels.py checks that each runs
 here and equals the scalar core.
@@ -341,11 +342,16 @@ def first_illegal(legal, games, actions):
 
 # ---------------------------------------------------------------- transitions
 @njit(cache=True)
-def step(c, w, games, actions, cap, T, quest0, shuffled):
+def step(c, w, games, actions, cap, T, quest0, rng):
     """Apply actions[g] (legal: the caller checked) to game games[g] where ported (vector_steps.apply);
-    returns 1 per game stepped, 0 where the caller must (nothing of that game changed then)."""
+    returns 1 per game stepped, 0 where the caller must (nothing of that game changed then).
+    rng: (games.size, 6) uint64, row g the state words of game g's mover's Generator
+    (vector_chance), advanced by the step's shuffles; or (0, 6): no Generators, so a step that may
+    shuffle is left to the caller."""
     done = np.zeros(games.size, dtype=np.int8)
+    none = np.empty(0, dtype=np.uint64)
     for g in range(games.size):
-        if S.apply(c, w, games[g], cap, T, actions[g], quest0, shuffled[g]):
+        st = rng[g] if rng.shape[0] else none
+        if S.apply(c, w, games[g], cap, T, actions[g], quest0, st):
             done[g] = 1
     return done

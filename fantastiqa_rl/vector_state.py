@@ -45,7 +45,8 @@ def _drop_stale_kernel_caches() -> None:
     module's source changed. Before anything is compiled or loaded, drop the cached index files of
     these modules that are older than the newest of their sources (the next call recompiles)."""
     here = Path(__file__).parent
-    modules = ("vector_state", "vector_pay", "vector_rules", "vector_steps", "vector_kernels", "obs_kernel")
+    modules = ("vector_state", "vector_chance", "vector_pay", "vector_rules", "vector_steps", "vector_kernels",
+               "vector_greedy", "obs_kernel")
     sources = [here / f"{m}.py" for m in modules]
     cache = here / "__pycache__"
     try:

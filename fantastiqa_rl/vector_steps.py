@@ -1,8 +1,11 @@
 """The transitions the batched kernels port (`fantastiqa_rl.vector_kernels.step`), as numba functions over
 one packed row (`fantastiqa_rl.vector_state`); each is a line-by-line port of the scalar method named
 in its docstring (fantastiqa_rl.rules, turn_flow, statues, powers). Each returns True when it
-applied the action and False, before changing anything, where the scalar core must (a step that
-draws from a chance Generator, an artifact effect, a position the port does not cover).
+applied the action and False, before changing anything, where the scalar core must (a position the
+port does not cover), or where the step may shuffle and `st` is empty: `st` is the mover's chance
+Generator as PCG64 state words (`fantastiqa_rl.vector_chance`), given by the caller for the steps
+that need it (FantastiqaVector.step asks again with it for the games a first pass left), so that a
+reshuffle (Q-X1, Q-F4) draws in the kernel exactly what the scalar core's Generator draws.
 """
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from fantastiqa_rl import actions as A
+from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl.board import (CHEST, NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY,
                                  P_GEM, P_KEY, P_PEACEFUL, P_PLUS)
@@ -161,33 +165,34 @@ def replenish(c, w, i, cap, T):
 
 
 @njit(cache=True)
-def draw(c, w, i, cap, p, k, dst, shuffled):
+def draw(c, w, i, cap, p, k, dst, st):
     """TurnFlow._draw of k cards from p's deck into list dst; where the deck runs out and the discard
-    is not empty, it is reshuffled into the deck (Q-X1): `shuffled` says the caller already shuffled
-    the discard in place with p's Generator, as the scalar core shuffles it; else return False, unchanged."""
+    is not empty, the discard becomes the deck, shuffled with p's Generator (Q-X1: `st`, its state
+    words); without `st` (size 0) return False, unchanged."""
     deck, discard = seat_list(p, P_DECK), seat_list(p, P_DISCARD)
-    if k > ln(w, i, deck) and ln(w, i, discard) and not shuffled:
+    if k > ln(w, i, deck) and ln(w, i, discard) and st.size == 0:
         return False
     for _ in range(k):
         t = ln(w, i, deck)
         if t == 0:
             if ln(w, i, discard) == 0:
                 return True
-            R.extend(c, w, i, deck, discard, cap)
+            R.extend(c, w, i, deck, discard, cap)   # deck += discard (the deck is empty); shuffle(deck)
             t = ln(w, i, deck)
+            CH.shuffle(c, i, deck * cap, t, st)
         R.append(c, w, i, dst, cap, at(c, i, deck, cap, t - 1))
         R.set_len(w, i, deck, t - 1)
     return True
 
 
 @njit(cache=True)
-def finish_turn(c, w, i, cap, T, p, shuffled):
+def finish_turn(c, w, i, cap, T, p, st):
     """TurnFlow._finish_turn: draw (see `draw`), the turn limit, the next turn."""
     flags = T[12]
     n = flags[F_N]
     hand = seat_list(p, P_HAND)
     k = HAND_SIZE - ln(w, i, hand) if flags[F_UP_TO_5] else HAND_SIZE
-    if not draw(c, w, i, cap, p, max(0, k), hand, shuffled):
+    if not draw(c, w, i, cap, p, max(0, k), hand, st):
         return False
     w[i, W_TURNS] += 1
     limit = flags[F_TURN_LIMIT]
@@ -203,7 +208,7 @@ def finish_turn(c, w, i, cap, T, p, shuffled):
 
 
 @njit(cache=True)
-def end_turn(c, w, i, cap, T, p):
+def end_turn(c, w, i, cap, T, p, st):
     """TurnFlow._end_turn: the cards used for their power go to the discard; then END_DISCARD or the draw."""
     hk, held = T[0], T[7]
     hand, discard = seat_list(p, P_HAND), seat_list(p, P_DISCARD)
@@ -215,8 +220,8 @@ def end_turn(c, w, i, cap, T, p):
             left -= 1
     if left == 0:
         deck = seat_list(p, P_DECK)      # the hand will be empty: both draw rules draw HAND_SIZE
-        if HAND_SIZE > ln(w, i, deck) and (ln(w, i, discard) + n_pw):
-            return False                            # the draw may reshuffle: the scalar core
+        if HAND_SIZE > ln(w, i, deck) and (ln(w, i, discard) + n_pw) and st.size == 0:
+            return False                            # the draw may reshuffle: ask with the Generator
     for t in range(n_pw):
         x = at(c, i, L_POWERED, cap, t)
         if held[hk[x]]:
@@ -228,7 +233,7 @@ def end_turn(c, w, i, cap, T, p):
     if ln(w, i, hand):
         w[i, W_PHASE] = A.END_DISCARD
         return True
-    return finish_turn(c, w, i, cap, T, p, False)
+    return finish_turn(c, w, i, cap, T, p, st)
 
 
 # ---------------------------------------------------------------- MAIN and FREE_MENU (Rules._apply_main)
@@ -337,8 +342,9 @@ def withdraw(c, w, i, cap, T, p, k):
 
 
 @njit(cache=True)
-def play_card(c, w, i, cap, T, p, k):
-    """Powers._play_card (Q-F1); for an artifact, the caller checked that its effects draw no reshuffle."""
+def play_card(c, w, i, cap, T, p, k, st):
+    """Powers._play_card (Q-F1); for an artifact without `st`, the caller checked that its effects draw
+    no reshuffle."""
     hk, prof, power, flags = T[0], T[2], T[5], T[12]
     hand = seat_list(p, P_HAND)
     pw = power[k]
@@ -381,16 +387,16 @@ def play_card(c, w, i, cap, T, p, k):
         R.set_len(w, i, L_EFFECTS, 0)
         for j in range(3 * T[18][k]):
             R.append(c, w, i, L_EFFECTS, cap, T[17][k, j])
-        run_effects(c, w, i, cap, T, p)
+        run_effects(c, w, i, cap, T, p, st)
 
 
 @njit(cache=True)
-def main(c, w, i, cap, T, p, a, quest0, shuffled):
-    """Rules._apply_main (MAIN, and FREE_MENU after it set MAIN); RESHUFFLE where the caller has
-    shuffled the discard into the deck with p's Generator (`shuffled`)."""
+def main(c, w, i, cap, T, p, a, quest0, st):
+    """Rules._apply_main (MAIN, and FREE_MENU after it set MAIN); a step that may shuffle only with
+    p's Generator (`st`)."""
     K = T[2].shape[1]
     if a == A.DONE:
-        return end_turn(c, w, i, cap, T, p)
+        return end_turn(c, w, i, cap, T, p, st)
     if a == A.FREE_ACTION:
         w[i, W_PHASE] = A.FREE_MENU
     elif a == A.VISIT_STATUE:
@@ -407,20 +413,23 @@ def main(c, w, i, cap, T, p, a, quest0, shuffled):
     elif A.MARK <= a < A.MARK + NUM_OPEN_QUESTS:
         return mark(c, w, i, cap, T, p, a - A.MARK)
     elif A.HAND <= a < A.HAND + K:
-        if T[5][a - A.HAND] == P_EFFECT and effects_may_reshuffle(c, w, i, cap, T, p, a - A.HAND):
-            return False                            # a draw could reshuffle: the scalar core
-        play_card(c, w, i, cap, T, p, a - A.HAND)
+        if st.size == 0 and T[5][a - A.HAND] == P_EFFECT and effects_may_reshuffle(c, w, i, cap, T, p, a - A.HAND):
+            return False                            # a draw could reshuffle: ask with the Generator
+        play_card(c, w, i, cap, T, p, a - A.HAND, st)
     elif A.HAND + K <= a < A.HAND + 2 * K:
         commit(c, w, i, cap, T, p, a - A.HAND - K)
     elif A.HAND + 2 * K <= a < A.HAND + 3 * K:
         withdraw(c, w, i, cap, T, p, a - A.HAND - 2 * K)
-    elif a == A.RESHUFFLE and shuffled:             # Rules._reshuffle (Q-F4), the shuffle done
+    elif a == A.RESHUFFLE and st.size:              # Rules._reshuffle (Q-F4)
         w[i, sf(p, S_RESHUFFLES)] -= 1
         w[i, W_SUPPLY + 2] += 1
+        deck = seat_list(p, P_DECK)
+        R.extend(c, w, i, deck, seat_list(p, P_DISCARD), cap)
+        CH.shuffle(c, i, deck * cap, ln(w, i, deck), st)
     elif quest0 <= a < quest0 + T[8].size:
         start_quest(c, w, i, cap, T, p, a - quest0)
     else:
-        return False                                # RESHUFFLE (shuffles), EXPLORE
+        return False                                # RESHUFFLE without the Generator, EXPLORE
     return True
 
 
@@ -500,7 +509,7 @@ def pay_card(c, w, i, cap, T, p, k):
 
 
 @njit(cache=True)
-def adv_move(c, w, i, cap, T, p, a):
+def adv_move(c, w, i, cap, T, p, a, st):
     K = T[2].shape[1]
     if a == A.DONE:
         R.extend(c, w, i, seat_list(p, P_DISCARD), L_ADVENTURE, cap)   # Q-A4
@@ -511,7 +520,7 @@ def adv_move(c, w, i, cap, T, p, a):
     elif a == A.CARPET:
         use_carpet(w, i, p)
     elif A.HAND <= a < A.HAND + K:                  # FLY card as a path step
-        play_card(c, w, i, cap, T, p, a - A.HAND)
+        play_card(c, w, i, cap, T, p, a - A.HAND, st)
         w[i, W_PHASE] = A.MOVE_DEST
         w[i, W_RET] = A.ADV_MOVE
     else:
@@ -563,15 +572,15 @@ def quest_pay(c, w, i, cap, T, p, a):
 
 
 @njit(cache=True)
-def move_dest(c, w, i, cap, T, p, a):
+def move_dest(c, w, i, cap, T, p, a, st):
     """Rules._apply_move_dest."""
     ret = w[i, W_RET]
-    if ret == A.MAIN and effects_may_reshuffle(c, w, i, cap, T, p, -1):
+    if ret == A.MAIN and st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
         return False
     move_to(w, i, p, a - A.REGION)
     w[i, W_PHASE] = ret
     if ret == A.MAIN:
-        run_effects(c, w, i, cap, T, p)
+        run_effects(c, w, i, cap, T, p, st)
     return True
 
 
@@ -713,9 +722,9 @@ def release(c, w, i, cap, T, p, a):
 
 
 @njit(cache=True)
-def target_seat(c, w, i, cap, T, p, a):
+def target_seat(c, w, i, cap, T, p, a, st):
     """Powers._apply_target_seat."""
-    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+    if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
         return False
     o = a - A.SEAT
     src = L_DRAGONS if w[i, W_REASON] == R_DRAGON else L_IN_PLAY
@@ -723,7 +732,7 @@ def target_seat(c, w, i, cap, T, p, a):
     R.append(c, w, i, seat_list(o, P_DISCARD), cap, at(c, i, src, cap, k - 1))
     R.set_len(w, i, src, k - 1)
     w[i, W_PHASE] = A.MAIN
-    run_effects(c, w, i, cap, T, p)
+    run_effects(c, w, i, cap, T, p, st)
     return True
 
 
@@ -754,9 +763,9 @@ def effects_may_reshuffle(c, w, i, cap, T, p, k):
 
 
 @njit(cache=True)
-def run_effects(c, w, i, cap, T, p):
-    """Powers._run_effects: resolve queued effects until one needs a decision (the caller checked
-    with effects_may_reshuffle that no draw reshuffles)."""
+def run_effects(c, w, i, cap, T, p, st):
+    """Powers._run_effects: resolve queued effects until one needs a decision (the caller gave p's
+    Generator `st`, or checked with effects_may_reshuffle that no draw reshuffles)."""
     hk, prof, n, teams = T[0], T[2], T[12][F_N], T[12][F_TEAMS]
     hand, discard = seat_list(p, P_HAND), seat_list(p, P_DISCARD)
     while ln(w, i, L_EFFECTS) and w[i, W_PHASE] == A.MAIN:
@@ -766,7 +775,7 @@ def run_effects(c, w, i, cap, T, p):
         if op == OP_GAIN_GEMS:
             w[i, sf(p, S_GEMS)] += take(w, i, SUP_GEMS, x)
         elif op == OP_DRAW:
-            draw(c, w, i, cap, p, x, hand, False)
+            draw(c, w, i, cap, p, x, hand, st)
         elif op == OP_GAIN_CARPET:
             w[i, sf(p, S_CARPETS)] += take(w, i, SUP_CARPETS, x)
         elif op == OP_GAIN_RESHUFFLE:
@@ -784,7 +793,7 @@ def run_effects(c, w, i, cap, T, p):
                     w[i, W_PHASE] = A.GLASS
                     break
         elif op == OP_DRAW_KEEP:
-            draw(c, w, i, cap, p, x, L_REVEALED, False)
+            draw(c, w, i, cap, p, x, L_REVEALED, st)
             if ln(w, i, L_REVEALED):
                 if y <= 0:
                     R.extend(c, w, i, discard, L_REVEALED, cap)
@@ -805,9 +814,9 @@ def run_effects(c, w, i, cap, T, p):
 
 
 @njit(cache=True)
-def glass(c, w, i, cap, T, p, a):
+def glass(c, w, i, cap, T, p, a, st):
     """Powers._apply_glass."""
-    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+    if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
         return False
     k = a - A.HAND
     hand = seat_list(p, P_HAND)
@@ -817,14 +826,14 @@ def glass(c, w, i, cap, T, p, a):
             R.append(c, w, i, L_BOOSTED, cap, x)
             break
     w[i, W_PHASE] = A.MAIN
-    run_effects(c, w, i, cap, T, p)
+    run_effects(c, w, i, cap, T, p, st)
     return True
 
 
 @njit(cache=True)
-def bell(c, w, i, cap, T, p, a):
+def bell(c, w, i, cap, T, p, a, st):
     """Powers._apply_bell."""
-    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+    if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
         return False
     K = T[2].shape[1]
     x = R.find(c, w, i, L_REVEALED, cap, T[0], a - A.HAND - 2 * K, False)
@@ -834,7 +843,7 @@ def bell(c, w, i, cap, T, p, a):
     if w[i, W_COUNT] <= 0 or ln(w, i, L_REVEALED) == 0:
         R.extend(c, w, i, seat_list(p, P_DISCARD), L_REVEALED, cap)
         w[i, W_PHASE] = A.MAIN
-        run_effects(c, w, i, cap, T, p)
+        run_effects(c, w, i, cap, T, p, st)
     return True
 
 
@@ -852,20 +861,20 @@ def brew_card(c, w, i, cap, T, p, a):
 
 
 @njit(cache=True)
-def wardrobe(c, w, i, cap, T, p, a):
+def wardrobe(c, w, i, cap, T, p, a, st):
     """Powers._apply_wardrobe."""
     s_ = a - A.SPACE
     t = w[i, W_TARGET]
     if t < 0:
         w[i, W_TARGET] = s_
         return True
-    if effects_may_reshuffle(c, w, i, cap, T, p, -1):
+    if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
         return False
     w[i, W_BOARD + t], w[i, W_BOARD + s_] = w[i, W_BOARD + s_], w[i, W_BOARD + t]
     w[i, W_BGEMS + t], w[i, W_BGEMS + s_] = w[i, W_BGEMS + s_], w[i, W_BGEMS + t]
     w[i, W_TARGET] = -1
     w[i, W_PHASE] = A.MAIN
-    run_effects(c, w, i, cap, T, p)
+    run_effects(c, w, i, cap, T, p, st)
     return True
 
 
@@ -898,9 +907,10 @@ def setup(c, w, i, cap, T, p, a, quest0):
 
 
 @njit(cache=True)
-def apply(c, w, i, cap, T, a, quest0, shuffled):
-    """Apply legal action a to game i where ported (True), else change nothing (False); `shuffled`:
-    the caller did the action's shuffle (FantastiqaVector._shuffle_ahead)."""
+def apply(c, w, i, cap, T, a, quest0, st):
+    """Apply legal action a to game i where ported (True), else change nothing (False); `st`: the
+    mover's chance Generator as state words (vector_chance), left as the step's shuffles leave it, or
+    an empty array (then a step that may shuffle is left: False)."""
     ph = w[i, W_PHASE]
     p = w[i, W_CUR]
     if a == A.CANCEL and T[12][F_FORBID]:           # Rules._do: Q-T2's budget counts every CANCEL
@@ -910,28 +920,28 @@ def apply(c, w, i, cap, T, a, quest0, shuffled):
         w[i, W_CANCELS] += 1
     if ph == A.END_DISCARD:
         if a == A.DONE:
-            return finish_turn(c, w, i, cap, T, p, shuffled)
+            return finish_turn(c, w, i, cap, T, p, st)
         hand = seat_list(p, P_HAND)
         x = R.find(c, w, i, hand, cap, T[0], a - A.HAND, False)
         R.remove(c, w, i, hand, cap, x)
         R.append(c, w, i, seat_list(p, P_DISCARD), cap, x)
         return True
     if ph == A.MAIN:
-        return main(c, w, i, cap, T, p, a, quest0, shuffled)
+        return main(c, w, i, cap, T, p, a, quest0, st)
     if ph == A.FREE_MENU:
         w[i, W_PHASE] = A.MAIN
-        if main(c, w, i, cap, T, p, a, quest0, shuffled):
+        if main(c, w, i, cap, T, p, a, quest0, st):
             return True
         w[i, W_PHASE] = A.FREE_MENU                 # untouched otherwise (main changed nothing)
         return False
     if ph == A.ADV_MOVE:
-        return adv_move(c, w, i, cap, T, p, a)
+        return adv_move(c, w, i, cap, T, p, a, st)
     if ph == A.ADV_PAY:
         return adv_pay(c, w, i, cap, T, p, a)
     if ph == A.QUEST_PAY:
         return quest_pay(c, w, i, cap, T, p, a)
     if ph == A.MOVE_DEST:
-        return move_dest(c, w, i, cap, T, p, a)
+        return move_dest(c, w, i, cap, T, p, a, st)
     if ph == A.STATUE_OPTION:
         return statue_option(c, w, i, cap, T, p, a)
     if ph == A.BUY:
@@ -947,15 +957,15 @@ def apply(c, w, i, cap, T, a, quest0, shuffled):
         withdraw_from(c, w, i, cap, T, p, a - quest0)
         return True
     if ph == A.TARGET_SEAT:
-        return target_seat(c, w, i, cap, T, p, a)
+        return target_seat(c, w, i, cap, T, p, a, st)
     if ph == A.SETUP_QUEST or ph == A.SETUP_ARTIFACT or ph == A.SETUP_PLACE:
         return setup(c, w, i, cap, T, p, a, quest0)
     if ph == A.GLASS:
-        return glass(c, w, i, cap, T, p, a)
+        return glass(c, w, i, cap, T, p, a, st)
     if ph == A.BELL:
-        return bell(c, w, i, cap, T, p, a)
+        return bell(c, w, i, cap, T, p, a, st)
     if ph == A.BREW_CARD:
         return brew_card(c, w, i, cap, T, p, a)
     if ph == A.WARDROBE:
-        return wardrobe(c, w, i, cap, T, p, a)
+        return wardrobe(c, w, i, cap, T, p, a, st)
     return False

@@ -132,6 +132,33 @@ def test_every_ported_decision_runs_in_a_kernel_and_matches_the_scalar_core():
     assert c["pay_masks_enumerated"] == 0
 
 
+def test_reshuffles_run_in_the_kernel_drawing_what_the_generators_draw():
+    """A draw that reshuffles the discard (Q-X1) and RESHUFFLE (Q-F4) are kernel steps: the kernel shuffles
+    with the mover's Generator (vector_chance) and leaves it where the scalar core's shuffle leaves it
+    (every later draw would differ otherwise: run_differential compares at every step)."""
+    v, refs = make(2, "short", {"turn_limit": TURN_LIMIT}, np.arange(24) + 40)
+    rng = np.random.default_rng(6)
+    run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
+    assert v.counts["kernel_shuffles"] > 24
+    steps = _phase_counts(v, "kernel_steps")
+    assert steps["END_DISCARD"] > 0 and steps["FREE_MENU"] > 0
+    fallback = {ph: k for ph, k in _phase_counts(v, "fallback_steps").items() if k}
+    # left to the scalar core: the end of setup (it shuffles the decks) and a quest completion reaching the goal
+    assert set(fallback) <= {"SETUP_PLACE", "QUEST_PAY"}, fallback
+    assert fallback.get("SETUP_PLACE", 0) <= v.num_envs
+
+
+def test_a_kernel_shuffle_whose_generator_is_not_advanced_is_caught(monkeypatch):
+    """Control: the same games with the Generators left unadvanced after a kernel's shuffle differ from
+    the scalar core's at a later step."""
+    from fantastiqa_rl import vector_chance as CH
+    monkeypatch.setattr(CH, "write", lambda gen, st: None)
+    v, refs = make(2, "short", {"turn_limit": TURN_LIMIT}, np.arange(24) + 40)
+    rng = np.random.default_rng(6)
+    with pytest.raises(AssertionError):
+        run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
+
+
 @pytest.mark.parametrize("options", [{"turn_loops": "allow", "mark_return": "allow"},
                                      {"bought_to": "hand", "draw_rule": "draw_5", "adventure_path": "loops"}])
 def test_the_kernels_run_under_other_option_values(options):
