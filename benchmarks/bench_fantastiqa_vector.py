@@ -15,6 +15,9 @@ bot's `act` alone on the same positions. Runs are interleaved and the median of
 `--repeats` is reported with the 1-minute load average at the start and the end. The numba compile
 time (cold cache, in a fresh process) and the warm load time are measured first.
 
+`--kernels` instead times each kernel alone (the mask, step and observation kernels over the rows, in
+cache and out of it) and the greedy kernel per decision kind: the floor under the loop's figures.
+
 `--differential G` instead plays G random games (spread over 2-4 players, both goals, the Abbey,
 teams and every option value, the default turn limit) and `--greedy-games` greedy games through
 both engines, comparing masks, observations, returns and to_dict at every step
@@ -229,6 +232,84 @@ def differential(games: int, greedy_games: int, seed: int = 0) -> None:
           f"({steps} batched steps, {time.perf_counter() - t:.0f} s)")
 
 
+def kernel_floors(n: int = 1024, reps: int = 15) -> int:
+    """--kernels: each kernel alone over n positions of random games, best of `reps` calls, with the rows in
+    cache and out of it (a 64 MB array written between calls), and the greedy kernel per decision kind
+    (best of 10 calls over the positions of greedy games in that decision): the kernels' own time, the
+    floor under the table's loop figures."""
+    from numba import njit
+    from fantastiqa_rl import actions as A
+    from fantastiqa_rl import obs_kernel as OK
+    from fantastiqa_rl import vector_kernels as K
+    from fantastiqa_rl.vector import _NO_GENERATORS, FantastiqaVector
+    from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
+
+    @njit
+    def zero(out, games):
+        for g in range(games.size):
+            out[games[g]][:] = 0.0
+
+    v = FantastiqaVector(num_envs=n, num_players=2)
+    for i, s in enumerate(random_positions(n)):
+        v.set_state(i, s)
+    rows = np.flatnonzero(v._cur >= 0)
+    seats = v._cur[rows]
+    actions = np.empty(n, dtype=np.int64)
+    random_legal(v.legal_mask().copy(), np.random.default_rng(0), actions)
+    c0, w0 = v._c.copy(), v._w.copy()
+    junk = np.zeros(2**23)
+
+    def restore():
+        v._c[:], v._w[:] = c0, w0
+
+    def best(fn, flush, prep=None):
+        b = float("inf")
+        for _ in range(reps + 1):
+            if prep:
+                prep()
+            if flush:
+                junk[:] += 1.0
+            t = time.perf_counter()
+            fn()
+            b = min(b, time.perf_counter() - t)
+        return 1e6 * b / rows.size
+
+    kernels = {
+        "mask kernel (vector_kernels.legal)":
+            (lambda: K.legal(v._c, v._w, rows, v._legal, v._cap, v._T, v._quest0, *v._ws), None),
+        "step kernel (vector_kernels.step, first pass)":
+            (lambda: K.step(v._c, v._w, rows, actions[rows], v._cap, v._T, v._quest0, _NO_GENERATORS), restore),
+        "observation kernel (obs_kernel.encode)":
+            (lambda: OK.encode(v._c, v._w, rows, seats, v._obs, v.num_players, v._cap, *v._tables), None),
+        "of which zeroing the observation rows": (lambda: zero(v._obs, rows), None),
+    }
+    print(f"kernels alone, us a game, N = {rows.size}, best of {reps} calls; load average {os.getloadavg()[0]:.2f}")
+    for name, (fn, prep) in kernels.items():
+        print(f"  {name:46s} rows in cache {best(fn, False, prep):5.2f}   out of cache {best(fn, True, prep):5.2f}")
+    by_phase: dict = {}
+    for s in greedy_positions(2 * n):
+        by_phase.setdefault(s.phase, []).append(s)
+    print("greedy kernel by decision, mask held, us a decision (best of 10 calls over the decision's positions):")
+    total = count = 0
+    for ph, states in sorted(by_phase.items(), key=lambda kv: -len(kv[1])):
+        g = FantastiqaVector(num_envs=len(states), num_players=2, greedy=FantastiqaGreedyAgent)
+        for i, s in enumerate(states):
+            g.set_state(i, s)
+        g.greedy_actions(np.zeros(len(states), dtype=bool))
+        g.legal_mask()
+        t = min(_timed(g.greedy_actions) for _ in range(10))
+        total, count = total + t, count + len(states)
+        print(f"  {A.PHASES[ph]:14s} {len(states):5d} positions  {1e6 * t / len(states):5.2f}")
+    print(f"  all decisions, weighted as greedy play meets them: {1e6 * total / count:.2f}")
+    return 0
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
 def greedy_rows(sizes: list, repeats: int) -> int:
     """--greedy-only: the greedy rows of the table alone, interleaved, median and every run printed."""
     load_start = os.getloadavg()[0]
@@ -264,6 +345,8 @@ def main(argv=None) -> int:
                              "both engines, compared at every step")
     parser.add_argument("--greedy-games", type=int, default=200, help="with --differential: greedy games")
     parser.add_argument("--greedy-only", action="store_true", help="time only the greedy rows (no compile runs)")
+    parser.add_argument("--kernels", action="store_true", help="time each kernel alone (rows in and out of cache) "
+                        "and the greedy kernel per decision: the floor under the loop's figures")
     parser.add_argument("--seed", type=int, default=0, help="with --differential: which games (another seed, "
                         "other games: run it in chunks)")
     args = parser.parse_args(argv)
@@ -275,6 +358,8 @@ def main(argv=None) -> int:
         return 0
     if args.greedy_only:
         return greedy_rows(args.num_envs, args.repeats)
+    if args.kernels:
+        return kernel_floors(args.num_envs[0])
     load_start = os.getloadavg()[0]
     cold, warm = compile_seconds(True, _FIRST_CALLS), compile_seconds(False, _FIRST_CALLS)
     greedy_cold, greedy_warm = compile_seconds(True, _GREEDY_FIRST_CALL), compile_seconds(False, _GREEDY_FIRST_CALL)

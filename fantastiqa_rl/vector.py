@@ -79,34 +79,20 @@ An option value is refused at construction exactly as `FantastiqaState.new` refu
 it accepts is supported: a decision the kernels do not port is played by the scalar core's rules).
 
 Speed (`python benchmarks/bench_fantastiqa_vector.py`: 2 players, uniformly random legal play from
-positions spread along whole games, engine time only; 2 shared cores at load ~4-5, so absolute
-figures are ~2-3x low; the table, the profile and what is left are in docs/benchmarks.md). The
-issue's targets are >= 20x each; measured in one run (load 3.6 at the start, 5.1 at the end):
+positions spread along whole games, engine time only; the table, the kernels' own times and why the
+targets are missed are in docs/benchmarks.md). The issue's targets are >= 20x each; measured in one
+run on the 2 quiet cores (2026-12-02, load 0.8-1.0):
 
-    contender                                 steps/s   ratio   vs                 target
-    FantastiqaVector N=1024 mask+step          192668    3.36   scalar core        >= 20  missed
-    FantastiqaVector N=1024 observe+mask+step  111425    9.86   fantastiqa_rl.env  >= 20  missed
-    FantastiqaVector N=1024 greedy_actions      14147    0.96   scalar greedy bot  >= 20  missed
-    FantastiqaVector N=128 mask+step           179762    3.13   scalar core
-    numba compile: 238 s cold cache (load ~5; as CPU time 90 s, 84 s before the speed work), 1.6 s warm
+    contender                                          per s   ratio   vs                 target
+    FantastiqaVector N=1024 mask+step                 496244    3.95   scalar core        >= 20  missed
+    FantastiqaVector N=1024 observe+mask+step         269822   10.70   fantastiqa_rl.env  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions            312525    9.77   scalar greedy bot  >= 20  missed
+    FantastiqaVector N=1024 greedy_actions, mask held 436543   13.65   scalar greedy bot  >= 20  missed
+    numba compile: 89 s cold cache, 1.0 s warm; the greedy kernel's first call 111 s cold, 0.1 s warm
 
-(the run before the speed work, at load 4.3-3.7: 3.54x, 9.48x, 0.94x; the load moves these more
-than the work did: the same positions through both versions by turns, N = 1024: mask+step 6.8 ->
-5.5 us and observe+mask+step 12.0 -> 9.6 us a game-step). The kernels alone: the MAIN mask 1.55 ->
-0.76 us a game, ADV_PAY 3.96 -> 1.77 (payments from counts per symbol, `vector_pay`), ADV_MOVE 0.94
--> 0.55. What is left: inside the loop at N = 1024 each game's ~17 KB of rows comes back from memory
-(the mask ~2 us a game there against ~0.5 us for the kernel alone), the observation encoder (~1.2-1.8
-us a game), the payment and FREE_MENU masks. The greedy row above is the scalar bot per game (that
-run predates the batched greedy); with `fantastiqa_rl.vector_greedy`, in another run (load 6.7 at the
-start, 5.0 at the end; docs/benchmarks.md "Batched greedy"):
-
-    FantastiqaVector N=1024 greedy_actions              74865    5.40   scalar greedy bot  >= 20  missed
-    FantastiqaVector N=1024 greedy_actions, mask held  147641   10.64   scalar greedy bot  >= 20  missed
-
-and in a run of the greedy rows alone (`--greedy-only --repeats 5`, load 4.6-4.8): 8.92x, and 32.53x
-with the mask held (the batch's mask, which `step` needs anyway, computed before the call). Left for
-the greedy kernel (1.3 us a game, best of 40 calls): MAIN options recomputed inside FREE_MENU, the
-Glass trials.
+The kernels alone (`--kernels`, rows in cache) take 0.51 us a game for the mask, 0.62 for the step
+and 1.24 for the observation, and the greedy kernel 1.92 us a decision: more than the 20x budgets
+(~0.38 us for a mask and a step, ~2.0 us with the observation, ~1.55 us a greedy decision).
 """
 from __future__ import annotations
 
