@@ -19,8 +19,9 @@ time (cold cache, in a fresh process) and the warm load time are measured first.
 cache and out of it) and the greedy kernel per decision kind: the floor under the loop's figures.
 
 `--differential G` instead plays G random games (spread over 2-4 players, both goals, the Abbey,
-teams and every option value, the default turn limit) and `--greedy-games` greedy games through
-both engines, comparing masks, observations, returns and to_dict at every step
+teams and every option value, the default turn limit; and 2 x G/13 more, 2 and 3 players to 8
+turns each, with a card file of 261-270 instances, whose rows are int16) and `--greedy-games` greedy
+games through both engines, comparing masks, observations, returns and to_dict at every step
 (tests/test_fantastiqa_vector.py's check), and prints the counts.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -199,7 +201,7 @@ def differential(games: int, greedy_games: int, seed: int = 0) -> None:
     """The long exactness run (see the module docstring)."""
     from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
     from tests.batch_helpers import random_actions
-    from tests.fantastiqa_vector_helpers import CONFIGS, make, run_differential
+    from tests.fantastiqa_vector_helpers import CONFIGS, TURN_LIMIT, make, run_differential, standin_variant
 
     per = max(1, games // len(CONFIGS))
     steps = played = 0   # steps: batched steps (one move of every unfinished game of the vector)
@@ -210,6 +212,18 @@ def differential(games: int, greedy_games: int, seed: int = 0) -> None:
         steps += run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
         played += per
         print(f"  random {n}p {goal} {options}: {per} games equal at every step", flush=True)
+    if games:    # int16 rows: a card file of more than 255 instances (the STAND-IN set with its creatures doubled)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = standin_variant(Path(tmp), "doubled creatures", _double_creatures)
+            for n in (2, 3):
+                v, refs = make(n, "short", {"card_set": path, "turn_limit": TURN_LIMIT},
+                               np.arange(per) + 30_000 + 100 * n + 100_000 * seed)
+                assert v._c.dtype == np.int16, v._c.dtype
+                rng = np.random.default_rng(3000 + n + 1000 * seed)
+                steps += run_differential(v, refs, lambda v, refs: random_actions(v.legal_mask(), rng))
+                played += per
+                print(f"  random {n}p short, a card file of {refs[0].g.num_instances} instances (int16 rows): "
+                      f"{per} games equal at every step", flush=True)
     greedy_played = 0
     per = max(1, greedy_games // 4)
     for n, options in ((2, {}), (3, {"abbey": True}), (4, {"teams": True}), (2, {"card_use": "both"})):
@@ -230,6 +244,12 @@ def differential(games: int, greedy_games: int, seed: int = 0) -> None:
               flush=True)
     print(f"differential: {played} random games, {greedy_played} greedy games equal at every step "
           f"({steps} batched steps, {time.perf_counter() - t:.0f} s)")
+
+
+def _double_creatures(d: dict) -> None:
+    for card in d["card"]:
+        if card["type"] == "creature":
+            card["copies"] = 2 * card.get("copies", 1)
 
 
 def kernel_floors(n: int = 1024, reps: int = 15) -> int:
