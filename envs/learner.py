@@ -91,9 +91,10 @@ def make_batch(game, num_envs: int, num_players: int = 2, batched: bool = True, 
     spec.check_options(options, also=own)
     cls = engine if batched is True else None
     if cls is None:
-        if batch_only_options(spec.name, options):
-            raise ValueError(f"option(s) {batch_only_options(spec.name, options)} of {spec.name} are encoded by its "
-                             f"batched engine ({engine.__name__}) only; batched=False (ScalarBatch) cannot encode them")
+        only = batch_only_options(spec.name, options)
+        if only:
+            raise ValueError(f"option(s) {only} of {spec.name} are encoded by its batched engine "
+                             f"({engine.__name__}) only; batched=False (ScalarBatch) cannot encode them")
         return ScalarBatch(spec, num_envs, num_players, **options)
     return cls(num_envs, num_players, **options)
 
@@ -515,5 +516,5 @@ def _generator(state) -> np.random.Generator:
     return rng
 
 
-__all__ = ["BATCHES", "LearnerCore", "OpponentPool", "batch_class", "batch_only_options", "make_batch", "make_learner_core", "win_share",
-           "winners"]
+__all__ = ["BATCHES", "LearnerCore", "OpponentPool", "batch_class", "batch_only_options", "make_batch",
+           "make_learner_core", "win_share", "winners"]

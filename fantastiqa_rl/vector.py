@@ -52,8 +52,9 @@ TARGET_SEAT, the artifact effects with GLASS, BELL, BREW_CARD and WARDROBE, and 
 the end of the turn (draw, turn limit, Ravens, replenish, the end by score). Not ported (the scalar
 core): a quest completion that reaches the goal (the end of the game) or any with the Abbey's goal
 lines, the Abbey's decisions and the end of setup (it shuffles the decks with other sources).
-Every option value runs the kernels (the option flags are kernel inputs), except a card file whose quest names one symbol twice (`vector_rules.Cards.ok`), which runs wholly on the
-scalar core; with the Abbey the MAIN mask is the scalar core's.
+Every option value runs the kernels (the option flags are kernel inputs), except a card file whose
+quest names one symbol twice (`vector_rules.Cards.ok`), which runs wholly on the scalar core; with
+the Abbey the MAIN mask is the scalar core's.
 
 The observation: one kernel (`fantastiqa_rl.obs_kernel.encode`) writes each row straight from the
 game's rows into the caller's array, bit-equal to `fantastiqa_rl.observe` (the Abbey / team block is
@@ -217,7 +218,7 @@ class FantastiqaVector:
         idx = np.asarray(games, dtype=np.int64)
         bad = VS.scatter(np.asarray(wire, dtype=np.int64), np.asarray(starts, dtype=np.int64), idx,
                          self._c, self._w, self._cap, *self._limits)
-        if bad >= 0:   # not reachable by the rules: no zone holds more than every card
+        if bad >= 0:   # not reachable by the rules (no zone holds more than every card); no row was written
             raise ValueError(f"game {games[bad]}: a card list longer than the {self._cap} the batch holds, or a "
                              f"value outside what its rows hold ({self._c.dtype} items, {self._w.dtype} scalars)")
         for i, s in zip(games, states):

@@ -7,9 +7,10 @@
 - `c` (N, num_lists * cap): list j's items at c[j * cap : j * cap + length] (card instance ids,
   quest instances, effect triples), top of a deck LAST as in the state dict; uint8 where every item
   of the card file fits (the STAND-IN set: 207 instances), else int16 (`row_dtypes`).
-The rows are small on purpose: at N = 1024 the kernels' time is largely their rows coming back from
-memory (int16 / int64 rows ran mask+step ~1.4x slower, docs/benchmarks.md). Two uint8 items read from
-c must not be subtracted from each other in a kernel (numba types uint8 - uint8 as uint64).
+The rows are small on purpose, for the caches at N = 1024 (the mask kernel: 0.51 us a game on rows in
+cache, 0.68 out of it; with the inlined observation encoder, the smaller rows gave mask+step +9% and
+observe+mask+step +16% alternated against int16 / int64 rows, docs/benchmarks.md). Two uint8 items
+read from c must not be subtracted from each other in a kernel (numba types uint8 - uint8 as uint64).
 Lists 0..G_LISTS-1 are the game's (`GLOBAL_LISTS`); seat p's lists follow at G_LISTS + P_LISTS * p
 (`SEAT_LISTS`). A seat's committed map is three lists: its quests in insertion order (C_ORDER), the
 committed cards (C_CARDS) and each card's quest (C_OF), in the order the cards were committed.
@@ -234,29 +235,44 @@ def unpack(wire: list, fixed: dict, rngs: list, own: list, strings: Strings) -> 
 
 
 @njit(cache=True)
+def _fits(wire, at, nl, cap, c_max, w_max):
+    """Whether the wire at wire[at:] fits a row: every list within the capacity, every item in
+    0..c_max and every scalar in -w_max..w_max (a value outside would wrap silently)."""
+    for x in range(W_LEN + nl):
+        v = wire[at + x]
+        if v > w_max or v < -w_max:
+            return False
+    src = at + W_LEN + nl
+    for lj in range(nl):
+        k = wire[at + W_LEN + lj]
+        if k < 0 or k > cap:
+            return False
+        for t in range(k):
+            v = wire[src + t]
+            if v < 0 or v > c_max:
+                return False
+        src += k
+    return True
+
+
+@njit(cache=True)
 def scatter(wire, starts, games, c, w, cap, c_max, w_max):
-    """Write the wire at wire[starts[j]:] into row games[j] of (c, w). Returns the first j whose list
-    overflows the capacity or holds a value its array cannot (items outside 0..c_max, scalars outside
-    -w_max..w_max: they would wrap silently), leaving that row partly written; else -1."""
+    """Write the wire at wire[starts[j]:] into row games[j] of (c, w), all or nothing: returns the
+    first j whose wire does not fit a row (`_fits`), having written no row; else -1."""
     nl = w.shape[1] - W_LEN
+    for j in range(games.size):
+        if not _fits(wire, starts[j], nl, cap, c_max, w_max):
+            return j
     for j in range(games.size):
         i, at = games[j], starts[j]
         for x in range(W_LEN + nl):
-            v = wire[at + x]
-            if v > w_max or v < -w_max:
-                return j
-            w[i, x] = v
+            w[i, x] = wire[at + x]
         src = at + W_LEN + nl
         for lj in range(nl):
             k = wire[at + W_LEN + lj]
-            if k > cap:
-                return j
             dst = lj * cap
             for t in range(k):
-                v = wire[src + t]
-                if v < 0 or v > c_max:
-                    return j
-                c[i, dst + t] = v
+                c[i, dst + t] = wire[src + t]
             src += k
     return -1
 

@@ -71,6 +71,23 @@ def test_a_list_longer_than_the_rows_hold_is_refused_naming_the_game():
                       *_limits(c, w)) == 0
 
 
+def test_set_state_refuses_a_state_its_rows_cannot_hold_and_changes_no_game():
+    from fantastiqa_rl.vector import FantastiqaVector
+    v = FantastiqaVector(3, 2)
+    v.reset(np.arange(3))
+    before = [v.state(i).to_dict() for i in range(3)]
+    mask = v.legal_mask().copy()
+    bad = FantastiqaState.new(2, seed=9)
+    bad.gems[1] = 2**31                        # an int32 scalar would wrap to a negative count
+    with pytest.raises(ValueError, match="game 1: .*value outside what its rows hold"):
+        v.set_state(1, bad)
+    assert [v.state(i).to_dict() for i in range(3)] == before
+    assert np.array_equal(v.legal_mask(), mask)
+    ok = FantastiqaState.new(2, seed=9)         # control: the same state without the bad value is loaded
+    v.set_state(1, ok)
+    assert v.state(1).to_dict() == ok.to_dict() != before[1]
+
+
 def test_the_rows_are_small_for_the_standin_set_and_wide_enough_for_a_large_card_file():
     s = FantastiqaState.new(2, seed=0)
     assert VS.row_dtypes(s.g) == (np.uint8, np.int32)          # 207 instances: one byte an item
