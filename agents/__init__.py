@@ -13,7 +13,7 @@ from tabletop_rl.agents.base import Agent, RandomAgent
 from tabletop_rl.agents.registry import agent_names, make_agent, register_agent
 
 # Game bots register themselves on import.
-from tabletop_rl.agents import fae_greedy, fantastiqa_greedy, fantastiqa_mcts, first_legal, mcts, ppo_agent  # noqa: E402,F401
+from tabletop_rl.agents import fae_greedy, fae_mcts_batched, fantastiqa_greedy, fantastiqa_mcts, first_legal, mcts, ppo_agent  # noqa: E402,F401
 
 
 

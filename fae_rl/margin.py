@@ -116,6 +116,43 @@ def _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row):
 
 
 @njit(cache=True)
+def pending_spaces(b, g, spaces, rows):
+    """The spaces waiting for the mover's order (F-R2) into `spaces`, their druids into `rows`; returns how many."""
+    m = 0
+    for i in range(NUM_SPACES):
+        if b[g, B_PENDING + i]:
+            spaces[m] = i
+            for c in range(NUM_COLOURS):
+                rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * i + c]
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def isolated_by_move(b, g, a, spaces, rows):
+    """The spaces move `a` would isolate (F-R1: occupied, unresolved neighbours of its source left
+    with no occupied neighbour) into `spaces`, their druids after the move into `rows`; returns how many."""
+    src, dst = MSRC[a], MDST[a]
+    m = 0
+    for k in range(NB_N[src]):
+        n = NB[src, k]
+        if _count_after(b, g, n, src, dst) and not b[g, B_RESOLVED + n]:
+            alone = True
+            for q in range(NB_N[n]):
+                if _count_after(b, g, NB[n, q], src, dst):
+                    alone = False
+                    break
+            if alone:
+                spaces[m] = n
+                for c in range(NUM_COLOURS):
+                    rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * n + c]
+                    if n == dst:
+                        rows[m, c] += b[g, B_DRUIDS + NUM_COLOURS * src + c]
+                m += 1
+    return m
+
+
+@njit(cache=True)
 def _game_values(b, w, g, sets, values):
     """values[s, a] = margin of legal action a of game g's mover against the colours of sets[s];
     -inf where illegal or the game is over."""
@@ -136,13 +173,7 @@ def _game_values(b, w, g, sets, values):
     own = w[g, W_COLOURS + w[g, W_CURRENT]]
     first_card = w[g, W_CARDS]
     if w[g, W_NPEND]:
-        m = 0
-        for i in range(NUM_SPACES):
-            if b[g, B_PENDING + i]:
-                spaces[m] = i
-                for c in range(NUM_COLOURS):
-                    rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * i + c]
-                m += 1
+        m = pending_spaces(b, g, spaces, rows)
         drawn = min(m, NUM_RITUAL_CARDS - first_card)
         _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
         _best_orders_multi(contrib, m, drawn, own, sets, best, best_by_first, perm, heap)
@@ -153,23 +184,7 @@ def _game_values(b, w, g, sets, values):
     for a in range(NUM_MOVE_ACTIONS):
         if not b[g, B_MOVE_OK + a]:
             continue
-        src, dst = MSRC[a], MDST[a]
-        m = 0  # F-R1: occupied, unresolved neighbours of src left with no occupied neighbour
-        for k in range(NB_N[src]):
-            n = NB[src, k]
-            if _count_after(b, g, n, src, dst) and not b[g, B_RESOLVED + n]:
-                alone = True
-                for q in range(NB_N[n]):
-                    if _count_after(b, g, NB[n, q], src, dst):
-                        alone = False
-                        break
-                if alone:
-                    spaces[m] = n
-                    for c in range(NUM_COLOURS):
-                        rows[m, c] = b[g, B_DRUIDS + NUM_COLOURS * n + c]
-                        if n == dst:
-                            rows[m, c] += b[g, B_DRUIDS + NUM_COLOURS * src + c]
-                    m += 1
+        m = isolated_by_move(b, g, a, spaces, rows)
         if m == 0:
             for s in range(n_sets):
                 values[s, a] = 0.0

@@ -213,22 +213,26 @@ def first_illegal(b, w, actions) -> int:
 
 
 @njit(cache=True)
+def apply_action(b, w, g, a, big, num_players, row):
+    """FaeState.apply(a) on game g (unfinished, `a` legal: not checked); `row` is int64 scratch (5,)."""
+    if a < NUM_MOVE_ACTIONS:
+        _move(b, w, g, a, big, num_players, row)
+    else:
+        space = a - NUM_MOVE_ACTIONS
+        b[g, B_PENDING + space] = 0
+        w[g, W_NPEND] -= 1
+        _resolve(b, w, g, space, row)
+        if not w[g, W_TERMINAL] and w[g, W_NPEND] == 0:
+            _end_turn(b, w, g, num_players)
+
+
+@njit(cache=True)
 def step(b, w, actions, big, num_players):
     """FaeState.apply(actions[g]) for every unfinished game g (the actions are already checked)."""
     row = np.empty(NUM_COLOURS, dtype=np.int64)
     for g in range(b.shape[0]):
-        if w[g, W_TERMINAL]:
-            continue
-        a = actions[g]
-        if a < NUM_MOVE_ACTIONS:
-            _move(b, w, g, a, big, num_players, row)
-        else:
-            space = a - NUM_MOVE_ACTIONS
-            b[g, B_PENDING + space] = 0
-            w[g, W_NPEND] -= 1
-            _resolve(b, w, g, space, row)
-            if not w[g, W_TERMINAL] and w[g, W_NPEND] == 0:
-                _end_turn(b, w, g, num_players)
+        if not w[g, W_TERMINAL]:
+            apply_action(b, w, g, actions[g], big, num_players, row)
 
 
 @njit(cache=True)

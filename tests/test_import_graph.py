@@ -40,7 +40,7 @@ LAYERS = {
               "fantastiqa_rl.abbey", "fantastiqa_rl.options", "fantastiqa_rl.chance", "fantastiqa_rl.serialization",
               "fantastiqa_rl.text", "fantastiqa_rl.turn_search"],
     # what a seat sees: observations, masks, features, renders, information states
-    "encoders": ["fae_rl.observation", "fae_rl.obs_layout", "fae_rl.obs_kernel", "fae_rl.features", "fae_rl.margin",
+    "encoders": ["fae_rl.observation", "fae_rl.obs_layout", "fae_rl.obs_kernel", "fae_rl.features", "fae_rl.margin", "fae_rl.vector_mcts",
                  "fae_rl.vector", "fantastiqa_rl.observation", "fantastiqa_rl.render",
                  "fantastiqa_rl.abbey_view", "fantastiqa_rl.information", "fantastiqa_rl.obs_kernel",
                  "fantastiqa_rl.vector", "fantastiqa_rl.vector_greedy", "fantastiqa_rl.vector_state",
@@ -54,6 +54,7 @@ LAYERS = {
     # bots, the bot-driving loop, game records
     "bots": ["tabletop_rl.agents", "tabletop_rl.agents.base", "tabletop_rl.agents.registry",
              "tabletop_rl.agents.fae_greedy", "tabletop_rl.agents.fantastiqa_greedy", "tabletop_rl.agents.mcts",
+             "tabletop_rl.agents.fae_mcts_batched",
              "tabletop_rl.agents.first_legal",
              "tabletop_rl.agents.fantastiqa_mcts", "tabletop_rl.agents.policy_file", "tabletop_rl.agents.policy_versions",
              "tabletop_rl.agents.ppo_agent",
