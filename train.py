@@ -57,7 +57,7 @@ from tabletop_rl.training import (  # noqa: F401  (the names tests, notebooks an
 )
 from tabletop_rl.training.rllib import RLlibFields
 from tabletop_rl.training.sb3 import (  # noqa: F401  (kept importable from train: behaviour_clone, batched_teacher_data, ...)
-    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, eval_policy,
+    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, eval_policy, evaluation_opponents,
     final_evaluation, has_batched_greedy, import_modules, learn, learner_opponents, make_callback, make_core,
     make_pool, new_history, open_run, policy_layout, policy_weights, resolve_vec_env, restore, restores_cleanly,
     resume_from, save_run, teacher_games, user_reward, warm_start, whole_rollouts,
@@ -125,6 +125,7 @@ class Config(RLlibFields):
     # --- evaluation and checkpoints
     eval_every: int = 100_000  # steps between evaluations (0 = only at the end)
     eval_games: int = 100  # games per opponent per periodic evaluation (seat-rotated)
+    eval_opponents: str = ""  # the bots every evaluation plays, comma separated registered names (e.g. greedy,mcts_batched); "" = random and greedy
     final_eval_games: int = 1000  # games per opponent in the final evaluation (0 = skip)
     eval_workers: int = 2  # processes for --evaluate's games on the scalar cores (training's evaluations run batched)
     checkpoint_every: int = 50_000  # steps between checkpoints (0 = none)
@@ -266,7 +267,6 @@ def _train(cfg: Config) -> dict:
 def evaluate_only(cfg: Config) -> list[dict]:
     """`--evaluate PATH`: the final evaluation of a saved policy, printed as in the summary."""
     import_modules(cfg)
-    from tabletop_rl.agents import agent_names
     from tabletop_rl.agents.ppo_agent import PolicyWeights
     from tabletop_rl.envs.learner import batch_class, batch_only_options
 
@@ -290,7 +290,7 @@ def evaluate_only(cfg: Config) -> list[dict]:
         print(f"{', '.join(batch_only)} is encoded by {batch_class(cfg.game).__name__} only: evaluating on the "
               f"batched engine, not the scalar cores", flush=True)
     rows = []  # the one evaluation on the scalar cores: an independent check of the batched engine training used
-    for opp in [o for o in ("random", "greedy") if o in agent_names(cfg.game)]:
+    for opp in evaluation_opponents(cfg):
         try:  # options or sizes the game refuses (the file's meta says what to play) are a usage error
             if batch_only:
                 r = evaluate_policy(weights, cfg.game, cfg.num_players, opp, cfg.final_eval_games, 999_983, options,

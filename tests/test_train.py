@@ -46,6 +46,22 @@ def test_cli_is_generated_from_the_config_dataclass():
     assert train.parse_options("history=none,big_stack_merge=True") == {"history": "none", "big_stack_merge": True}
 
 
+
+def test_eval_opponents_chooses_what_every_evaluation_plays():
+    """--eval-opponents: registered names, comma separated (default random and greedy); an unknown or
+    repeated name, or text that is no name list, is a usage error naming it (nothing is trained)."""
+    assert train.evaluation_opponents(train.Config()) == ["random", "greedy"]
+    cfg = train.parse_args(["--eval-opponents", "greedy, mcts_batched"])
+    assert train.evaluation_opponents(cfg) == ["greedy", "mcts_batched"]
+    assert train.evaluation_opponents(dataclasses.replace(cfg, game="fantastiqa", eval_opponents="")) == ["random", "greedy"]
+    for text, needle in [("greedy,nope", "'nope'"), ("greedy,greedy", "repeated"), ("greedy,", "''"),
+                         ("mcts_batched", None), ("../../etc/passwd", "passwd")]:
+        bad = dataclasses.replace(cfg, game="fantastiqa" if needle is None else "fae", eval_opponents=text)
+        with pytest.raises(SystemExit, match=needle or "mcts_batched"):
+            train.evaluation_opponents(bad)
+    with pytest.raises(SystemExit, match="must be text"):
+        train.evaluation_opponents(dataclasses.replace(cfg, eval_opponents=3))
+
 def test_wilson_interval():
     low, high = train.wilson(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
@@ -547,3 +563,16 @@ def test_three_and_four_players_train_through_the_same_path(tmp_path, capsys, ga
         assert ckpt["fae_vector"]["meta"]["snapshot_ids"] == [0]
     else:  # the scalar envs share the run's pool, saved once
         assert [k for k, _ in ckpt["pool"]["snapshots"]] == [0] and len(ckpt["envs"]) == 4
+
+
+def test_training_against_the_batched_search_with_its_own_evaluations(tmp_path):
+    """Fae's PPO against `mcts_batched` (one act_batch call for all its games), every evaluation
+    against the bots --eval-opponents names, final evaluation included."""
+    cfg = train.parse_args(["--preset", "tiny", "--runs-dir", str(tmp_path), "--run-name", "r", "--n-envs", "4",
+                            "--total-steps", "512", "--eval-every", "256", "--eval-games", "4", "--final-eval-games", "4",
+                            "--bc-samples", "128", "--opponents", "mcts_batched=1", "--pool-random", "0",
+                            "--pool-greedy", "0", "--eval-opponents", "first,mcts_batched"])
+    summary = train.train(cfg)
+    assert [(r["steps"], r["opponent"]) for r in summary["evals"]] == [
+        (0, "first"), (0, "mcts_batched"), (256, "first"), (256, "mcts_batched")]
+    assert [r["opponent"] for r in summary["final_eval"]] == ["first", "mcts_batched"]

@@ -494,16 +494,32 @@ def whole_rollouts(cfg) -> int:
     return total
 
 
-def new_history(cfg, total: int) -> dict:
-    """The run's bookkeeping (checkpointed with it): evaluations, the last snapshot, evaluation and
-    checkpoint steps, times, and the opponents every evaluation plays (random, and greedy where the
-    game has it)."""
+def evaluation_opponents(cfg) -> list[str]:
+    """The bots every evaluation of the run plays: `eval_opponents` (registered bot names, comma
+    separated, e.g. "greedy,mcts_batched"), or by default random and greedy (where the game has it).
+    An unknown or repeated name is a usage error naming it and the known ones."""
     from tabletop_rl.agents import agent_names
 
+    known = agent_names(cfg.game)
+    text = cfg.eval_opponents if isinstance(cfg.eval_opponents, str) else None
+    if text is None:
+        raise SystemExit(f"--eval-opponents must be text (bot names, comma separated); got {cfg.eval_opponents!r}")
+    if not text.strip():
+        return [o for o in ("random", "greedy") if o in known]
+    names = [o.strip() for o in text.split(",")]
+    bad = [o for o in names if o not in known]
+    if bad or len(set(names)) != len(names):
+        raise SystemExit(f"--eval-opponents: {', '.join(repr(o) for o in bad) if bad else 'a repeated name'} "
+                         f"in {text[:200]!r}; {cfg.game}'s bots are {known}")
+    return names
+
+
+def new_history(cfg, total: int) -> dict:
+    """The run's bookkeeping (checkpointed with it): evaluations, the last snapshot, evaluation and
+    checkpoint steps, times, and the opponents every evaluation plays (`evaluation_opponents`)."""
     return {"evals": [], "last_snapshot": 0, "last_eval": 0, "last_checkpoint": 0, "last_resumed_at": -1,
             "wall_seconds": 0.0, "env_seconds": 0.0, "eval_seconds": 0.0, "setup_seconds": 0.0,
-            "stopped_by_time_limit": False, "total_steps": total,
-            "eval_opponents": [o for o in ("random", "greedy") if o in agent_names(cfg.game)]}
+            "stopped_by_time_limit": False, "total_steps": total, "eval_opponents": evaluation_opponents(cfg)}
 
 
 def resume_from(ckpt_path: str, ckpt: dict, model, venv, pool, history: dict, run_dir: str, total: int) -> None:
