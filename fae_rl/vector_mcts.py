@@ -54,6 +54,7 @@ from fae_rl.vector_core import (
     W_SIZE,
     W_TERMINAL,
     apply_action,
+    ritual_gain,
 )
 from fae_rl.state import MAX_PLAYERS
 
@@ -108,18 +109,44 @@ def ritual_order(b, w, g, order, gains):
     margin (own colour's gain + own ritual cards - the best gain of any other colour, rituals
     resolved in the mover's best order), ties by lowest id. Writes them to `order` and their margins
     to `gains` (both at least NUM_ACTIONS long); returns how many."""
-    rows = np.zeros((MAX_ISOLATED, NUM_COLOURS), dtype=np.int64)
-    spaces = np.zeros(MAX_ISOLATED, dtype=np.int64)
-    contrib = np.zeros((MAX_ISOLATED, MAX_ISOLATED, NUM_COLOURS), dtype=np.int64)
-    best_by_first = np.zeros(MAX_ISOLATED, dtype=np.int64)
-    perm = np.zeros(MAX_ISOLATED, dtype=np.int64)
-    heap = np.zeros(MAX_ISOLATED, dtype=np.int64)
-    row = np.zeros(NUM_COLOURS, dtype=np.int64)
-    against = np.ones(NUM_COLOURS, dtype=np.bool_)
+    return _ritual_order(b, w, g, order, gains, *_prior_scratch())
+
+
+@njit(cache=True)
+def _prior_scratch():
+    return (np.zeros(NUM_SPACES, dtype=np.int64), np.zeros(NUM_SPACES, dtype=np.bool_),
+            np.zeros(MAX_ISOLATED, dtype=np.int64), np.zeros((MAX_ISOLATED, NUM_COLOURS), dtype=np.int64),
+            np.zeros((MAX_ISOLATED, MAX_ISOLATED, NUM_COLOURS), dtype=np.int64), np.zeros(MAX_ISOLATED, dtype=np.int64),
+            np.zeros(MAX_ISOLATED, dtype=np.int64), np.zeros(MAX_ISOLATED, dtype=np.int64),
+            np.zeros(NUM_COLOURS, dtype=np.int64), np.zeros(NUM_COLOURS, dtype=np.bool_))
+
+
+@njit(cache=True)
+def _ritual_value(m, first_card, own, against, spaces, rows, contrib, best_by_first, perm, heap, row):
+    """The greedy margin of a move isolating the m spaces in spaces/rows (`fae_rl.margin`'s value)."""
+    drawn = min(m, NUM_RITUAL_CARDS - first_card)
+    if m == 1 and drawn == 1:  # the common case, without the orders' search: one ritual, one card
+        for c in range(NUM_COLOURS):
+            row[c] = rows[0, c]
+        gain = ritual_gain(row, spaces[0], first_card)
+        worst = 0
+        for c in range(NUM_COLOURS):
+            if against[c] and row[c] and gain > worst:
+                worst = gain
+        return 1 + (gain if row[own] else 0) - worst
+    _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
+    return _best_orders(contrib, m, drawn, own, against, best_by_first, perm, heap)
+
+
+@njit(cache=True)
+def _ritual_order(b, w, g, order, gains, occupied_nb, isolating, spaces, rows, contrib, best_by_first, perm, heap,
+                  row, against):
+    """`ritual_order` with its scratch arrays given (`_prior_scratch`), so a search allocates them once."""
     if w[g, W_TERMINAL]:
         return 0
     own = w[g, W_COLOURS + w[g, W_CURRENT]]
-    against[own] = False
+    for c in range(NUM_COLOURS):
+        against[c] = c != own
     first_card = w[g, W_CARDS]
     k = 0
     if w[g, W_NPEND]:
@@ -134,13 +161,13 @@ def ritual_order(b, w, g, order, gains):
     else:
         # A move isolates the occupied neighbours of its source whose only occupied neighbour is
         # that source (F-R1), whatever its destination: find those sources first.
-        occupied_nb = np.zeros(NUM_SPACES, dtype=np.int64)
         for s in range(NUM_SPACES):
+            occupied_nb[s] = 0
             for q in range(NB_N[s]):
                 if b[g, B_COUNT + NB[s, q]]:
                     occupied_nb[s] += 1
-        isolating = np.zeros(NUM_SPACES, dtype=np.bool_)
         for s in range(NUM_SPACES):
+            isolating[s] = False
             if b[g, B_COUNT + s]:
                 for q in range(NB_N[s]):
                     n = NB[s, q]
@@ -150,10 +177,9 @@ def ritual_order(b, w, g, order, gains):
         for a in range(NUM_MOVE_ACTIONS):
             if b[g, B_MOVE_OK + a] and isolating[MSRC[a]]:
                 m = isolated_by_move(b, g, a, spaces, rows)
-                drawn = min(m, NUM_RITUAL_CARDS - first_card)
-                _fill_contrib(rows, spaces, m, first_card, drawn, contrib, row)
                 order[k] = a
-                gains[k] = _best_orders(contrib, m, drawn, own, against, best_by_first, perm, heap)
+                gains[k] = _ritual_value(m, first_card, own, against, spaces, rows, contrib, best_by_first, perm,
+                                         heap, row)
                 k += 1
     # insertion sort by (-gain, action): stable, and the actions were listed ascending
     for i in range(1, k):
@@ -170,7 +196,11 @@ def ritual_order(b, w, g, order, gains):
 def leaf_values(w, g, num_players, out):
     """Every seat's value of game g as the search scores a leaf (`fae_evaluate`): the win/loss
     returns once the game is over (F-E3, F-E4), else tanh((own final score - best other seat's) / 10)."""
-    mine = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    _leaf_values(w, g, num_players, out, np.zeros(MAX_PLAYERS, dtype=np.int64))
+
+
+@njit(cache=True)
+def _leaf_values(w, g, num_players, out, mine):
     for p in range(num_players):
         mine[p] = w[g, W_SCORES + w[g, W_COLOURS + p]] + w[g, W_RITUAL + p]  # F-E2
     if w[g, W_TERMINAL]:
@@ -202,13 +232,9 @@ def leaf_values(w, g, num_players, out):
 
 # ---------------------------------------------------------------------------- the search
 @njit(cache=True)
-def _is_child(first, nxt, act, node, a):
-    ch = first[node]
-    while ch >= 0:
-        if act[ch] == a:
-            return True
-        ch = nxt[ch]
-    return False
+def _tried(tried, node, a):
+    """Whether `a` is a child of `node` (a bitmap of 64-bit words per node)."""
+    return (tried[node, a >> 6] >> np.uint64(a & 63)) & np.uint64(1)
 
 
 @njit(cache=True)
@@ -226,6 +252,8 @@ def search(b, w, g, seed, iterations, c, widen, root_widen, big, num_players, ca
     max_nodes = iterations + 1
     visits = np.zeros(max_nodes, dtype=np.int64)
     value = np.zeros((max_nodes, MAX_PLAYERS), dtype=np.float64)
+    mean = np.zeros((max_nodes, MAX_PLAYERS), dtype=np.float64)  # value / visits, kept for UCB
+    inv_sqrt = np.zeros(max_nodes, dtype=np.float64)  # 1 / sqrt(visits)
     act = np.full(max_nodes, -1, dtype=np.int64)
     first = np.full(max_nodes, -1, dtype=np.int64)  # children: a list in expansion order
     last = np.full(max_nodes, -1, dtype=np.int64)
@@ -235,12 +263,14 @@ def search(b, w, g, seed, iterations, c, widen, root_widen, big, num_players, ca
     n_legal = np.zeros(max_nodes, dtype=np.int64)
     order_len = np.full(max_nodes, -1, dtype=np.int64)  # -1: prior not taken yet
     order_pos = np.zeros(max_nodes, dtype=np.int64)
+    tried = np.zeros((max_nodes, (NUM_ACTIONS + 63) // 64), dtype=np.uint64)
     order = np.zeros((max_nodes, cap), dtype=np.int16)
     order_all = np.empty(NUM_ACTIONS, dtype=np.int64)
     gains = np.empty(NUM_ACTIONS, dtype=np.int64)
-    untried = np.empty(NUM_ACTIONS, dtype=np.int64)
+    occupied_nb, isolating, spaces, rows, contrib, best_by_first, perm, heap, row5, against = _prior_scratch()
     path = np.empty(MAX_PATH, dtype=np.int64)
     vals = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    mine = np.zeros(MAX_PLAYERS, dtype=np.int64)
     row = np.zeros(NUM_COLOURS, dtype=np.int64)
     sb = np.empty((1, B_SIZE), dtype=np.uint8)
     sw = np.empty((1, W_SIZE), dtype=np.int64)
@@ -273,7 +303,8 @@ def search(b, w, g, seed, iterations, c, widen, root_widen, big, num_players, ca
             n_key[node] += 1
             if order_len[node] < 0:
                 n_legal[node] = legal_actions(sb, sw, 0, legal)
-                m = ritual_order(sb, sw, 0, order_all, gains)
+                m = _ritual_order(sb, sw, 0, order_all, gains, occupied_nb, isolating, spaces, rows, contrib,
+                                  best_by_first, perm, heap, row5, against)
                 m = min(m, cap)
                 for i in range(m):
                     order[node, i] = order_all[i]
@@ -285,18 +316,16 @@ def search(b, w, g, seed, iterations, c, widen, root_widen, big, num_players, ca
                 while order_pos[node] < order_len[node]:
                     a = np.int64(order[node, order_pos[node]])
                     order_pos[node] += 1
-                    if not _is_child(first, nxt, act, node, a):
+                    if not _tried(tried, node, a):
                         chosen = a
                         break
                 if chosen < 0:  # past the ritual moves: a uniform draw among the untried (a random order)
                     n = legal_actions(sb, sw, 0, legal)
-                    u = 0
-                    for i in range(n):
-                        if not _is_child(first, nxt, act, node, legal[i]):
-                            untried[u] = legal[i]
-                            u += 1
-                    if u > 0:
-                        chosen = untried[_below(rng, u)]
+                    while True:  # rejection sampling; some legal action is untried (n_children < n_legal)
+                        a = legal[_below(rng, n)]
+                        if not _tried(tried, node, a):
+                            chosen = a
+                            break
             if chosen >= 0:
                 child = count
                 count += 1
@@ -307,6 +336,7 @@ def search(b, w, g, seed, iterations, c, widen, root_widen, big, num_players, ca
                     nxt[last[node]] = child
                 last[node] = child
                 n_children[node] += 1
+                tried[node, chosen >> 6] |= np.uint64(1) << np.uint64(chosen & 63)
                 apply_action(sb, sw, 0, chosen, big, num_players, row)
                 depth += 1
                 path[depth] = child
@@ -315,7 +345,7 @@ def search(b, w, g, seed, iterations, c, widen, root_widen, big, num_players, ca
             c_log = c * math.sqrt(math.log(n_key[node]))
             ch = first[node]
             while ch >= 0:
-                score = value[ch, player] / visits[ch] + c_log / math.sqrt(visits[ch])
+                score = mean[ch, player] + c_log * inv_sqrt[ch]
                 if score > best_score:
                     best, best_score = ch, score
                 ch = nxt[ch]
@@ -323,12 +353,14 @@ def search(b, w, g, seed, iterations, c, widen, root_widen, big, num_players, ca
             apply_action(sb, sw, 0, act[node], big, num_players, row)
             depth += 1
             path[depth] = node
-        leaf_values(sw, 0, num_players, vals)
+        _leaf_values(sw, 0, num_players, vals, mine)
         for d in range(depth + 1):
             nd = path[d]
             visits[nd] += 1
+            inv_sqrt[nd] = 1.0 / math.sqrt(visits[nd])
             for p in range(num_players):
                 value[nd, p] += vals[p]
+                mean[nd, p] = value[nd, p] / visits[nd]
     stats[0], stats[1] = iterations, count
     best, ch = -1, first[0]
     while ch >= 0:
