@@ -15,6 +15,7 @@ from fae_rl.vector_mcts import MAX_ITERATIONS, leaf_values, order_cap, ritual_or
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.fae_mcts_batched import FaeBatchedMCTS
 from tabletop_rl.agents.mcts import _fae_scored_moves, fae_evaluate
+from tests.fae_helpers import random_state
 
 
 def _positions(num_players: int, games: int, seed: int):
@@ -36,11 +37,7 @@ def _one(state: FaeState) -> FaeVector:
 
 
 def _position(num_players: int, seed: int, plies: int) -> FaeState:
-    state = FaeState.new(num_players, seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(plies):
-        legal = state.legal_actions()
-        state.apply(int(legal[rng.integers(legal.size)]))
+    state = random_state(seed, plies, num_players)
     assert not state.is_terminal()
     return state
 
@@ -86,23 +83,9 @@ def test_legal_reproducible_and_one_legal_action_is_not_searched():
     assert search(vec._b, vec._w, 0, 1, 50, 0.7, 2.0, 2.0, False, 2, 10, stats) == only and stats.tolist() == [0, 0]
 
 
-@pytest.mark.parametrize("num_players,seed,plies", [(2, 0, 4), (3, 1, 9), (4, 2, 14), (2, 3, 20)])
-def test_decision_ignores_other_seats_colours(num_players, seed, plies):
-    """Permute the other seats' colours: the same seed gives the same move. Control: the searching
-    seat's own colour changes the move in at least one of these positions."""
-    state = _position(num_players, seed, plies)
-    seat = state.current_player
-    own = state.colours[seat]
-    base = _act(make_agent("fae", "mcts_batched", seed=11, iterations=120), state)
-    rng = np.random.default_rng(seed)
-    for _ in range(3):
-        other = state.clone()
-        free = rng.permutation([c for c in range(5) if c != own]).tolist()
-        other.colours = [own if p == seat else free.pop() for p in range(num_players)]
-        assert _act(make_agent("fae", "mcts_batched", seed=11, iterations=120), other) == base
-
-
 def test_control_own_colour_changes_the_move():
+    """The control of tests/test_mcts.py's colour-permutation test (run there for both searches): the
+    searching seat's own colour does change the move in at least one of these positions."""
     changed = 0
     for seed in range(4):
         state = _position(2, seed, 16)

@@ -52,13 +52,15 @@ def test_same_seed_same_moves(name):
     assert bot.last_iterations == 60
 
 
+@pytest.mark.parametrize("bot,iterations", [("mcts", 50), ("mcts_batched", 120)])
 @pytest.mark.parametrize("num_players,seed,plies", [(2, 0, 4), (3, 1, 9), (4, 2, 14), (2, 3, 20)])
-def test_decision_ignores_other_seats_private_state(num_players, seed, plies):
-    """Permute the other seats' colours (and the unheld ones): the same seed gives the same move."""
+def test_decision_ignores_other_seats_private_state(num_players, seed, plies, bot, iterations):
+    """Permute the other seats' colours (and the unheld ones): the same seed gives the same move
+    (the scalar search and its numba kernel, tests/test_fae_mcts_batched.py, alike)."""
     state = _position(num_players, seed, plies)
     seat = state.current_player
     own = state.colours[seat]
-    base = _act(make_agent("fae", "mcts", seed=11, iterations=50), state)
+    base = _act(make_agent("fae", bot, seed=11, iterations=iterations), state)
     rng = np.random.default_rng(seed)
     for _ in range(3):
         other = state.clone()
@@ -66,7 +68,7 @@ def test_decision_ignores_other_seats_private_state(num_players, seed, plies):
         other.colours = [own if p == seat else free.pop() for p in range(num_players)]
         if other.colours == state.colours:
             continue
-        assert _act(make_agent("fae", "mcts", seed=11, iterations=50), other) == base
+        assert _act(make_agent("fae", bot, seed=11, iterations=iterations), other) == base
 
 
 def test_the_search_only_sees_determinizations():
