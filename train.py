@@ -101,6 +101,7 @@ class Config(RLlibFields):
     vf_coef: float = 0.5  # value loss weight
     max_grad_norm: float = 0.5  # gradient clipping
     net_arch: str = "64"  # hidden sizes of the policy and (separate) value MLPs
+    vf_arch: str = ""  # hidden sizes of the value MLP alone ("" = net_arch's); only training runs it, so the shipped policy file does not grow
     skip_init: float = 3.0  # a game with per-action blocks (its batch's action_blocks: Fae's action_features, Fantastiqa's greedy): initial scale of the greedy blocks added to the logits (Fae's margin and best, Fantastiqa's greedy; 0 = learn from nothing; Fae's versus blocks start at 0)
     skip_lr_scale: float = 10.0  # the skip scales learn this many times faster than the weights (Adam; see tabletop_rl.ppo_policy)
     mlp_inputs: str = "board"  # what the MLPs read: "board" (the observation less the per-action blocks, which reach the logits through the skips, and Fae's constant terrain block) or "all"

@@ -50,3 +50,19 @@ def test_the_league_registers_fae_mcts_at_reduced_budgets():
     for n in (30, 100):
         bot = make_agent("fae", f"mcts{n}", seed=0)
         assert bot.iterations == n and bot.prior is FAE_DEFAULTS["prior"] and bot.root_widen == FAE_DEFAULTS["root_widen"]
+
+
+def test_a_larger_value_net_trains_beside_the_shipped_policy_shape(tmp_path):
+    """--vf-arch sizes the value MLP alone: --init of a 64-unit policy still loads, the exported
+    policy keeps its shape, and a malformed size list is a usage error naming the flag."""
+    cfg = train.Config(**CFG, init="fae_2p_v2", vf_arch="96,32")
+    venv, model = train.build(cfg, train.make_pool(cfg))
+    sizes = [m.out_features for m in model.policy.mlp_extractor.value_net if hasattr(m, "out_features")]
+    assert sizes == [96, 32] and model.policy.value_net.in_features == 32
+    warm_start(model, cfg, {}, str(tmp_path), 0.0)
+    got = train.policy_weights(model, cfg)
+    assert [w.shape for w, _ in got.weights] == [w.shape for w, _ in init_weights("fae_2p_v2", "fae").weights]
+    for bad in ("", "0", "64,", "a,b", "5000", ",".join(["8"] * 9)):
+        with pytest.raises(SystemExit, match="--net-arch" if bad == "" else "--vf-arch"):
+            train.build(dataclasses.replace(cfg, net_arch=bad) if bad == "" else dataclasses.replace(cfg, vf_arch=bad),
+                        train.make_pool(cfg))

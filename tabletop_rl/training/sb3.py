@@ -253,6 +253,17 @@ def policy_layout(cfg) -> tuple[tuple, tuple, tuple | None]:
     return skip_starts, skip_init, mlp_inputs
 
 
+def hidden_sizes(text, name: str) -> list[int]:
+    """"256,256" -> [256, 256]: a layer size list of ints >= 1; SystemExit naming `name` otherwise."""
+    try:
+        sizes = [int(h) for h in str(text).split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or any(h < 1 for h in sizes) or len(sizes) > 8 or max(sizes) > 4096:
+        raise SystemExit(f"--{name.replace('_', '-')} must be 1-8 layer sizes in 1..4096, comma separated; got {text!r}")
+    return sizes
+
+
 def build(cfg, pool):
     """(vec_env, model) for `cfg`; seeds everything from cfg.seed."""
     import torch
@@ -274,13 +285,14 @@ def build(cfg, pool):
     skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
     venv = TimedVecEnv(venv)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
-    hidden = [int(h) for h in cfg.net_arch.split(",") if h.strip()]
+    hidden = hidden_sizes(cfg.net_arch, "net_arch")
+    value_hidden = hidden_sizes(cfg.vf_arch, "vf_arch") if cfg.vf_arch.strip() else hidden
     model = MaskablePPO(
         SkipPolicy, venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
         learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
         ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, seed=cfg.seed, device="cpu",
         rollout_buffer_class=FlatMaskableRolloutBuffer,  # no env-major copy of each rollout (its docstring)
-        policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=act, skip_starts=skip_starts,
+        policy_kwargs=dict(net_arch=dict(pi=hidden, vf=value_hidden), activation_fn=act, skip_starts=skip_starts,
                            skip_init=skip_init, mlp_inputs=mlp_inputs, skip_lr_scale=cfg.skip_lr_scale), verbose=0,
     )
     return venv, model
