@@ -149,6 +149,18 @@ PRESETS = {
         pool_random=0.25, pool_greedy=1.0,  # greedy mostly: random is beaten from the start
         bc_samples=20_000, bc_epochs=3,  # a short warm start: the policy starts near greedy through its skips
         eval_every=500_000, eval_games=1000, checkpoint_every=500_000),  # a readable curve (batched: ~1 s each)
+    # Fae 2p against the search (issue 28): PPO from fae_2p_v2's policy head against Fae's MCTS at its
+    # default budget, batched (mcts_batched: the same search in numba), the rate annealed to 0 by the
+    # time limit. Measured (0.554 against mcts, 400 games): docs/baselines.md.
+    "fae-search": dict(
+        total_steps=40_000_000, time_limit_min=55.0,  # the time limit ends the run (~2,900 steps/s on 2 cores)
+        options="history=none,action_features=versus", reward="seat_diff",  # fae_2p_v2's observation and reward
+        init="fae_2p_v2",  # its policy head (the value net starts fresh)
+        opponents="mcts_batched=1", pool_random=0.0, pool_greedy=0.0, snapshot_prob=0.0,  # the search only
+        n_envs=512, n_steps=16, batch_size=4096, torch_threads=2,
+        n_epochs=4, vf_arch="256,256",  # the search's moves are most of the time: more passes and a larger value net cost little
+        anneal_lr=True,  # 3e-4 falling to 0: a run at a constant rate plateaued near 0.53 against mcts
+        eval_opponents="greedy,mcts_batched", eval_games=400, eval_every=500_000, checkpoint_every=1_000_000),
     # Fantastiqa, 2 players, within 30 minutes on 2 shared cores (22 min with the warm start, then
     # 1000 + 1000 evaluation games), on the learner core's FantastiqaBatch. Measured: docs/benchmarks.md.
     "fantastiqa": dict(
@@ -177,6 +189,7 @@ PRESETS = {
 PRESET_HELP = {
     "make-train": "Fae 2p, the shipped policy: up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: 22 min with the warm start, then 1000 + 1000 games (<= 30 min)",
+    "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed: ~0.55 against mcts (fae_2p_v4 took 130 min in 3 commands)",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
 # Each game's observation options when --options is empty: Fae adds the action-centric margin features.

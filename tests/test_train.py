@@ -62,6 +62,19 @@ def test_eval_opponents_chooses_what_every_evaluation_plays():
     with pytest.raises(SystemExit, match="must be text"):
         train.evaluation_opponents(dataclasses.replace(cfg, eval_opponents=3))
 
+def test_fae_search_preset_trains_against_the_batched_search_from_a_shipped_policy():
+    """The fae-search preset (issue 28): fae_2p_v2's head, mcts_batched the only opponent, the rate
+    annealed by the time limit, evaluations against greedy and the search; each name resolves."""
+    from tabletop_rl.agents import registry
+    from tabletop_rl.agents.policy_versions import version_path
+
+    cfg = train.parse_args(["--preset", "fae-search"])
+    assert (cfg.game, cfg.num_players, cfg.init, cfg.opponents) == ("fae", 2, "fae_2p_v2", "mcts_batched=1")
+    assert (cfg.pool_random, cfg.pool_greedy, cfg.snapshot_prob, cfg.anneal_lr) == (0.0, 0.0, 0.0, True)
+    assert cfg.time_limit_min > 0 and train.evaluation_opponents(cfg) == ["greedy", "mcts_batched"]
+    assert "mcts_batched" in registry.agent_names("fae") and version_path("fae", cfg.init).is_file()
+
+
 def test_wilson_interval():
     low, high = train.wilson(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
