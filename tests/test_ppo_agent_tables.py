@@ -13,7 +13,7 @@ from tabletop_rl.agents import policy_versions as pv
 from tabletop_rl.agents.arena import ArenaConfig, run_arena
 from tabletop_rl.agents.match import play_game
 
-TABLES = {2: "fae_2p_v2", 3: "fae_3p_v1", 4: "fae_4p_v1"}
+TABLES = {2: "fae_2p_v4", 3: "fae_3p_v1", 4: "fae_4p_v1"}
 
 
 @pytest.mark.parametrize("players, version", sorted(TABLES.items()))
@@ -34,7 +34,7 @@ def test_plain_ppo_plays_the_default_of_the_table_it_sees(fae_spec, players):
     play_game(fae_spec, [bot] + [make_agent("fae", "greedy", seed=1) for _ in range(players - 1)], seed=3)
     assert bot.version == TABLES[players] and bot.policy.meta["num_players"] == players
     play_game(fae_spec, [bot, make_agent("fae", "greedy", seed=1)], seed=3)  # back at 2 players
-    assert bot.version == "fae_2p_v2"
+    assert bot.version == TABLES[2]
 
 
 def test_the_arena_spec_ppo_plays_the_tables_default(tmp_path):
