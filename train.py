@@ -189,7 +189,7 @@ PRESETS = {
 PRESET_HELP = {
     "make-train": "Fae 2p, the shipped policy: up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: 22 min with the warm start, then 1000 + 1000 games (<= 30 min)",
-    "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed: ~0.55 against mcts (fae_2p_v4 took 130 min in 3 commands)",
+    "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed: ~0.55 against mcts (fae_2p_v4: 130 min in 3 commands)",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
 # Each game's observation options when --options is empty: Fae adds the action-centric margin features.

@@ -36,7 +36,7 @@ def test_a_version_is_a_bot_spec_and_the_old_fae_policy_is_v1():
     name, kwargs = parse_agent("ppo:version=fae_2p_v1")
     bot = make_agent("fae", name, seed=0, **kwargs)
     assert bot.version == "fae_2p_v1" and bot.policy.meta["trained_steps"] == 3_891_712
-    assert make_agent("fae", "ppo").version == "fae_2p_v4"  # PPO against the batched MCTS (issue 28)
+    assert make_agent("fae", "ppo").version == "fae_2p_v5"  # PPO against the batched MCTS and the earlier versions
 
 
 @pytest.mark.parametrize("version", ["fae_2p_v9", "../fae_2p_v1", "/etc/passwd", "fae_2p_v1.npz", 5])
@@ -103,7 +103,7 @@ def client():
 
 def test_the_web_app_offers_and_plays_shipped_versions_by_name(client):
     offered = client.get("/api/config").json()["games"]["fae"]["bots"]
-    assert "ppo" in offered and "ppo:version=fae_2p_v1" in offered and "ppo:version=fae_2p_v4" not in offered
+    assert "ppo" in offered and "ppo:version=fae_2p_v1" in offered and "ppo:version=fae_2p_v5" not in offered
     r = client.post("/api/games", json={"game": "fae", "bots": ["ppo:version=fae_2p_v1"], "seat": 1, "seed": 2})
     assert r.status_code == 201, r.text
     assert client.post(f"/api/games/{r.json()['id']}/advance", json={}).status_code == 200
@@ -141,14 +141,13 @@ def test_the_table_plays_every_baseline_against_the_references_and_its_elders(tm
     mcts = "mcts:iterations=4"
     result = bt.run_table("fae", 2, games=4, mcts_games=2, mcts=mcts, quiet=True)
     pairs = [(c["entrant"], c["opponent"]) for c in result["pairings"]]
-    v1, v2, v3, v4 = (f"ppo:version=fae_2p_v{k}" for k in (1, 2, 3, 4))
-    assert pairs == [(v1, "random"), (v1, "greedy"), (v1, mcts), (v2, "random"), (v2, "greedy"), (v2, mcts),
-                     (v2, v1), (v3, "random"), (v3, "greedy"), (v3, mcts), (v3, v1), (v3, v2),
-                     (v4, "random"), (v4, "greedy"), (v4, mcts), (v4, v1), (v4, v2), (v4, v3),
-                     ("greedy", "random"), (mcts, "greedy")]
-    assert [c["games"] for c in result["pairings"]] == [4, 4, 2, 4, 4, 2, 4, 4, 4, 2, 4, 4, 4, 4, 2, 4, 4, 4, 4, 2]
+    versions = [f"ppo:version=fae_2p_v{k}" for k in range(1, 6)]  # oldest first
+    expected = [(v, o) for i, v in enumerate(versions) for o in ["random", "greedy", mcts] + versions[:i]]
+    assert pairs == expected + [("greedy", "random"), (mcts, "greedy")]
+    assert [c["games"] for c in result["pairings"]] == [2 if mcts in pair else 4 for pair in pairs]
     games = {e["bot"]: e["games"] for e in result["entrants"]}
-    assert games == {v1: 22, v2: 22, v3: 22, v4: 22, "random": 20, "greedy": 22, mcts: 10}  # every game of every pairing
+    assert games == {**{v: 26 for v in versions}, "random": 24, "greedy": 26, mcts: 12}  # every game of every pairing
+    v2 = versions[1]
     assert all(e["median_move_s"] > 0 and e["openskill_sigma"] > 0 for e in result["entrants"])
     doc = tmp_path / "baselines.md"
     doc.write_text("# Baselines\n\nintro\n")

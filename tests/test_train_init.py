@@ -52,6 +52,26 @@ def test_the_league_registers_fae_mcts_at_reduced_budgets():
         assert bot.iterations == n and bot.prior is FAE_DEFAULTS["prior"] and bot.root_widen == FAE_DEFAULTS["root_widen"]
 
 
+def test_the_version_league_registers_each_shipped_fae_policy_as_a_batch_bot():
+    """benchmarks/fae_version_league.py: each catalogue version is a bot of that name, the shipped
+    policy itself (same weights), playing a batch in one call."""
+    import numpy as np
+
+    import benchmarks.fae_version_league  # noqa: F401  (registers)
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.policy_versions import version_names
+    from tabletop_rl.envs.fae_batch import FaeBatch
+
+    for name in version_names("fae"):
+        bot, shipped = make_agent("fae", name, seed=0), make_agent("fae", "ppo", seed=0, version=name)
+        assert bot.version == name and all(np.array_equal(a, b) for (a, _), (b, _) in
+                                           zip(bot.policy.weights, shipped.policy.weights))
+    batch = FaeBatch(3, 2, history="none", action_features="versus")
+    batch.reset(np.arange(3))
+    moves = make_agent("fae", "fae_2p_v2", seed=0).act_batch(batch, np.ones(3, dtype=bool), np.random.default_rng(0))
+    assert batch.legal_mask()[np.arange(3), moves].all()
+
+
 def test_a_larger_value_net_trains_beside_the_shipped_policy_shape(tmp_path):
     """--vf-arch sizes the value MLP alone: --init of a 64-unit policy still loads, the exported
     policy keeps its shape, and a malformed size list is a usage error naming the flag."""
