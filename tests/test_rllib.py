@@ -303,6 +303,9 @@ def test_train_py_config_maps_onto_the_rllib_config(tmp_path):
     more = config_from({**dataclasses.asdict(tc), "opponents": "greedy=1,mcts=0.5"})  # train.py's --opponents string
     assert more.opponents == {**cfg.opponents, "greedy": cfg.opponents.get("greedy", 0.0) + 1, "mcts": 0.5}
     assert (cfg.league_size, cfg.league_prob, cfg.league_every) == (tc.max_snapshots, tc.snapshot_prob, tc.snapshot_every)
+    assert cfg.eval_opponents == ("random", "greedy")  # train.py's "" is the default pair
+    listed = config_from({**dataclasses.asdict(tc), "eval_opponents": "greedy, mcts"})  # train.py's --eval-opponents
+    assert listed.eval_opponents == ("greedy", "mcts")
     cfg.validate()
     # The fields proposed for train.py's Config: "" / 0 mean off.
     wired = config_from({**dataclasses.asdict(tc), "backend": "rllib", "address": "", "num_env_runners": 3,

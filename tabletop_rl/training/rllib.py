@@ -229,6 +229,12 @@ def config_from(config) -> RLlibTrainConfig:
         config["options"] = parse_options(config["options"])
     if isinstance(config.get("net_arch"), str):
         config["net_arch"] = tuple(int(h) for h in config["net_arch"].split(",") if h.strip())
+    if isinstance(config.get("eval_opponents"), str):  # train.py's comma list; "" is the default pair
+        listed = tuple(n.strip() for n in config["eval_opponents"].split(",") if n.strip())
+        if listed:
+            config["eval_opponents"] = listed
+        else:
+            del config["eval_opponents"]
     if isinstance(config.get("resume"), str):
         if config["resume"]:  # as train.py: a run directory, or a run name under runs_dir
             run = config["resume"]
