@@ -140,7 +140,7 @@ class Config(RLlibFields):
 
 
 PRESETS = {
-    # `make train`: Fae 2p, the shipped policy (its measurements: docs/benchmarks.md).
+    # `make train`: Fae 2p, fae_2p_v2's recipe (its measurements: docs/benchmarks.md).
     "make-train": dict(
         total_steps=8_000_000, time_limit_min=12.0,  # a budget of 12 min of training (<= 15 min with evaluation)
         options="history=none,action_features=versus",  # the compact board plus the versus margin blocks PPO learns
@@ -187,7 +187,7 @@ PRESETS = {
         bc_samples=400, bc_epochs=2, bc_workers=1),  # a warm start in one process
 }
 PRESET_HELP = {
-    "make-train": "Fae 2p, the shipped policy: up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
+    "make-train": "Fae 2p, fae_2p_v2's recipe (beats greedy): up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: 22 min with the warm start, then 1000 + 1000 games (<= 30 min)",
     "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed: ~0.55 against mcts (fae_2p_v4: 130 min in 3 commands)",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
