@@ -95,10 +95,11 @@ def _table_defaults(path: Path, default: str, named, versions: dict) -> dict[int
     if not isinstance(named, dict):
         raise _bad(path, "table_defaults must be an object {\"players\": version name}")
     for key, name in named.items():
-        players = int(key) if isinstance(key, str) and key.isdigit() and len(key) <= 2 else None
+        # ASCII digits only ('²' and '٣' are str.isdigit too: int() fails on the one, reads the other)
+        players = int(key) if isinstance(key, str) and re.fullmatch(r"[0-9]{1,2}", key) else None
         if players is None or players in tables:
-            raise _bad(path, f"table_defaults key {key!r} must be a table size (digits) other than "
-                             f"{sorted(tables)}, each named once")
+            raise _bad(path, f"table_defaults key {key!r} must be a table size (ASCII digits 0-9) "
+                             f"other than {sorted(tables)}, each named once")
         if not isinstance(name, str) or name not in versions or versions[name]["players"] != players:
             raise _bad(path, f"table_defaults[{key!r}] = {str(name)[:80]!r} must be a version trained at "
                              f"{players} players")

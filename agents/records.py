@@ -104,7 +104,7 @@ def seat_scores(state: GameState) -> list[float]:
 
 def _env_version(env_id: str) -> int | None:
     head, sep, tail = env_id.rpartition("_v")
-    return int(tail) if sep and tail.isdigit() else None
+    return int(tail) if sep and tail.isascii() and tail.isdigit() else None
 
 
 def observation_defaults(spec) -> dict:

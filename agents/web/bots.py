@@ -19,6 +19,7 @@ waiting behind the others. A session has at most one move in flight (`server.bot
 from __future__ import annotations
 
 import concurrent.futures
+import re
 import threading
 
 from tabletop_rl.agents import agent_names, make_agent
@@ -33,6 +34,8 @@ SEARCH_BOTS = ("mcts",)
 #: The share of the bot's time budget its search may use (the rest: observation, answer).
 DEADLINE_SHARE = 0.8
 MAX_SPEC_CHARS = 120
+#: A number in a request: 1 to 12 ASCII digits (never `str.isdigit`, which takes '²' and '١').
+ASCII_DIGITS = re.compile(r"[0-9]{1,12}")
 
 
 def parse_bot(text, game: str, policies: dict) -> tuple[str, dict]:
@@ -67,8 +70,11 @@ def parse_bot(text, game: str, policies: dict) -> tuple[str, dict]:
             raise RequestError(400, f"bot {name!r}: parameter {key[:40]!r} is not one a request may set "
                                     f"(allowed: {allowed or 'none'})")
         lo, hi = bounds
-        if not (value.isdigit() and len(value) <= 12 and lo <= int(value) <= hi):
-            raise RequestError(400, f"bot {name!r}: {key} must be an integer in {lo}..{hi}; got {value[:20]!r}")
+        # ASCII digits only: str.isdigit() also takes '²' (int() then fails: a 500 before) and
+        # Arabic-Indic or full-width digits (which int() reads)
+        if not (ASCII_DIGITS.fullmatch(value) and lo <= int(value) <= hi):
+            raise RequestError(400, f"bot {name!r}: {key} must be an integer in {lo}..{hi} written with the "
+                                    f"digits 0-9; got {value[:20]!r}")
         params[key] = int(value)
     if {"policy", "version"} <= set(params):
         raise RequestError(400, "bot 'ppo': give policy=NAME or version=NAME, not both")

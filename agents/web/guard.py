@@ -74,7 +74,7 @@ async def read_body(request, limit: int) -> bytes:
     """The request body, refused (413) by its Content-Length or as soon as the stream passes `limit`."""
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.strip().isdigit():
+        if not (declared.strip().isascii() and declared.strip().isdigit()):
             raise RequestError(400, f"Content-Length must be a number of bytes; got {declared!r}")
         if int(declared) > limit:
             raise RequestError(413, f"the body is larger than {limit} bytes")

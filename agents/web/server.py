@@ -58,8 +58,8 @@ from importlib import resources
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.match import bot_action
 from tabletop_rl.agents.web import guard
-from tabletop_rl.agents.web.bots import (SEARCH_BOTS, WEB_BOTS, BotWorkers, build_bot, load_policies, offered,
-                                         parse_bot)
+from tabletop_rl.agents.web.bots import (ASCII_DIGITS, SEARCH_BOTS, WEB_BOTS, BotWorkers, build_bot, load_policies,
+                                         offered, parse_bot)
 from tabletop_rl.agents.web.guard import RequestError
 from tabletop_rl.agents.web.views import board_png, move_text, state_view
 from tabletop_rl.envs.registry import get_game
@@ -578,17 +578,16 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0, *, allowed_host
         v = request.query_params.get(name)
         if v is None or (public_ok and v == "public"):
             return None
-        try:
-            return int(v)
-        except ValueError:
-            raise RequestError(400, f"{name} must be an integer{' or public' if public_ok else ''}; got {v!r}") \
-                from None
+        if not ASCII_DIGITS.fullmatch(v):  # int() also reads ' 1', '1_0', '١' and '１'
+            raise RequestError(400, f"{name} must be an integer (digits 0-9){' or public' if public_ok else ''}; "
+                                    f"got {v[:40]!r}")
+        return int(v)
 
     def _game_index(request: Request) -> int:
-        try:
-            return int(request.path_params["g"])
-        except ValueError:
-            raise RequestError(400, f"game index must be an integer; got {request.path_params['g']!r}") from None
+        g = request.path_params["g"]
+        if not ASCII_DIGITS.fullmatch(g):
+            raise RequestError(400, f"game index must be an integer (digits 0-9); got {g[:40]!r}")
+        return int(g)
 
     async def get_watch(request: Request):
         w = store.get(request.path_params["key"], "watch")
