@@ -491,20 +491,31 @@ def check_committed(s) -> None:
 
 
 def check_boosted(s) -> None:
-    """A doubled card (Looking Glass and the doubling artifacts) is one of the mover's cards this
-    turn: in hand, being paid or committed, on the adventure, or discarded after use. A mid-turn
-    reshuffle (Q-F4, Q-X1) can move a used one into the mover's deck, so the deck is allowed."""
+    """A doubled card (Looking Glass and the doubling artifacts) was in the mover's hand when it was
+    doubled (`_apply_glass`); what the turn may have done with it since is where it may be now:
+    still in hand, being paid or committed, on the adventure, discarded (used, Q-T1, or matched at
+    the Abbey, Q-B3) or, after a mid-turn reshuffle (Q-F4, Q-X1), in the mover's deck; played for
+    its power and lying in play (`turn.powered`, Q-T2); released at a statue (Q-V2: chosen from the
+    hand, `turn.pay`, or from the discard, `turn.release_from_discard`, then the box); or
+    given by a Bitter Brew (in play while its TARGET_SEAT is pending, then in an opponent's discard
+    pile). Anywhere else (another seat's hand or deck, a partner's discard, a deck of the game) no
+    play puts it."""
     if not s.boosted:
         return
     p = s.cur
     own = set(s.hand[p]) | set(s.discard[p]) | set(s.deck[p]) | set(s.pay) | set(s.adventure)
     own |= {i for cards in s.committed[p].values() for i in cards}
+    own |= {i for i in s.powered if held_in_play(s.opts, s.g, i)} | set(s.in_play) | set(s.release_from_discard)
+    own |= set(s.box)
+    own |= {i for o in range(s.n) if s.is_opponent(p, o) for i in s.discard[o]}
     if PHASES[s.phase] in SETUP_PHASES:
         raise _fail("turn.boosted", "no card is doubled during the setup")
     for j, i in enumerate(s.boosted):
         if i not in own:
-            raise _fail(f"turn.boosted[{j}]", f"card {i} ({s.card_name(i)}) is not one of seat {p}'s cards; "
-                                              "only the mover's cards are doubled")
+            raise _fail(f"turn.boosted[{j}]", f"card {i} ({s.card_name(i)}) is not where a card the mover (seat "
+                                              f"{p}) doubled this turn can be: its hand, deck, discard, payment, "
+                                              "adventure or committed cards, in play, released (the box), or "
+                                              "given to an opponent's discard")
 
 
 def check_outcome(s) -> None:

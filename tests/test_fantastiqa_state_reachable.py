@@ -213,3 +213,80 @@ def test_adventure_payment_targets_a_creature_next_to_the_mover():
     e = copy.deepcopy(d)
     e["turn"]["target"] = far[0]
     _refused(e, r"turn\.target.*next to region")
+
+
+# ------------------------------------------------------------------ doubled cards where play moves them (issue 36, item 4)
+def _round_trips(s):
+    d = _dict(s)
+    t = FantastiqaState.from_dict(d)
+    assert t.to_dict() == s.to_dict()
+    assert np.array_equal(t.legal_actions(), s.legal_actions())
+    return d
+
+
+def test_the_issue_36_position_round_trips():
+    """The issue's repro: 400 random moves from seed 3; the doubled Helmet was then released at a
+    statue (into the box), and from_dict refused the state as 'not one of seat 0's cards'."""
+    s = FantastiqaState.new(2, seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        s.apply(int(rng.choice(s.legal_actions())))
+    assert s.boosted and s.boosted[0] in s.box
+    _round_trips(s)
+
+
+def _doubled_in(zone):
+    """pred(state): a doubled card of the turn lies in `zone` (a function state -> its cards)."""
+    return lambda s: bool(s.boosted) and any(i in zone(s) for i in s.boosted)
+
+
+def _opponents_discards(s):
+    return [i for o in range(s.n) if s.is_opponent(s.cur, o) for i in s.discard[o]]
+
+
+def _held_in_play(s):
+    from fantastiqa_rl.powers import held_in_play
+    return [i for i in s.powered if held_in_play(s.opts, s.g, i)]
+
+
+_LIMIT = {"turn_limit": 30}
+# where play moves a doubled card, and the first seeded random game (n players, options) that does it
+DOUBLED_ZONES = {
+    "played for its power, in play (Q-T2; teams)": (_held_in_play, 4, 20, dict(
+        _LIMIT, teams=True, fly_in_adventure=False, bought_to="hand")),
+    "released into the box (Q-V2)": (lambda s: s.box, 4, 109, dict(
+        _LIMIT, card_use="both", fly_in_adventure=False, bought_to="hand")),
+    "chosen from the discard to release (Q-V2; teams)": (lambda s: s.release_from_discard, 4, 173, dict(
+        _LIMIT, teams=True, card_use="both", draw_rule="draw_5", bought_to="discard", turn_loops="allow")),
+    "given by a Bitter Brew, in play (Abbey)": (lambda s: s.in_play, 3, 270, dict(
+        _LIMIT, abbey=True, fly_in_adventure=False, mark_return="allow", turn_loops="allow")),
+    "given by a Bitter Brew, in an opponent's discard (Abbey)": (_opponents_discards, 3, 270, dict(
+        _LIMIT, abbey=True, fly_in_adventure=False, mark_return="allow", turn_loops="allow")),
+}
+
+
+@pytest.mark.parametrize("where", list(DOUBLED_ZONES))
+def test_a_doubled_card_wherever_play_moves_it_round_trips(where):
+    """Each loaded before only while the card was in the mover's hand, deck, discard, payment,
+    adventure or committed cards; play also releases, plays for its power and gives doubled cards."""
+    zone, n, seed, opts = DOUBLED_ZONES[where]
+    s = _random_until(_doubled_in(zone), seed=seed, n=n, max_games=3, **opts)
+    _round_trips(s)
+
+
+def test_a_doubled_card_in_a_partners_or_an_opponents_other_zones_is_refused():
+    """The controls: a Bitter Brew gives only to opponents, and nothing moves a doubled card into
+    another seat's hand or deck, or a partner's discard."""
+    zone, n, seed, opts = DOUBLED_ZONES["played for its power, in play (Q-T2; teams)"]
+    s = _random_until(lambda s: s.phase_name == "MAIN" and s.turns > 8 and all(s.discard), seed=seed, n=n, **opts)
+    d = _dict(s)
+    cur = d["current"]
+    partner = next(p for p in range(4) if p != cur and not s.is_opponent(cur, p))
+    opponent = next(p for p in range(4) if s.is_opponent(cur, p))
+    for seat, key in ((partner, "discard"), (partner, "hand"), (opponent, "hand"), (opponent, "deck")):
+        e = copy.deepcopy(d)
+        e["turn"]["boosted"] = [e["players"][seat][key][0]]
+        _refused(e, r"turn\.boosted\[0\].*mover")
+    e = copy.deepcopy(d)
+    e["turn"]["boosted"] = [e["players"][opponent]["discard"][0]]   # what a Brew does: loads
+    FantastiqaState.from_dict(e)
