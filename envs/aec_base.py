@@ -15,6 +15,8 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from tabletop_rl.envs.game_state import one_integer
+
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -42,7 +44,9 @@ class TurnBasedAECEnv(AECEnv):
     def step(self, action) -> None:
         """PettingZoo's step. Protected (`env()`): an action outside the action space raises, an
         illegal one ends the game (`_end_by_illegal_move`). Raw: the rules core raises a ValueError
-        naming the action and why, and the state is unchanged."""
+        naming the action and why, and the state is unchanged. A 0-d integer array (SB3's `predict`
+        for one observation) is its integer; bools, floats, strings and other arrays are refused."""
+        action = one_integer(action)
         if not self._step_allowed(action):
             return
         agent = self.agent_selection

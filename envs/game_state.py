@@ -86,15 +86,27 @@ class GameState(Protocol):
         ...
 
 
+def one_integer(value):
+    """`value` unwrapped when it is a 0-d array of an integer dtype (what SB3's `predict` returns for
+    one observation, and what `Discrete.contains` accepts): its numpy integer. Any other value is
+    returned as it is, for the caller's check to accept or refuse (a 0-d bool, float, object or
+    string array stays an array, so it is refused)."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
+        return value[()]
+    return value
+
+
 def integers(value, what: str = "action", shape: tuple | None = None):
     """`value` as integers, or a ValueError naming `what` and the problem: the one check of the
-    learner-facing entry points (actions, seeds), as strict as the rules cores. Python ints and numpy
-    integers only; bools, floats (3.7 must not play 3), strings and None are refused, never coerced.
+    learner-facing entry points (actions, seeds), as strict as the rules cores. Python ints, numpy
+    integers and 0-d integer arrays (`one_integer`) only; bools, floats (3.7 must not play 3),
+    strings, None and arrays of any other dtype are refused, never coerced.
 
     `shape=None`: one integer, returned as an int. Otherwise an array (or list) of that shape with an
     integer dtype (every item checked for a list, where numpy would quietly turn True into 1),
     returned as int64."""
     if shape is None:
+        value = one_integer(value)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise ValueError(f"{what} must be an int; got {value!r} ({type(value).__name__})")
         return int(value)
@@ -190,4 +202,4 @@ def missing_members(obj: Any, protocol: type) -> list[str]:
     return [n for n in names if not hasattr(type(obj), n) and not hasattr(obj, n)]
 
 
-__all__ = ["BatchedGame", "GameState", "integers", "missing_members"]
+__all__ = ["BatchedGame", "GameState", "integers", "missing_members", "one_integer"]

@@ -38,6 +38,7 @@ from fae_rl.board import (
     string_to_action,
 )
 from fae_rl.serialization import DICT_KEYS, DICT_VERSION, HISTORY_KEYS, state_from_dict  # noqa: F401  (DICT_KEYS, HISTORY_KEYS: re-exported)
+from tabletop_rl.envs.game_state import one_integer
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
@@ -296,6 +297,8 @@ class FaeState:
 
     # ------------------------------------------------------------------ transitions
     def _check_action(self, action) -> int:
+        if type(action) is not int:
+            action = one_integer(action)  # a 0-d integer array (SB3's predict) is its integer
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}; got {action!r} ({type(action).__name__})")
         a = int(action)

@@ -121,6 +121,7 @@ from fantastiqa_rl.serialization import state_from_dict, state_to_dict
 from fantastiqa_rl.statues import Statues
 from fantastiqa_rl.text import action_to_string, describe, why_illegal
 from fantastiqa_rl.turn_flow import HAND_SIZE, TurnFlow
+from tabletop_rl.envs.game_state import one_integer
 
 __all__ = ["FantastiqaState", "OPTIONS", "DEFAULTS", "DEFAULT_TURN_LIMIT", "check_options", "NUM_CHANCE_SOURCES",
            "RNG_SETUP", "RNG_CREATURE", "RNG_SEAT0", "RNG_TOWER", "RNG_BAZAAR", "RNG_QUEST", "RNG_ABBEY",
@@ -321,8 +322,10 @@ class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
 
     def apply(self, action) -> None:
         """Apply a legal action; an illegal one raises ValueError and leaves the state unchanged."""
+        if type(action) is not int:
+            action = one_integer(action)  # a 0-d integer array (SB3's predict) is its integer, as in Fae
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            # as Fae: True, 1.0, np.array(1), Fraction(1), Decimal(1) are not actions
+            # as Fae: True, 1.0, np.array(1.0), Fraction(1), Decimal(1) are not actions
             raise ValueError(f"action must be an int in 0..{self.g.layout.n - 1}; got {action!r} "
                              f"({type(action).__name__})")
         a = int(action)

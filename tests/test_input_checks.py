@@ -17,7 +17,10 @@ from fae_rl import FaeState
 from fantastiqa_rl.state import FantastiqaState
 from tabletop_rl.envs.registry import get_game
 
-NOT_INTS = [True, np.bool_(True), 1.0, np.float32(1), np.array(1), Fraction(1), Decimal(1), "1", None]
+# a 0-d integer array is its integer (SB3's predict returns one: tests/test_sb3_predict_actions.py);
+# a 0-d array of another dtype is not
+NOT_INTS = [True, np.bool_(True), 1.0, np.float32(1), np.array(1.0), np.array(True), Fraction(1), Decimal(1), "1",
+            None]
 
 
 def _new(game):
