@@ -494,7 +494,8 @@ def check_boosted(s) -> None:
     """A doubled card (Looking Glass and the doubling artifacts) was in the mover's hand when it was
     doubled (`_apply_glass`); what the turn may have done with it since is where it may be now:
     still in hand, being paid or committed, on the adventure, discarded (used, Q-T1, or matched at
-    the Abbey, Q-B3) or, after a mid-turn reshuffle (Q-F4, Q-X1), in the mover's deck; played for
+    the Abbey, Q-B3) or, after a mid-turn reshuffle (Q-F4, Q-X1), in the mover's deck, and from
+    there drawn by a Bell of Summoning (`turn.revealed` while the BELL decision keeps some); played for
     its power and lying in play (`turn.powered`, Q-T2); released at a statue (Q-V2: chosen from the
     hand, `turn.pay`, or from the discard, `turn.release_from_discard`, then the box); or
     given by a Bitter Brew (in play while its TARGET_SEAT is pending, then in an opponent's discard
@@ -506,7 +507,7 @@ def check_boosted(s) -> None:
     own = set(s.hand[p]) | set(s.discard[p]) | set(s.deck[p]) | set(s.pay) | set(s.adventure)
     own |= {i for cards in s.committed[p].values() for i in cards}
     own |= {i for i in s.powered if held_in_play(s.opts, s.g, i)} | set(s.in_play) | set(s.release_from_discard)
-    own |= set(s.box)
+    own |= set(s.box) | (set(s.revealed) if s.phase == A.BELL else set())
     own |= {i for o in range(s.n) if s.is_opponent(p, o) for i in s.discard[o]}
     if PHASES[s.phase] in SETUP_PHASES:
         raise _fail("turn.boosted", "no card is doubled during the setup")
@@ -514,8 +515,8 @@ def check_boosted(s) -> None:
         if i not in own:
             raise _fail(f"turn.boosted[{j}]", f"card {i} ({s.card_name(i)}) is not where a card the mover (seat "
                                               f"{p}) doubled this turn can be: its hand, deck, discard, payment, "
-                                              "adventure or committed cards, in play, released (the box), or "
-                                              "given to an opponent's discard")
+                                              "adventure or committed cards, drawn by a Bell, in play, released "
+                                              "(the box), or given to an opponent's discard")
 
 
 def check_outcome(s) -> None:

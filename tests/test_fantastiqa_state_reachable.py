@@ -258,6 +258,8 @@ DOUBLED_ZONES = {
         _LIMIT, card_use="both", fly_in_adventure=False, bought_to="hand")),
     "chosen from the discard to release (Q-V2; teams)": (lambda s: s.release_from_discard, 4, 173, dict(
         _LIMIT, teams=True, card_use="both", draw_rule="draw_5", bought_to="discard", turn_loops="allow")),
+    "drawn by a Bell from the deck after a reshuffle (teams)": (lambda s: s.revealed, 4, 220, dict(
+        _LIMIT, teams=True, draw_rule="draw_5", mark_return="allow", turn_loops="allow")),
     "given by a Bitter Brew, in play (Abbey)": (lambda s: s.in_play, 3, 270, dict(
         _LIMIT, abbey=True, fly_in_adventure=False, mark_return="allow", turn_loops="allow")),
     "given by a Bitter Brew, in an opponent's discard (Abbey)": (_opponents_discards, 3, 270, dict(
