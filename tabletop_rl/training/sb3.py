@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from tabletop_rl.options import parse_options
-from tabletop_rl.training.checkpoints import check_checkpoint, prune_checkpoints, save_checkpoint
+from tabletop_rl.training.checkpoints import check_checkpoint, check_model_state, prune_checkpoints, save_checkpoint
 from tabletop_rl.training.evaluation import evaluate_policy
 from tabletop_rl.training.reports import write_eval_csv
 
@@ -433,11 +433,25 @@ def restore(ckpt: dict, model, venv, pool, history: dict) -> None:
 
 def restores_cleanly(cfg, ckpt: dict) -> None:
     """`restore` into a scratch (pool, venv, model) for cfg, then discard them: raises whatever a
-    damaged checkpoint raises, before the run picks it (`latest_valid_checkpoint`)."""
+    damaged checkpoint raises, before the run picks it (`latest_valid_checkpoint`). First the checks
+    of what `restore` would take without complaint (`check_checkpoint`: keys, counters, history,
+    episode infos, observations, the values its tensors hold; `check_model_state`: the policy's and
+    Adam's tensors against this model's)."""
     pool = make_pool(cfg)
     venv, model = build(cfg, pool)
     try:
-        check_checkpoint(ckpt, dataclasses.asdict(cfg), venv.num_envs, venv.observation_space.shape)
+        optimizer = model.policy.optimizer
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        n_params = sum(p.numel() for p in params)
+        snapshot = sum(w.size + b.size for w, b in policy_weights(model, cfg).weights)
+        obs_size = int(np.prod(venv.observation_space.shape))
+        # the model and Adam's two moments, the pool's snapshots, the envs' observations, the RNG states
+        budget = 3 * n_params + cfg.max_snapshots * snapshot + venv.num_envs * (obs_size + 1) + (1 << 20)
+        check_checkpoint(ckpt, dataclasses.asdict(cfg), venv.num_envs, venv.observation_space.shape,
+                         eval_opponents=evaluation_opponents(cfg), obs_dtype=venv.observation_space.dtype,
+                         max_values=budget)
+        check_model_state(ckpt, model.policy.state_dict(), optimizer.state_dict()["param_groups"],
+                          {i: tuple(p.shape) for i, p in enumerate(params)})
         restore(ckpt, model, venv, pool, {})
     finally:
         venv.close()
@@ -472,7 +486,8 @@ def open_run(cfg, config_class, game_options: dict):
         run_dir = cfg.resume if os.path.isdir(cfg.resume) else os.path.join(cfg.runs_dir, cfg.resume)
         try:
             saved = read_run_config(run_dir, config_class)
-            fields, applied = resume_config(saved, explicit_fields(cfg))
+            # a run folder is data: a saved reward_fn / imports is refused unless given again (CODE_FIELDS)
+            fields, applied = resume_config(saved, explicit_fields(cfg), os.path.join(run_dir, "config.json"))
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
         cfg = config_class(**fields)
