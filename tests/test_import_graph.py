@@ -30,7 +30,7 @@ LAYERS = {
              "tabletop_rl.extras", "tabletop_rl.shown"],
     # constants, tables, card files
     "data": ["fae_rl.board", "fantastiqa_rl.board", "fantastiqa_rl.actions", "fantastiqa_rl.cards",
-             "fantastiqa_rl.data.make_standin"],
+             "fantastiqa_rl.data.make_standin", "fantastiqa_rl.card_gen"],
     # the rules cores (no PettingZoo); fae_rl.render draws a position from the board alone, and the
     # state's own text (str, view_text) is drawn by it
     "rules": ["fae_rl.state", "fae_rl.serialization", "fae_rl.vector_core", "fae_rl.render", "fantastiqa_rl.state",
