@@ -14,42 +14,71 @@ ALT_OPTIONS = dict(fly_in_adventure=True, card_use="both", adventure_path="loops
                    bought_to="hand", draw_rule="draw_5", goal="long")
 
 
+ROUND_TRIP_EVERY = 25   # steps between round trips of the reached state through to_dict/JSON/from_dict
+
+
+def _round_trips(s):
+    """A reached state saves and loads (issue 36: from_dict refused some that play reaches)."""
+    d = s.to_dict()
+    t = FantastiqaState.from_dict(json.loads(json.dumps(d)))
+    assert t.to_dict() == d
+    assert np.array_equal(t.legal_actions(), s.legal_actions())
+
+
 def test_card_conservation_every_step_many_games():
-    """Every card instance in exactly one zone, token totals constant, after every step."""
+    """Every card instance in exactly one zone, token totals constant, after every step; every
+    ROUND_TRIP_EVERY steps the state round-trips through from_dict. The Abbey and teams games come
+    after the 18 of the base and alternative options."""
     phases = set()
+    steps = [0]
 
     def check(s):
         check_conservation(s)
         phases.add(s.phase)
+        steps[0] += 1
+        if steps[0] % ROUND_TRIP_EVERY == 0 or any(i not in s.hand[s.cur] for i in s.boosted):
+            _round_trips(s)  # and each rare state whose doubled card has left the hand
 
-    for seed in range(18):                        # seed 17 is the first to reach BREW_CARD
-        opts = ALT_OPTIONS if seed % 2 else {}
-        s = FantastiqaState.new(2 + seed % 3, seed=seed, **opts)
+    games = [(2 + seed % 3, seed, ALT_OPTIONS if seed % 2 else {}) for seed in range(18)]  # 17: first BREW_CARD
+    games += [(2 + seed % 3, seed, {"abbey": True, **(ALT_OPTIONS if seed % 2 else {})}) for seed in range(18, 22)]
+    games += [(4, seed, {"teams": True, "abbey": seed % 2 == 1}) for seed in range(22, 26)]
+    for n, seed, opts in games:
+        s = FantastiqaState.new(n, seed=seed, **opts)
         check_conservation(s)
+        _round_trips(s)
         random_walk(s, np.random.default_rng(seed), 1500, check)
     # every decision type is reached by random play (WITHDRAW_FROM needs one kind committed to
     # two quests and is covered by test_Q_F2_withdraw_asks_which_quest)
     missing = {PHASES[p] for p in range(len(PHASES))} - {PHASES[p] for p in phases}
-    # (the Abbey's decisions need abbey=True: covered in tests/test_fantastiqa_abbey.py)
-    assert missing <= {"WITHDRAW_FROM", "TERMINAL", "ABBEY_MATCH", "ABBEY_CHOICE"}, \
-        f"decision types never reached: {missing}"
+    # (the Abbey's decisions are reached by the abbey=True games)
+    assert missing <= {"WITHDRAW_FROM", "TERMINAL"}, f"decision types never reached: {missing}"
+    assert steps[0] // ROUND_TRIP_EVERY > 1000, steps[0]  # the round trips happened
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_random_games_play_to_the_end(num_players):
     """Uniform-random games played to a terminal state (the creature deck is cut short after a
     while so this stays fast): never an empty legal set; a terminal state has current_player -1,
-    no legal actions, winners and zero-sum returns; applying anything then raises."""
+    no legal actions, winners and zero-sum returns; applying anything then raises. Every
+    ROUND_TRIP_EVERY steps, and at the end, the state round-trips through from_dict."""
+    steps = [0]
+
+    def check(s):
+        steps[0] += 1
+        if steps[0] % ROUND_TRIP_EVERY == 0:
+            _round_trips(s)
+
     for seed in range(4):
         s = FantastiqaState.new(num_players, seed=100 + seed)
         rng = np.random.default_rng(seed)
-        random_walk(s, rng, 400)
+        random_walk(s, rng, 400, check)
         if not s.is_terminal():
             s.box += s.creature_deck[:-4]
             del s.creature_deck[:-4]
             edited(s)
-        random_walk(s, rng, 200000)
+        random_walk(s, rng, 200000, check)
         assert s.is_terminal()
+        _round_trips(s)
         check_conservation(s)
         assert s.current_player == -1 and len(s.legal_actions()) == 0
         assert abs(s.returns().sum()) < 1e-9 and s.winners()
