@@ -10,6 +10,14 @@ and matching the member's size), and only then its data, read up to the size the
 The budget, `MAX_POLICY_VALUES` float values in all layers together, is ~30x the largest shipped
 policy; a 1 MB file that would decompress to gigabytes is refused before any allocation.
 
+Then what the header and arrays say together (`check_policy`), so that a file that loads also plays:
+`meta.options` must be options `meta.game` takes (the game's own check: the engine it trains on
+is built with them), and for the MLP the layers must chain, give at least one action, have as many
+inputs and actions as that game with those options and seats, carry at most `MAX_SKIP_TERMS` skip
+terms with coefficients within +-`MAX_SKIP_COEFFICIENT`, and give finite logits on an all-zero
+and an all-one observation. (A policy of another architecture, `meta.architecture`, has its
+layers checked by its own class.)
+
 Every malformed file raises `PolicyFileError` naming the file and the problem.
 """
 from __future__ import annotations
@@ -35,6 +43,8 @@ _READ_ERRORS = (ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile, zl
                 RuntimeError)
 _HEADER_KEYS = {"activation", "layers", "meta", "skip"}
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}  # the hidden layers' activations
+MAX_SKIP_TERMS = 16  # skip terms of a policy (train.py writes one per per-action block: Fae's versus has 4)
+MAX_SKIP_COEFFICIENT = 1e4  # |coefficient| of a skip term (shipped: at most 25; 1e308 is inf as float32)
 
 
 class PolicyFileError(ValueError):
@@ -78,7 +88,96 @@ def read_policy_npz(path) -> tuple[dict, dict[str, np.ndarray]]:
         if not np.isfinite(arr).all():
             raise file_error(path, f"'{key}' holds NaN or infinite values (as float32)")
         arrays[key] = arr
+    check_policy(path, header, arrays)
     return header, arrays
+
+
+def check_policy(path, header: dict, arrays: dict) -> None:
+    """What the header and arrays say together (module docstring): `meta.options` by the game's own
+    check and, for the MLP, its layers, skip terms, sizes and finite logits. PolicyFileError naming
+    the problem."""
+    meta = header["meta"]
+    sizes = game_sizes(path, meta)  # (inputs, actions) of meta.game with its options, or None
+    if "architecture" in meta:  # another architecture (tabletop_rl.agents.card_policy): its class checks its layers
+        return
+    layers = [(arrays[f"W{i}"], arrays[f"b{i}"]) for i in range(header["layers"])]
+    for i, (w, b) in enumerate(layers):
+        if b.shape[0] != w.shape[1]:
+            raise file_error(path, f"'b{i}' has {b.shape[0]} values for the {w.shape[1]} outputs of 'W{i}'")
+        if i and w.shape[0] != layers[i - 1][0].shape[1]:
+            raise file_error(path, f"layer {i} takes {w.shape[0]} inputs but layer {i - 1} gives {layers[i - 1][0].shape[1]}")
+        if 0 in w.shape:
+            raise file_error(path, f"'W{i}' is {w.shape[0]} x {w.shape[1]}: a policy maps at least one input to at "
+                                   "least one action through layers of at least one unit")
+    inputs, actions = layers[0][0].shape[0], layers[-1][0].shape[1]
+    skip = header["skip"]
+    if len(skip) > MAX_SKIP_TERMS:
+        raise file_error(path, f"{len(skip)} skip terms; a policy has at most {MAX_SKIP_TERMS}")
+    for start, coef in skip:
+        if not 0 <= start <= inputs - actions:
+            raise file_error(path, f"skip term [{start}, {coef}]: its {actions} inputs from {start} are past the "
+                                   f"policy's {inputs}")
+        if abs(coef) > MAX_SKIP_COEFFICIENT:
+            raise file_error(path, f"skip term [{start}, {coef}]: its coefficient is over {MAX_SKIP_COEFFICIENT:g} "
+                                   "in size")
+    if sizes is not None and sizes != (inputs, actions):
+        raise file_error(path, f"the policy maps {inputs} inputs to {actions} actions; {meta['game']} with options "
+                               f"{meta.get('options') or {}} at {meta.get('num_players', 'its fewest')} players has "
+                               f"{sizes[0]} and {sizes[1]}")
+    act = ACTIVATIONS[header["activation"]]
+    for fill in (0.0, 1.0):
+        obs = np.full(inputs, fill, dtype=np.float32)
+        x = obs
+        with np.errstate(all="ignore"):
+            for w, b in layers[:-1]:
+                x = act(x @ w + b)
+            logits = x @ layers[-1][0] + layers[-1][1]
+            for start, coef in skip:
+                logits = logits + np.float32(coef) * obs[start:start + actions]
+        if not np.isfinite(logits).all():
+            raise file_error(path, f"its logits on an all-{fill:g} observation are not finite (NaN or inf): weights "
+                                   "too large for float32")
+
+
+def game_sizes(path, meta: dict) -> tuple[int, int] | None:
+    """(inputs, actions) of the game `meta` names (None: it names none), with its `options` and
+    `num_players` (default: the game's fewest), as the game's engine sees them: the options are
+    checked by the game itself (its spec's option names, then the engine or rules core built with
+    them). PolicyFileError naming the options the game refuses."""
+    game = meta.get("game")
+    if game is None:
+        return None
+    from tabletop_rl.envs.registry import get_game
+
+    spec = get_game(game)
+    options = dict(meta.get("options") or {})
+    players = spec.min_players if meta.get("num_players") is None else meta["num_players"]
+    engine = _engine(spec.name)
+    try:
+        spec.check_options(options, also=tuple(getattr(engine, "OPTIONS", ())))
+        if engine is not None:  # the batched engine training used: every option checked, the sizes it observes
+            batch = engine(1, players, **options)
+            return int(batch.obs_size), int(batch.num_actions)
+        rules, observation = spec.split_options(options)
+        state = spec.new_state(num_players=players, seed=0, **rules)
+        return int(np.asarray(spec.observe(state, 0, **observation)).size), int(np.asarray(spec.action_mask(state, 0)).size)
+    except Exception as exc:  # noqa: BLE001 - whatever the game raises on options it refuses
+        raise file_error(path, f"meta 'options' {str(options)[:200]} (num_players {players}) are not what {spec.name} "
+                               f"takes: {type(exc).__name__}: {str(exc)[:300]}") from None
+
+
+def _engine(game: str):
+    """The batched engine a game trains on (`tabletop_rl.envs.learner.BATCHES`, which this layer
+    cannot import), or None: a game without one observes through its spec."""
+    if game == "fae":
+        from tabletop_rl.envs.fae_batch import FaeBatch
+
+        return FaeBatch
+    if game == "fantastiqa":
+        from tabletop_rl.envs.fantastiqa_batch import FantastiqaBatch
+
+        return FantastiqaBatch
+    return None
 
 
 def _check_directory(path: Path) -> None:

@@ -17,7 +17,7 @@ from tabletop_rl.agents.ppo_agent import SHIPPED, PolicyFileError, PolicyWeights
 def _policy(meta=None) -> PolicyWeights:
     rng = np.random.default_rng(0)
     return PolicyWeights([(rng.normal(size=(6, 5)), rng.normal(size=5)), (rng.normal(size=(5, 4)), np.ones(4))],
-                         activation="relu", meta=meta or {"game": "fae", "num_players": 2, "options": {"history": "none"}},
+                         activation="relu", meta=meta or {"num_players": 2, "trained_steps": 7},
                          skip=[(1, 0.5)])
 
 
@@ -139,3 +139,91 @@ def test_a_zip_member_that_is_not_a_plain_file_entry_is_refused(tmp_path):
         z.writestr("notes.txt", "hello")
     with pytest.raises(PolicyFileError, match="'notes.txt' is not an .npy array"):
         PolicyWeights.load(path)
+
+
+# ---------------------------------------------------------------------------- issue 36 item 7: a file that loads plays
+FAE_VERSUS = {"history": "none", "action_features": "versus"}  # the shipped Fae policies' options: 2183 inputs
+FAE_SKIPS = [[863, 1.0], [1193, 1.0], [1523, 0.5], [1853, 0.5]]
+
+
+def _write(path, layers, meta, skip=(), activation="relu"):
+    """A policy file written as `PolicyWeights.save` does, without its constructor's checks."""
+    header = {"activation": activation, "layers": len(layers), "meta": meta, "skip": [list(s) for s in skip]}
+    arrays = {}
+    for i, (w, b) in enumerate(layers):
+        arrays[f"W{i}"], arrays[f"b{i}"] = np.asarray(w, np.float32), np.asarray(b, np.float32)
+    np.savez_compressed(path, header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays)
+    return path
+
+
+def _mlp(inputs=2183, actions=330, hidden=4, scale=0.01, b0=0.0):
+    rng = np.random.default_rng(1)
+    return [(rng.normal(0, scale, (inputs, hidden)), np.full(hidden, b0)), (rng.normal(0, scale, (hidden, actions)),
+                                                                             np.zeros(actions))]
+
+
+FAE_META = {"game": "fae", "num_players": 2, "options": FAE_VERSUS}
+REFUSED = {
+    # meta.options the game refuses (its own check), or seats it has not
+    "history 'bogus'": (_mlp(), {**FAE_META, "options": {**FAE_VERSUS, "history": "bogus"}}, FAE_SKIPS,
+                        r"meta 'options' .* are not what fae takes: .*history must be one of"),
+    "an option Fae has not": (_mlp(), {**FAE_META, "options": {**FAE_VERSUS, "os.system": "x"}}, FAE_SKIPS,
+                              r"unknown option\(s\) \['os.system'\]"),
+    "big_stack_merge 'yes'": (_mlp(), {**FAE_META, "options": {**FAE_VERSUS, "big_stack_merge": "yes"}}, FAE_SKIPS,
+                              "big_stack_merge must be True or False"),
+    "9 Fae players": (_mlp(), {**FAE_META, "num_players": 9}, FAE_SKIPS, r"num_players 9\).*num_players must be one of"),
+    "Fantastiqa action_features 'evil'": (_mlp(3786, 405), {"game": "fantastiqa", "num_players": 2,
+                                                            "options": {"action_features": "evil"}}, [],
+                                          "action_features must be one of"),
+    "Fantastiqa goal 'x'": (_mlp(3786, 405), {"game": "fantastiqa", "options": {"goal": "x"}}, [], "bad goal 'x'"),
+    # sizes: another game, no action, input rows that do not match the game
+    "a Fae policy labelled Fantastiqa": (_mlp(1703, 330), {"game": "fantastiqa", "num_players": 2}, [],
+                                         "the policy maps 1703 inputs to 330 actions; fantastiqa .* has 3786 and 405"),
+    "0 actions (meta.game fae)": (_mlp(2183, 0), FAE_META, [], r"'W1' is 4 x 0"),
+    "0 actions (no meta.game)": (_mlp(6, 0), {}, [], r"'W1' is 4 x 0"),
+    "100 input rows for Fae": (_mlp(100, 330), {"game": "fae"}, [], "maps 100 inputs to 330 actions; fae .* 1703 and 330"),
+    "Fae's inputs without its options": (_mlp(), {"game": "fae", "num_players": 2}, FAE_SKIPS,
+                                         "maps 2183 inputs to 330 actions; fae .* 1703 and 330"),
+    # skip terms: their number and coefficients
+    "a 1e308 skip coefficient": (_mlp(), FAE_META, [[863, 1e308]], "coefficient is over 10000"),
+    "a -1e5 skip coefficient": (_mlp(), FAE_META, [[863, -1e5]], "coefficient is over 10000"),
+    "10,000 skip terms": (_mlp(), FAE_META, [[863, 1.0]] * 10_000, "10000 skip terms; a policy has at most 16"),
+    "a skip term past the inputs": (_mlp(), FAE_META, [[2000, 1.0]], r"its 330 inputs from 2000 are past"),
+    # weights finite as float32 whose logits are not
+    "logits inf on a zero observation": (_mlp(b0=3e38) + [(np.full((330, 330), 3e38), np.zeros(330))],
+                                         FAE_META, FAE_SKIPS, "all-0 observation are not finite"),
+    "logits inf on an all-one observation": ([(np.full((2183, 4), 3e38), np.zeros(4)), (np.ones((4, 330)), np.zeros(330))],
+                                             FAE_META, FAE_SKIPS, "all-1 observation are not finite"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_a_policy_file_that_would_fail_at_its_first_move_is_refused_at_load(tmp_path, case):
+    """Each of these loaded and then failed (or played NaN logits) at the first move, or took 10,000
+    additions per move: now PolicyWeights.load (PPOAgent, make_agent, the arena, the web app's
+    --policy) refuses it with a PolicyFileError naming the file and the problem."""
+    layers, meta, skip, named = REFUSED[case]
+    path = _write(tmp_path / "p.npz", layers, meta, skip)
+    with pytest.raises(PolicyFileError, match=named) as err:
+        PolicyWeights.load(path)
+    assert str(path) in str(err.value)
+
+
+@pytest.mark.parametrize("meta", [FAE_META, {"game": "fae", "options": FAE_VERSUS}, {"options": {"history": "none"}}, {}])
+def test_a_policy_that_fits_its_game_loads_and_plays(tmp_path, meta):
+    """The control: a Fae-sized policy (with or without seats, or no game at all) loads and moves."""
+    from tabletop_rl.agents.ppo_agent import PPOAgent
+
+    path = _write(tmp_path / "p.npz", _mlp(), meta, FAE_SKIPS)
+    weights = PolicyWeights.load(path)
+    assert (weights.obs_size, weights.num_actions) == (2183, 330) and len(weights.skip) == 4
+    mask = np.zeros(330, bool)
+    mask[[3, 7]] = True
+    assert PPOAgent(weights=weights).act(np.zeros(2183, np.float32), mask) in (3, 7)
+    assert np.isfinite(weights.logits(np.ones(2183, np.float32))).all()
+
+
+def test_the_skip_limits_take_every_shipped_policy():
+    for game, path in SHIPPED.items():
+        w = PolicyWeights.load(path)
+        assert all(abs(c) <= 100 for _, c in w.skip) and len(w.skip) <= 4, game
