@@ -28,8 +28,9 @@ How the agent learns, in the order `_train` below does it (the parts: `tabletop_
    the learning curve starts at the policy PPO starts from (step 0).
 4. Learning: PPO for `total_steps` learner steps (or `time_limit_min`); checkpoints (no pickle:
    tensors for `torch.load(weights_only=True)` plus JSON, written atomically) every
-   `checkpoint_every` steps; `--resume` continues from the newest one that restores, with the flags
-   that are safe to change (`RESUME_SAFE`) applied and the others refused.
+   `checkpoint_every` steps; `--resume` continues from the newest one that passes its checks and
+   restores, with the flags that are safe to change (`RESUME_SAFE`) applied and the others refused.
+   A run folder is data: a saved `reward_fn`/`imports` is imported only if given again on the command line.
 5. Evaluation: every `eval_every` steps and at the end, the policy (argmax, as the ppo bot plays)
    plays seat-rotated games against random and greedy, all at once in the learner core
    (`tabletop_rl.training.evaluate_policy`, the one evaluation of every backend); win shares with
@@ -134,7 +135,7 @@ class Config(RLlibFields):
     # --- backend
     backend: str = "sb3"  # "sb3" (MaskablePPO: tabletop_rl.training.sb3) or "rllib" (Ray RLlib PPO: tabletop_rl.training.rllib, its own fields in RLlibFields)
     # --- not a hyper-parameter
-    resume: str = ""  # run directory (or name under runs_dir) to continue; its config.json is used
+    resume: str = ""  # run directory (or name under runs_dir) to continue; its config.json is used (a saved reward_fn/imports only if given again: a run folder imports nothing)
     evaluate: str = ""  # only evaluate this policy file (.npz or .zip) over final_eval_games per opponent, then exit (on the scalar cores; on the batched engine for an option only it encodes)
     preset: str = ""  # named set of defaults (PRESETS); explicit flags override it
 
