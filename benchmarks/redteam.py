@@ -1,13 +1,17 @@
 """The red-team report of issue 24: every loader attack, and what each entry point made of it.
 
-    python benchmarks/redteam.py            # the full run (76 s on 2 busy cores; the bombs are full size)
+    python benchmarks/redteam.py            # the full run (this module's rows: 65 s on 2 busy cores; the bombs are full size)
     python benchmarks/redteam.py --quick    # smaller bombs (tests/test_redteam.py runs this part)
 
 Targets: policy `.npz` payloads (`PolicyWeights.load`), bot specs and Python arguments that try to
 switch on unpickling (`parse_agent`, the arena, `make_agent`, `PolicyWeights.load`, `RLlibAgent`),
-OpenSpiel actions and histories (`python_fae`), and actions and seeds that are not integers
-(`SelfPlayEnv`, the Fae vector adapters, `FaeVector`). Rows of `benchmarks/redteam_web.py` and
-`benchmarks/redteam_state.py` (the web app, state dicts and resume) are added when those modules exist.
+OpenSpiel actions and histories (`python_fae`), actions and seeds that are not integers
+(`SelfPlayEnv`, the Fae vector adapters, `FaeVector`), and (issue 36) policy files whose meta, sizes,
+skip terms or logits would fail at the first move, run folders whose config.json names Python to
+import (`train.py --resume`), and checkpoints that restored and then crashed or trained on wrongly
+(NaN weights, dtype "O", unknown eval_opponents, NaN episode infos, string step counters, stray
+tensors). Rows of `benchmarks/redteam_web.py` and `benchmarks/redteam_state.py` (the web app, state
+dicts and resume) are added when those modules exist.
 
 Each row is {"target", "case", "outcome"}; the outcome is one of
 - "clear": refused with the error the entry point documents (naming the problem), nothing changed;
@@ -67,7 +71,7 @@ def header_bytes(header) -> bytes:
     return npy(np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
 
 
-GOOD_HEADER = {"activation": "tanh", "layers": 1, "meta": {"game": "fae"}}
+GOOD_HEADER = {"activation": "tanh", "layers": 1, "meta": {}}  # names no game: 4 inputs and 3 actions are its own
 
 
 def good_members(**override) -> dict:
@@ -225,7 +229,57 @@ def npz_payloads(folder, quick: bool = False) -> list[tuple[str, Path]]:
                   zeros_policy(folder / "budget.npz", [(4000, 2600), (2600, 2600), (2600, 330)])))
     size = 64 << 20 if quick else 1 << 30
     cases.append((f"header member of {size >> 20} MiB", header_bomb(folder / "header.npz", size)))
+    cases += [(case, write_zip(folder / f"play{i}.npz", members)) for i, (case, members) in enumerate(play_payloads())]
     return cases
+
+
+FAE_VERSUS = {"history": "none", "action_features": "versus"}  # the shipped Fae policies': 2183 inputs, 330 actions
+FAE_SKIPS = [[863, 1.0], [1193, 1.0], [1523, 0.5], [1853, 0.5]]
+
+
+def policy_members(layers, meta, skip=(), activation="relu") -> dict:
+    """The members of a policy file of these (W, b) layers, header fields as given (no checks)."""
+    members = {"header.npy": header_bytes({"activation": activation, "layers": len(layers), "meta": meta,
+                                           "skip": [list(t) for t in skip]})}
+    for i, (w, b) in enumerate(layers):
+        members[f"W{i}.npy"], members[f"b{i}.npy"] = npy(np.asarray(w, np.float32)), npy(np.asarray(b, np.float32))
+    return members
+
+
+def small_mlp(inputs=2183, actions=330, hidden=4, b0=0.0):
+    rng = np.random.default_rng(1)
+    return [(rng.normal(0, 0.01, (inputs, hidden)), np.full(hidden, b0)),
+            (rng.normal(0, 0.01, (hidden, actions)), np.zeros(actions))]
+
+
+def play_payloads() -> list[tuple[str, dict]]:
+    """Issue 36's policy files that loaded and then failed (or played NaN logits) at the first move."""
+    meta = {"game": "fae", "num_players": 2, "options": FAE_VERSUS}
+    fq = {"game": "fantastiqa", "num_players": 2}
+    cases = [
+        ("meta.options history='bogus'", small_mlp(), {**meta, "options": {**FAE_VERSUS, "history": "bogus"}}, FAE_SKIPS),
+        ("meta.options an option Fae has not", small_mlp(), {**meta, "options": {**FAE_VERSUS, "os.system": "x"}},
+         FAE_SKIPS),
+        ("meta.options big_stack_merge='yes'", small_mlp(), {**meta, "options": {**FAE_VERSUS, "big_stack_merge": "yes"}},
+         FAE_SKIPS),
+        ("meta.num_players 9 for Fae", small_mlp(), {**meta, "num_players": 9}, FAE_SKIPS),
+        ("meta.options Fantastiqa action_features='evil'", small_mlp(3786, 405), {**fq, "options": {"action_features": "evil"}},
+         []),
+        ("meta.options Fantastiqa goal='x'", small_mlp(3786, 405), {**fq, "options": {"goal": "x"}}, []),
+        ("a Fae policy whose meta says Fantastiqa", small_mlp(1703, 330), fq, []),
+        ("0 actions (meta.game fae)", small_mlp(2183, 0), meta, []),
+        ("0 actions (no meta.game)", small_mlp(6, 0), {}, []),
+        ("100 input rows for Fae", small_mlp(100, 330), {"game": "fae"}, []),
+        ("Fae's inputs without its options in meta", small_mlp(), {"game": "fae", "num_players": 2}, FAE_SKIPS),
+        ("skip coefficient 1e308", small_mlp(), meta, [[863, 1e308]]),
+        ("skip coefficient -1e5", small_mlp(), meta, [[863, -1e5]]),
+        ("10,000 skip terms", small_mlp(), meta, [[863, 1.0]] * 10_000),
+        ("logits inf on a zero observation", [(np.zeros((2183, 4)), np.full(4, 3e38)), (np.full((4, 330), 3e38),
+                                                                                      np.zeros(330))], meta, FAE_SKIPS),
+        ("logits inf on an all-one observation", [(np.full((2183, 4), 3e38), np.zeros(4)), (np.ones((4, 330)), np.zeros(330))],
+         meta, FAE_SKIPS),
+    ]
+    return [(case, policy_members(layers, m, skip)) for case, layers, m, skip in cases]
 
 
 # ----------------------------------------------------------------------------- running a case
@@ -486,6 +540,228 @@ def _same(a, b) -> bool:
     return a == b
 
 
+# ----------------------------------------------------------------------------- run folders and checkpoints (issue 36)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _quiet():
+    """stdout and stderr captured (returned), warnings silenced: what --resume prints is read, not shown."""
+    import contextlib
+
+    err = io.StringIO()
+    stack = contextlib.ExitStack()
+    stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+    stack.enter_context(contextlib.redirect_stderr(err))
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return stack, err
+
+
+def tiny_run(runs_dir: Path):
+    """A tiny Fae run with checkpoints at 512 and 1024 steps; (train module, run folder)."""
+    sys.path.insert(0, str(ROOT))
+    import train
+
+    cfg = train.parse_args(["--preset", "tiny", "--total-steps", "1536", "--checkpoint-every", "512",
+                            "--keep-checkpoints", "10", "--final-eval-games", "0", "--eval-every", "0",
+                            "--bc-teacher", "", "--runs-dir", str(runs_dir), "--run-name", "r"])
+    stack, _ = _quiet()
+    with stack:
+        train.train(cfg)
+    return train, runs_dir / "r"
+
+
+def run_folder_rows(train, run: Path, folder: Path) -> list[dict]:
+    """A run folder from someone else, whose config.json names Python shipped in it (`reward_fn`
+    "runs.<name>.evil:f", `imports`): `train.py --resume` must refuse it, naming the field and the
+    flag that would allow it, before anything is imported."""
+    import shutil
+
+    rows = []
+    cases = [("reward_fn names a .py in the folder", {"reward_fn": "{m}:f"}, [], False),
+             ("imports names a .py in the folder", {"imports": "{m}"}, [], False),
+             ("reward_fn and imports both", {"reward_fn": "{m}:f", "imports": "{m}"}, [], False),
+             ("reward_fn, and every checkpoint's config says the same", {"reward_fn": "{m}:f"}, [], True),
+             ("imports, and every checkpoint's config says the same", {"imports": "{m}"}, [], True),
+             ("reward_fn changed on the command line", {"reward_fn": "{m}:f"},
+              ["--reward-fn", "tests.learner_helpers:step_penalty"], False),
+             ("reward_fn names the folder's package __init__", {"reward_fn": "{p}:f"}, [], False)]
+    for i, (case, fields, flags, in_checkpoints) in enumerate(cases):
+        pkg = f"rt36_runs_{i}"
+        copy = folder / pkg / "r"
+        shutil.copytree(run, copy)
+        marker = folder / f"ran{i}"
+        code = f"open({str(marker)!r}, 'w').close()\n\ndef f(batch, seats, dones):\n    return 0.0\n"
+        (copy / "evil.py").write_text(code)
+        (copy / "__init__.py").write_text(code)
+        names = {k: v.format(m=f"{pkg}.r.evil", p=f"{pkg}.r") for k, v in fields.items()}
+        config = json.loads((copy / "config.json").read_text())
+        (copy / "config.json").write_text(json.dumps({**config, **names}))
+        if in_checkpoints:
+            for path in (copy / "checkpoints").glob("*.json"):
+                d = json.loads(path.read_text())
+                d["config"].update(names)
+                path.write_text(json.dumps(d))
+        sys.path.insert(0, str(folder))  # as `python train.py` puts the checkout (with runs/) on sys.path
+        stack, _ = _quiet()
+        try:
+            with stack:
+                train.train(train.parse_args(["--resume", str(copy), "--total-steps", "2048", *flags]))
+            outcome = "silently accepted"
+        except SystemExit as exc:
+            text = str(exc)
+            named = all(k in text and f"--{k.replace('_', '-')} {v}" in text for k, v in names.items())
+            outcome = "clear" if named and "config.json" in text else "unclear"
+        except Exception:  # noqa: BLE001 - the finding
+            outcome = "unclear"
+        finally:
+            sys.path.remove(str(folder))
+        if marker.exists():
+            outcome = "code executed"
+        rows.append({"target": "run folder (train.py --resume)", "case": case, "outcome": outcome})
+    return rows
+
+
+def checkpoint_cases(quick: bool) -> dict:
+    """case -> edit(d, tensors) of the newest checkpoint's .json dict `d` and .pt tensors `tensors`."""
+    import math
+
+    import torch
+
+    def key(node):
+        return node.get("__tensor__") or node.get("__array__")
+
+    def at(d, *where):
+        for k in where:
+            d = d[k]
+        return d
+
+    def opt(d, index):
+        return dict((k, v) for k, v in d["optimizer"]["state"]["__items__"])[index]
+
+    def history(name, value):
+        return lambda d, t: d["history"].__setitem__(name, value)
+
+    def fill(where, value):
+        return lambda d, t: t[key(at(d, *where))].view(-1).__setitem__(0, value)
+
+    def stray(n):
+        return lambda d, t: t.__setitem__("t_stray", torch.zeros(n, dtype=torch.uint8))
+
+    def stray_in(node_of):
+        def edit(d, t):
+            t["t_stray"] = torch.zeros(1_000_000)
+            node_of(d)["junk"] = {"__tensor__": "t_stray"}
+        return edit
+
+    def retype(where, dtype, text=None):
+        def edit(d, t):
+            node = at(d, *where)
+            t[key(node)] = t[key(node)].to(dtype)
+            if text:
+                node["dtype"] = text
+        return edit
+
+    big = 5_000_000 if quick else 50_000_000
+    return {
+        "a tensor key that decodes to nothing (NameError: meta_path)":
+            lambda d, t: d["policy"].__setitem__("skip_param", {"__tensor__": "nope"}),
+        "NaN in a policy weight (later 'action 0 is illegal')": fill(("policy", "mlp_extractor.policy_net.0.weight"), math.nan),
+        "inf in the action layer": fill(("policy", "action_net.bias"), math.inf),
+        "inf in Adam's exp_avg": lambda d, t: t[key(opt(d, 1)["exp_avg"])].fill_(math.inf),
+        "Adam's exp_avg of another shape": lambda d, t: t.__setitem__(key(opt(d, 1)["exp_avg"]), torch.zeros(3, 3)),
+        "optimizer eps NaN": lambda d, t: d["optimizer"]["param_groups"][0].__setitem__("eps", math.nan),
+        "NaN in last_obs": fill(("last_obs",), math.nan),
+        "NaN in a snapshot's weights": fill(("fae_vector", "arrays", "snap0_W0"), math.nan),
+        "a complex tensor": retype(("policy", "value_net.bias"), torch.complex64),
+        'last_obs dtype "O"': lambda d, t: d["last_obs"].__setitem__("dtype", "O"),
+        'rng.numpy array dtype "O"': lambda d, t: d["rng"]["numpy"]["__tuple__"][1].__setitem__("dtype", "|O"),
+        'last_obs dtype "<U4"': lambda d, t: d["last_obs"].__setitem__("dtype", "<U4"),
+        'last_obs dtype "<f8" over float32 data': lambda d, t: d["last_obs"].__setitem__("dtype", "<f8"),
+        "last_episode_starts as floats": retype(("last_episode_starts",), torch.float32, "<f4"),
+        "eval_opponents with an unknown bot": history("eval_opponents", ["random", "nobody"]),
+        "eval_opponents of another run": history("eval_opponents", ["greedy"]),
+        "eval_opponents a string": history("eval_opponents", "random,greedy"),
+        "episode info r NaN": lambda d, t: d["ep_info_buffer"][0].__setitem__("r", math.nan),
+        "episode info l a string": lambda d, t: d["ep_info_buffer"][0].__setitem__("l", "18"),
+        "episode info with a stray key": lambda d, t: d["ep_info_buffer"][0].__setitem__("x", [0] * 1000),
+        "last_snapshot a string": history("last_snapshot", "1024"),
+        "last_eval a string": history("last_eval", "0"),
+        "last_checkpoint a string": history("last_checkpoint", "1024"),
+        "last_checkpoint past num_timesteps": history("last_checkpoint", 10 ** 9),
+        "total_steps a string": history("total_steps", "1536"),
+        "wall_seconds NaN": history("wall_seconds", math.nan),
+        "env_seconds negative": history("env_seconds", -1.0),
+        "stopped_by_time_limit a string": history("stopped_by_time_limit", "no"),
+        "history with an unknown key": history("junk", 1),
+        "an evaluation row with win_share 7": history("evals", [{
+            "opponent": "random", "games": 4, "win_share": 7.0, "ci_low": 0.0, "ci_high": 1.0, "seconds": 1.0,
+            "steps": 512, "wall_seconds": 1.0}]),
+        "rng.numpy cached gaussian NaN": lambda d, t: d["rng"]["numpy"]["__tuple__"].__setitem__(4, math.nan),
+        "an unknown top-level key": lambda d, t: d.__setitem__("junk", [1, 2]),
+        f"a stray {big // 1_000_000}M-element tensor in the .pt file": stray(big),
+        "a stray tensor among the snapshot arrays": stray_in(lambda d: d["fae_vector"]["arrays"]),
+        "a stray tensor in Adam's state": stray_in(lambda d: opt(d, 1)),
+    }
+
+
+def checkpoint_rows(train, run: Path, folder: Path, quick: bool) -> list[dict]:
+    """Each case damages a copy's newest checkpoint: --resume must skip it, naming it (clear), and
+    pick the older one. Picked, it is then resumed for one more rollout: an exception there is
+    "crash later", none "silently accepted"; a traceback out of the checkpoint choice is "unclear"."""
+    import shutil
+
+    import torch
+
+    rows = []
+    for i, (case, edit) in enumerate(checkpoint_cases(quick).items()):
+        copy = folder / f"ckpt{i}"
+        shutil.copytree(run, copy)
+        newest = sorted((copy / "checkpoints").glob("ckpt_*.pt"))[-1]
+        meta = newest.with_suffix(".json")
+        d, tensors = json.loads(meta.read_text()), torch.load(newest, map_location="cpu", weights_only=True)
+        edit(d, tensors)
+        torch.save(tensors, newest)
+        meta.write_text(json.dumps(d))
+        del tensors
+        cfg = train.Config(**{**json.loads((copy / "config.json").read_text()), "resume": str(copy)})
+        stack, err = _quiet()
+        try:
+            with stack:
+                found = train.latest_valid_checkpoint(str(copy), restores=lambda c: train.restores_cleanly(cfg, c))
+        except Exception:  # noqa: BLE001 - the finding (NameError: meta_path)
+            found = "raised"
+        if found == "raised":
+            outcome = "unclear"
+        elif found is not None and found[0] == str(newest):
+            stack, _ = _quiet()
+            try:
+                with stack:
+                    train.train(train.parse_args(["--resume", str(copy), "--total-steps", "1536"]))
+                outcome = "silently accepted"
+            except (Exception, SystemExit):  # noqa: BLE001
+                outcome = "crash later"
+        else:
+            outcome = "clear" if "skipping damaged checkpoint" in err.getvalue() and newest.stem in err.getvalue() \
+                else "unclear"
+        shutil.rmtree(copy)
+        rows.append({"target": "checkpoint (train.py --resume)", "case": case, "outcome": outcome})
+    return rows
+
+
+def resume_rows(folder, quick: bool = False) -> list[dict]:
+    """Issue 36's run-folder and checkpoint rows (a tiny run is trained first: ~10 s)."""
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        print("SB3 is not installed: the run-folder and checkpoint rows are not included")
+        return []
+    folder = Path(folder) / "resume"
+    folder.mkdir()
+    train, run = tiny_run(folder / "runs")
+    return run_folder_rows(train, run, folder) + checkpoint_rows(train, run, folder, quick)
+
+
 def other_rows() -> list[dict]:
     """Rows of the web app's and the state loaders' red-team modules, when present."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -503,7 +779,7 @@ def other_rows() -> list[dict]:
 def rows(quick: bool = False, others: bool = True) -> list[dict]:
     """Every row of the report (this module's, then the other modules')."""
     with tempfile.TemporaryDirectory() as folder:
-        out = npz_rows(folder, quick) + trust_rows(folder) + openspiel_rows() + action_rows()
+        out = npz_rows(folder, quick) + trust_rows(folder) + openspiel_rows() + action_rows() + resume_rows(folder, quick)
     return out + (other_rows() if others else [])
 
 

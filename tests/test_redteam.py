@@ -14,11 +14,12 @@ from tests.redteam_helpers import redteam
 def test_every_policy_npz_payload_is_refused_clearly_before_allocating(tmp_path):
     """The issue's payloads (a member without the .npy magic, nested header JSON, zip method 99, an
     encrypted flag, skip null/list, 1e300 -> inf, meta.game 5 / "nope", a 64 MiB header member, a
-    hidden width of 20,000, ...): each raises PolicyFileError naming the file, with under 16 MiB
-    allocated (tracemalloc), and no pickle runs."""
+    hidden width of 20,000, ...) and issue 36's (meta options the game refuses, another game's
+    sizes, 0 actions, 1e308 skip coefficients, 10,000 skip terms, logits not finite): each raises
+    PolicyFileError naming the file, with under 16 MiB allocated (tracemalloc), and no pickle runs."""
     rt = redteam()
     payloads = rt.npz_payloads(tmp_path, quick=True)
-    assert len(payloads) >= 40
+    assert len(payloads) >= 65 and sum(case in dict(payloads) for case, _ in rt.play_payloads()) == 16
     wrong = []
     for case, path in payloads:
         tracemalloc.start()
@@ -39,10 +40,15 @@ def test_every_policy_npz_payload_is_refused_clearly_before_allocating(tmp_path)
     assert not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize("part", ["trust", "openspiel", "actions"])
+@pytest.mark.parametrize("part", ["trust", "openspiel", "actions", "resume"])
 def test_quick_redteam_rows_are_all_clear(tmp_path, part):
+    """"resume" (issue 36): run folders whose config.json names Python to import and checkpoints
+    that restored and then crashed or trained on wrongly; it trains a tiny run first."""
     rt = redteam()
-    rows = {"trust": lambda: rt.trust_rows(tmp_path), "openspiel": rt.openspiel_rows, "actions": rt.action_rows}[part]()
+    rows = {"trust": lambda: rt.trust_rows(tmp_path), "openspiel": rt.openspiel_rows, "actions": rt.action_rows,
+            "resume": lambda: rt.resume_rows(tmp_path, quick=True)}[part]()
+    if part == "resume" and not rows:
+        pytest.skip("SB3 is not installed")
     if part == "openspiel" and not rows:
         pytest.skip("pyspiel is not installed")
     assert rows and all(set(r) == {"target", "case", "outcome"} and r["outcome"] in rt.OUTCOMES for r in rows)
