@@ -58,8 +58,9 @@ import numpy as np
 from fae_rl import margin as _margin
 from fae_rl import obs_kernel as _obs
 from fae_rl import vector_core as _core
-from fae_rl.board import NUM_ACTIONS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_SPACES
+from fae_rl.board import NUM_ACTIONS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
 from fae_rl.observation import _check_history, observation_size
+from fae_rl.serialization import DRUIDS_PER_COLOUR, MAX_MOVED, MAX_POINTS
 from fae_rl.state import _REGION_COLOURS, _ROW_STARTS, FaeState, _check_num_players
 from fae_rl.vector_core import (
     B_COUNT,
@@ -79,6 +80,7 @@ from fae_rl.vector_core import (
     W_TERMINAL,
 )
 from tabletop_rl.envs.game_state import integers
+from tabletop_rl.shown import shown
 
 _SEATS = 4  # seat-indexed blocks of the int64 rows are padded to MAX_PLAYERS
 
@@ -87,6 +89,65 @@ def _check_num_envs(num_envs) -> int:
     if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive int; got {num_envs!r}")
     return int(num_envs)
+
+
+def _bad(name: str, problem: str) -> ValueError:
+    return ValueError(f"set_state: state.{name} {problem}")
+
+
+def _ints(v, name: str, length: int, lo: int, hi: int) -> list:
+    """`v` as a list of `length` ints in lo..hi, or a ValueError naming the field."""
+    if not isinstance(v, (list, tuple)) or len(v) != length:
+        raise _bad(name, f"must be a list of {length} ints; got {shown(v)}")
+    if all(type(x) is int for x in v) and (not v or (lo <= min(v) and max(v) <= hi)):
+        return list(v)  # the usual case, at a third of the cost of the loop below
+    for x in v:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not lo <= x <= hi:
+            raise _bad(name, f"must hold ints in {lo}..{hi}; got {shown(x)}")
+    return list(v)
+
+
+_UP_TO = [bytes(range(hi + 1)) for hi in range(256)]  # _UP_TO[hi]: the byte values 0..hi
+
+
+def _bytes(v, name: str, length: int, hi: int) -> None:
+    if not isinstance(v, (bytearray, bytes)) or len(v) != length:
+        raise _bad(name, f"must be a bytearray of {length}; got {shown(v)}")
+    if v.translate(None, _UP_TO[hi]):  # what is left once every value in 0..hi is deleted
+        raise _bad(name, f"must hold values in 0..{hi}; got {max(v)}")
+
+
+def _check_fields(state: FaeState, n: int) -> None:
+    """The ranges of every field `set_state` writes into a row, so that no kernel indexes past a
+    table or a block with them (issue 36: a state object changed by hand, seat 9 or pending space 200,
+    was written into the rows, the space index into the next block). Only ranges (~10 us):
+    `FaeState.from_dict` checks what play reaches."""
+    colours = _ints(state.colours, "colours", n, 0, NUM_COLOURS - 1)
+    if len(set(colours)) != n:
+        raise _bad("colours", f"must be distinct; got {colours}")
+    _bytes(state._druids, "_druids", NUM_SPACES * NUM_COLOURS, DRUIDS_PER_COLOUR)
+    _bytes(state._count, "_count", NUM_SPACES, NUM_SPACES)
+    _bytes(state._resolved, "_resolved", NUM_SPACES, 1)
+    _bytes(state._move_ok, "_move_ok", NUM_MOVE_ACTIONS, 1)
+    pending = state._pending
+    if not isinstance(pending, list) or len(set(pending)) != len(pending):
+        raise _bad("_pending", f"must be a list of distinct spaces; got {shown(pending)}")
+    _ints(pending, "_pending", len(pending), 0, NUM_SPACES - 1)
+    _ints(state._scores, "_scores", NUM_COLOURS, 0, MAX_POINTS)
+    cards = _ints(state._ritual_cards, "_ritual_cards", n, 0, NUM_RITUAL_CARDS)
+    used = _ints([state._cards_used], "_cards_used", 1, 0, NUM_RITUAL_CARDS)[0]
+    if sum(cards) != used:
+        raise _bad("_cards_used", f"must be the ritual cards held ({sum(cards)}); got {used}")
+    if not isinstance(state._terminal, (bool, np.bool_)):
+        raise _bad("_terminal", f"must be a bool; got {shown(state._terminal)}")
+    _ints([state._current], "_current", 1, -1 if state._terminal else 0, n - 1)
+    for name, hi in (("_hist_moved", MAX_MOVED), ("_hist_points", MAX_POINTS)):
+        rows = getattr(state, name)
+        if not isinstance(rows, list) or len(rows) != n:
+            raise _bad(name, f"must be a list of {n} rows; got {shown(rows)}")
+        for row in rows:
+            _ints(row, name, NUM_COLOURS, 0, hi)
+    _ints(state._hist_last, "_hist_last", n, -1, NUM_MOVE_ACTIONS - 1)
 
 
 class FaeVector:
@@ -305,6 +366,7 @@ class FaeVector:
         if (state.num_players, state.big_stack_merge) != (self.num_players, self.big_stack_merge):
             raise ValueError(f"state has {state.num_players} players, big_stack_merge={state.big_stack_merge}; this "
                              f"FaeVector has {self.num_players}, {self.big_stack_merge}")
+        _check_fields(state, self.num_players)  # before anything is written: a refused state changes nothing
         if not self._dealt:
             self._deal(np.arange(self.num_envs), np.zeros(self.num_envs, dtype=np.int64))
             self._dealt = True

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES
 from fantastiqa_rl.cards import EFFECT_OPS as CARD_EFFECT_OPS
 from fantastiqa_rl.state import FantastiqaState
@@ -234,23 +235,95 @@ def unpack(wire: list, fixed: dict, rngs: list, own: list, strings: Strings) -> 
     return s
 
 
+NUM_PHASES = len(PHASES)
+_TERMINAL = PHASES.index("TERMINAL")
+_OP_LO, _OP_HI = len(END_REASONS), len(END_REASONS) + len(EFFECT_OPS) - 1
+
+
+@njit(cache=True)
+def _within(wire, at, k, lo, hi):
+    """Whether the k scalars at wire[at:] are all in lo..hi."""
+    for x in range(k):
+        v = wire[at + x]
+        if v < lo or v > hi:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _in_range(wire, at, n, cap):
+    """Whether the scalars of the wire at wire[at:] are in the ranges the rules give them, so that no
+    kernel reads past a table or writes past a block with them (issue 36: a state object changed by
+    hand, seat 9 or phase 99, was written into a row). Card and quest ids are below `cap`, which is
+    the card file's number of instances (`capacity`: no effect list comes near it). Only ranges:
+    from_dict checks what play reaches."""
+    if not (_within(wire, at + W_PHASE, 1, 0, NUM_PHASES - 1) and _within(wire, at + W_CUR, 1, 0, n - 1)
+            and _within(wire, at + W_RET, 1, 0, NUM_PHASES - 1) and wire[at + W_RET] != _TERMINAL):
+        return False
+    nw = wire[at + W_NWIN]
+    if nw < -1 or nw > n or not _within(wire, at + W_WIN, max(nw, 0), 0, n - 1) \
+            or not _within(wire, at + W_WIN + max(nw, 0), MAX_SEATS - max(nw, 0), 0, 0):
+        return False
+    if (nw < 0) != (wire[at + W_PHASE] != _TERMINAL):       # winners exactly when the game is over
+        return False
+    if not (_within(wire, at + W_END_REASON, 1, 0, len(END_REASONS) - 1)
+            and _within(wire, at + W_ACTION_USED, 1, 0, 1) and _within(wire, at + W_KEY, 1, 0, 1)
+            and _within(wire, at + W_VISITED, 1, 0, (1 << NUM_POSITIONS) - 1)
+            and _within(wire, at + W_PREV, 1, -1, NUM_POSITIONS - 1)
+            and _within(wire, at + W_TARGET, 1, -1, max(cap, NUM_SPACES) - 1)
+            and _within(wire, at + W_REASON, 1, 0, 2)
+            and _within(wire, at + W_TURNS, 1, 0, 1 << 30) and _within(wire, at + W_PLUS, 1, 0, 1 << 30)
+            and _within(wire, at + W_COUNT, 1, 0, 1 << 30) and _within(wire, at + W_CANCELS, 1, 0, 1 << 30)
+            and _within(wire, at + W_ABBEY_REWARD, 3, 0, 1 << 30) and _within(wire, at + W_SUPPLY, 4, 0, 1 << 30)
+            and _within(wire, at + W_REGION, NUM_POSITIONS, 0, NUM_POSITIONS - 1)
+            and _within(wire, at + W_STATUE, NUM_POSITIONS, 0, 2)
+            and _within(wire, at + W_NAMEPOS, NUM_POSITIONS, 0, NUM_POSITIONS - 1)
+            and _within(wire, at + W_BOARD, NUM_SPACES, -1, cap - 1) and _within(wire, at + W_BGEMS, NUM_SPACES, 0, 1)
+            and _within(wire, at + W_OPEN, NUM_OPEN_QUESTS, -1, cap - 1)
+            and _within(wire, at + W_OBONUS, NUM_OPEN_QUESTS, 0, 1)):
+        return False
+    for f in range(len(SEAT_FIELDS)):
+        base = at + W_SEATS + MAX_SEATS * f
+        if f == S_TOKEN:
+            lo, hi = -1, cap - 1
+        elif f == S_POS:
+            lo, hi = -1, NUM_POSITIONS - 1
+        else:
+            lo, hi = 0, 1 << 30
+        if not (_within(wire, base, n, lo, hi) and _within(wire, base + n, MAX_SEATS - n, 0, 0)):
+            return False
+    return True
+
+
 @njit(cache=True)
 def _fits(wire, at, nl, cap, c_max, w_max):
-    """Whether the wire at wire[at:] fits a row: every list within the capacity, every item in
-    0..c_max and every scalar in -w_max..w_max (a value outside would wrap silently)."""
+    """Whether the wire at wire[at:] fits a row: every list within the capacity, every card or quest
+    id below `cap` (and in 0..c_max), every effect an (op id, 0..EFFECT_ARG_MAX, 0..EFFECT_ARG_MAX)
+    triple, every scalar in -w_max..w_max (a value outside would wrap silently) and in its range
+    (`_in_range`)."""
     for x in range(W_LEN + nl):
         v = wire[at + x]
         if v > w_max or v < -w_max:
             return False
+    if not _in_range(wire, at, (nl - G_LISTS) // P_LISTS, cap):
+        return False
     src = at + W_LEN + nl
     for lj in range(nl):
         k = wire[at + W_LEN + lj]
         if k < 0 or k > cap:
             return False
-        for t in range(k):
-            v = wire[src + t]
-            if v < 0 or v > c_max:
+        if lj == L_EFFECTS:
+            if k % 3:
                 return False
+            for t in range(0, k, 3):
+                op = wire[src + t]
+                if op < _OP_LO or op > _OP_HI or not _within(wire, src + t + 1, 2, 0, EFFECT_ARG_MAX):
+                    return False
+        else:
+            for t in range(k):
+                v = wire[src + t]
+                if v < 0 or v >= cap or v > c_max:
+                    return False
         src += k
     return True
 
