@@ -7,24 +7,71 @@ the next agent), the win_loss rewards, the native replacement for `TerminateIlle
 illegal move ends the game with -1 for the offender and 0 for the others), and `close`. Each
 game's env keeps its own rules calls, observation, score_diff rewards, end-of-game infos and
 drawings (`_set_rewards`, `_finish`, `_render_text`, `_render_rgb`); `render` itself is shared.
+
+The edges every env shares (issue 36): an action that is a 0-d integer array (SB3's `predict`) is
+its integer; `reset`'s seed is checked before the game's own `reset` runs (`__init_subclass__`
+wraps it: None or an int >= 0, numpy integers included; True, 1.5, "1" raise a ValueError naming
+`seed`); an agent that is not one of `possible_agents` in `observe`, `observation_space` or
+`action_space` raises a ValueError naming it; `last()` before reset or after the end, and a raw
+env's `step` then, raise a RuntimeError saying so.
 """
 from __future__ import annotations
+
+import functools
 
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from tabletop_rl.envs.game_state import one_integer
+from tabletop_rl.envs.game_state import integers, one_integer
+from tabletop_rl.shown import shown
 
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+def check_seed(seed):
+    """`reset`'s seed: None, or an int >= 0 (a numpy integer or a 0-d integer array is its int).
+    Anything else is a ValueError naming `seed` (numpy took True as 1, and said only "SeedSequence
+    expects int" of 1.5)."""
+    if seed is None:
+        return None
+    seed = integers(seed, "seed")
+    if seed < 0:
+        raise ValueError(f"seed must be an int >= 0 or None; got {seed}")
+    return seed
+
+
+class _Seats(dict):
+    """agent name -> seat. An agent that is not one of the env's is a ValueError naming it and the
+    agents there are (a dict's KeyError named only the key; an unhashable one, a TypeError)."""
+
+    def __getitem__(self, agent):
+        try:
+            return dict.__getitem__(self, agent)
+        except (KeyError, TypeError):
+            raise ValueError(f"agent must be one of {list(self)}; got {shown(agent)}") from None
 
 
 class TurnBasedAECEnv(AECEnv):
     """Base of the suite's AEC envs. A subclass's `__init__` validates its own options and calls
     `_setup(...)`; it provides `reset`, `observe`, `_apply` (the rules call of a move), `_is_legal`,
     `_set_rewards`, `_finish`, `_render_text` and `_render_rgb`; `step` is shared."""
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's own `reset` gets its seed checked first (`check_seed`): every game's env alike."""
+        super().__init_subclass__(**kwargs)
+        reset = cls.__dict__.get("reset")
+        if reset is None or getattr(reset, "_checks_seed", False):
+            return
+
+        @functools.wraps(reset)
+        def checked_reset(self, seed=None, options=None):
+            return reset(self, seed=check_seed(seed), options=options)
+
+        checked_reset._checks_seed = True
+        cls.reset = checked_reset
 
     def _setup(self, num_players: int, obs_space, act_space: gymnasium.spaces.Discrete, render_mode, protected: bool):
         """What every env's `__init__` sets: the agents `player_0..N-1`, their (shared) spaces, the
@@ -34,7 +81,7 @@ class TurnBasedAECEnv(AECEnv):
         self.render_mode = render_mode
         self._protected = protected
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        self._agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._agent_seat = _Seats({a: i for i, a in enumerate(self.possible_agents)})
         self._obs_space, self._act_space = obs_space, act_space
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
@@ -61,15 +108,18 @@ class TurnBasedAECEnv(AECEnv):
         self._after_move(agent, truncated)
 
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self._agent_seat[agent]]]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self._agent_seat[agent]]]
 
     def last(self, observe: bool = True):
-        """As AECEnv.last, with a clear error before reset() (AECEnv's is an AttributeError)."""
+        """As AECEnv.last, with a clear error before reset() (AECEnv's is an AttributeError) and after
+        the end, once every agent is done (a KeyError naming the last agent)."""
         if getattr(self, "game", None) is None:
             raise RuntimeError("last() called before reset(): call env.reset() first")
+        if not self.agents:
+            raise RuntimeError("last() called after the game ended (every agent is done): call env.reset()")
         return super().last(observe)
 
     def _mask(self, agent, mask):
@@ -101,6 +151,10 @@ class TurnBasedAECEnv(AECEnv):
             if not self.agents:
                 EnvLogger.warn_step_after_terminated_truncated()
                 return False
+        elif getattr(self, "game", None) is None:
+            raise RuntimeError("step() called before reset(): call env.reset() first")
+        elif not self.agents:
+            raise RuntimeError("step() called after the game ended (every agent is done): call env.reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -86,6 +86,9 @@ class GameState(Protocol):
         ...
 
 
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
 def one_integer(value):
     """`value` unwrapped when it is a 0-d array of an integer dtype (what SB3's `predict` returns for
     one observation, and what `Discrete.contains` accepts): its numpy integer. Any other value is
@@ -104,7 +107,8 @@ def integers(value, what: str = "action", shape: tuple | None = None):
 
     `shape=None`: one integer, returned as an int. Otherwise an array (or list) of that shape with an
     integer dtype (every item checked for a list, where numpy would quietly turn True into 1),
-    returned as int64."""
+    returned as int64: a value past int64 (a uint64 seed >= 2**63) is refused, not wrapped to a
+    negative one."""
     if shape is None:
         value = one_integer(value)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
@@ -112,12 +116,16 @@ def integers(value, what: str = "action", shape: tuple | None = None):
         return int(value)
     if not isinstance(value, np.ndarray):
         for item in np.ravel(np.asarray(value, dtype=object)):
-            integers(item, f"each entry of {what}")
+            item = integers(item, f"each entry of {what}")
+            if not _INT64_MIN <= item <= _INT64_MAX:  # numpy would make the list uint64 or object
+                raise ValueError(f"each entry of {what} must fit int64 ({_INT64_MIN}..{_INT64_MAX}); got {item}")
     arr = np.asarray(value)
     if arr.shape != tuple(shape):
         raise ValueError(f"{what} must have shape {tuple(shape)}; got {arr.shape}")
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"{what} must be integers; got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > _INT64_MAX:  # as int64 it would wrap to a negative
+        raise ValueError(f"{what} must fit int64 (..{_INT64_MAX}); got {int(arr.max())} ({arr.dtype})")
     return arr.astype(np.int64, copy=False)
 
 

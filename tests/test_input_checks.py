@@ -226,3 +226,101 @@ def test_fae_vector_adapters_take_integer_actions_only(entry):
             step(actions)
         assert np.array_equal(core.vec.engine._b, b) and np.array_equal(core.vec.engine._w, w), case
     step(firsts)  # integers still play
+
+
+# ------------------------------------------------------------------------------ AEC env edges (issue 36, item 7)
+GAMES = ["fae", "fantastiqa"]
+AEC_FACES = ["env", "raw_env"]
+
+
+def _aec(game, face):
+    spec = get_game(game)
+    return getattr(spec, face)(num_players=2, **({"max_turns": 2} if game == "fantastiqa" else {}))
+
+
+@pytest.mark.parametrize("seed", [True, np.bool_(True), 1.5, np.float32(2), "1", [1, 2], -1, np.int64(-5)], ids=repr)
+@pytest.mark.parametrize("face", AEC_FACES)
+@pytest.mark.parametrize("game", GAMES)
+def test_aec_reset_refuses_a_seed_that_is_not_an_int_naming_it(game, face, seed):
+    """reset(seed=True) dealt seed 1, 1.5 and "1" raised numpy's TypeError, -1 numpy's "expected
+    non-negative integer"; now a ValueError naming seed, and the game in progress is unchanged."""
+    env = _aec(game, face)
+    env.reset(seed=0)
+    before = env.unwrapped.game.to_dict()
+    with pytest.raises(ValueError, match="seed must be an int"):
+        env.reset(seed=seed)
+    assert env.unwrapped.game.to_dict() == before
+
+
+@pytest.mark.parametrize("face", AEC_FACES)
+@pytest.mark.parametrize("game", GAMES)
+def test_aec_reset_takes_numpy_integer_seeds_as_their_value(game, face):
+    """The control: numpy integers (uint64 past int64 too) and 0-d integer arrays deal as the int."""
+    a, b = _aec(game, face), _aec(game, face)
+    for seed in (3, 2**64 - 1):
+        a.reset(seed=seed)
+        for same in (np.uint64(seed), np.array(seed, dtype=np.uint64)) if seed > 3 else (np.int64(3), np.array(3)):
+            b.reset(seed=same)
+            assert b.unwrapped.game.to_dict() == a.unwrapped.game.to_dict()
+    b.reset(seed=None)  # fresh entropy, as before
+
+
+@pytest.mark.parametrize("agent", ["player_9", "bob", 0, ["player_0"]], ids=repr)
+@pytest.mark.parametrize("face", AEC_FACES)
+@pytest.mark.parametrize("game", GAMES)
+def test_an_unknown_agent_is_a_value_error_naming_it(game, face, agent):
+    """observe / observation_space / action_space of an agent the env does not have raised a bare
+    KeyError (a TypeError for an unhashable one)."""
+    env = _aec(game, face)
+    env.reset(seed=0)
+    for call in (env.observe, env.observation_space, env.action_space):
+        with pytest.raises(ValueError, match=r"agent must be one of \['player_0', 'player_1'\]; got"):
+            call(agent)
+    for known in env.possible_agents:  # the control
+        assert env.observation_space(known).contains(env.observe(known))
+        assert env.action_space(known).n == env.unwrapped._act_space.n
+
+
+def _play_out(env):
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("face", AEC_FACES)
+@pytest.mark.parametrize("game", GAMES)
+def test_last_after_the_end_is_a_clear_error(game, face):
+    """last() once every agent is done raised KeyError('player_1'); a raw env's step then too."""
+    env = _aec(game, face)
+    env.reset(seed=0)
+    env.last()  # the control: during the game it answers
+    _play_out(env)
+    assert not env.agents
+    with pytest.raises(RuntimeError, match=r"last\(\) called after the game ended"):
+        env.last()
+    if face == "raw_env":
+        with pytest.raises(RuntimeError, match=r"step\(\) called after the game ended"):
+            env.step(0)
+        with pytest.raises(RuntimeError, match=r"step\(\) called before reset\(\)"):
+            _aec(game, face).step(0)
+    else:
+        env.step(0)  # the protected env warns and does nothing, as PettingZoo's OrderEnforcingWrapper
+
+
+def test_uint64_seeds_past_int64_are_refused_not_wrapped():
+    """FaeVector / ScalarBatch seeds went through int64: 2**64 - 1 became -1 and numpy said only
+    "expected non-negative integer". Refused naming seeds; nothing is dealt. The control: uint64
+    seeds that fit deal as the same ints."""
+    from fae_rl.vector import FaeVector
+    from tabletop_rl.envs.scalar_batch import ScalarBatch
+
+    for batch in (FaeVector(2, 2), ScalarBatch(get_game("fantastiqa"), 2, 2)):
+        batch.reset([1, 2])
+        before = [batch.state(i).to_dict() for i in range(2)]
+        for seeds in (np.array([1, 2**64 - 1], dtype=np.uint64), [1, 2**63], [1, 2**70]):
+            with pytest.raises(ValueError, match="seeds must fit int64"):
+                batch.reset(seeds)
+            assert [batch.state(i).to_dict() for i in range(2)] == before
+        batch.reset(np.array([1, 2], dtype=np.uint64))
+        assert [batch.state(i).to_dict() for i in range(2)] == before
