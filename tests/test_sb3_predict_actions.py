@@ -127,3 +127,16 @@ def test_every_face_still_refuses_arrays_that_are_not_integers(game, action):
     with pytest.raises(ValueError, match="action must be an int"):
         env.step(action)
     assert env.get_snapshot() == snap
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_sb3_contribs_own_evaluation_loop_runs_on_the_selfplay_env(game):
+    """sb3-contrib's evaluate_policy (its VecEnv face: predict on a batch of one, then step)."""
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from stable_baselines3.common.monitor import Monitor
+
+    env = Monitor(SelfPlayEnv(game, opponent="random", seat=0))
+    env.reset(seed=0)
+    model = _model(env.observation_space, env.action_space.n)
+    rewards, lengths = evaluate_policy(model, env, n_eval_episodes=1, return_episode_rewards=True, warn=False)
+    assert len(rewards) == 1 and lengths[0] > 0
