@@ -2,6 +2,7 @@
 
     python benchmarks/redteam.py            # the full run (this module's rows: 65 s on 2 busy cores; the bombs are full size)
     python benchmarks/redteam.py --quick    # smaller bombs (tests/test_redteam.py runs this part)
+    python benchmarks/redteam.py --no-others   # this module's rows only (not redteam_web's and redteam_state's)
 
 Targets: policy `.npz` payloads (`PolicyWeights.load`), bot specs and Python arguments that try to
 switch on unpickling (`parse_agent`, the arena, `make_agent`, `PolicyWeights.load`, `RLlibAgent`),
@@ -800,9 +801,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller bombs (64 MiB header, width 20,000)")
     parser.add_argument("--cases", action="store_true", help="also list every case that was not 'clear'")
+    parser.add_argument("--no-others", action="store_true",
+                        help="this module's rows only (not those of redteam_web.py and redteam_state.py)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    all_rows = rows(quick=args.quick)
+    all_rows = rows(quick=args.quick, others=not args.no_others)
     print(table(all_rows))
     bad = [r for r in all_rows if r["outcome"] != "clear"]
     if args.cases or bad:
