@@ -1,6 +1,9 @@
-"""Red-team table of the state-dict, card-file and checkpoint loaders (issue 24).
+"""Red-team table of the state-dict, card-file and checkpoint loaders (issue 24), and issue 36's state,
+action and env cases.
 
-    python benchmarks/redteam_state.py          # prints the table, then every case not "clear"
+    python benchmarks/redteam_state.py            # prints the table, then every case not "clear"
+    python benchmarks/redteam_state.py --quick    # without the checkpoint rows (they train a tiny run)
+    python benchmarks/redteam_state.py --issue36  # only issue 36's rows (items 4, 5 and 7's env parts)
 
 `rows()` mutates valid inputs systematically and classifies what each loader does with each one:
     clear              refused with the loader's own error, naming the problem (the key path, the
@@ -13,6 +16,15 @@ Every mutation is invalid by construction: a required key dropped, a value of an
 an int out of any range the rules reach, a 10,000-deep nested list; plus the issue's semantic
 cases (a score of 999, the loser named winner, ...). `benchmarks/redteam.py` imports `rows()`.
 Bounded: the whole run takes 10 to 30 s on one core (the checkpoint part trains a tiny run).
+
+Issue 36's rows (`issue36_rows`): states play reaches (a doubled card released, played for its
+power, given by a Bitter Brew, drawn back by a Bell; whole random games of both games) must load:
+clear when they round-trip, unclear when refused (the loader is wrong about them); the 0-d int64
+array SB3's `MaskablePPO.predict` returns must play on every face as its int (clear; refused:
+unclear), and 0-d bool, float, object and string arrays must be refused (clear); tampered state
+objects written by `FaeVector.set_state` / `FantastiqaVector.set_state`, the AEC env edges
+(unknown agents, last() after the end, reset's seed) and uint64 seeds past int64 must be refused
+with an error naming the problem and nothing changed (clear).
 """
 from __future__ import annotations
 
@@ -481,10 +493,328 @@ def _classify_resume_cli(train, run: str) -> str:
     return "silently accepted"
 
 
+# ---------------------------------------------------------------------------- issue 36: what play and SB3 reach, tampered rows, env edges
+# A doubled card's places that from_dict refused (issue 36, item 4), each with the first seeded
+# random game reaching it: (zone of the state, num_players, seed, options).
+_DOUBLED = {
+    "played for its power, in play": ("held", 4, 20, dict(teams=True, fly_in_adventure=False, bought_to="hand")),
+    "released into the box": ("box", 4, 109, dict(card_use="both", fly_in_adventure=False, bought_to="hand")),
+    "chosen from the discard to release": ("release_from_discard", 4, 173, dict(
+        teams=True, card_use="both", draw_rule="draw_5", turn_loops="allow")),
+    "drawn back by a Bell": ("revealed", 4, 220, dict(teams=True, draw_rule="draw_5", mark_return="allow",
+                                                      turn_loops="allow")),
+    "given by a Bitter Brew, in play": ("in_play", 3, 270, dict(abbey=True, fly_in_adventure=False,
+                                                                mark_return="allow", turn_loops="allow")),
+    "given by a Bitter Brew, in an opponent's discard": ("opponent", 3, 270, dict(
+        abbey=True, fly_in_adventure=False, mark_return="allow", turn_loops="allow")),
+}
+_REACHED_OPTIONS = [(2, {}), (3, {"abbey": True}), (4, {"teams": True}), (4, {"teams": True, "abbey": True}),
+                    (2, {"card_use": "both", "turn_loops": "allow"}), (3, {"bought_to": "hand", "draw_rule": "draw_5"})]
+
+
+def _zone(s, zone: str) -> list:
+    from fantastiqa_rl.powers import held_in_play
+
+    if zone == "held":
+        return [i for i in s.powered if held_in_play(s.opts, s.g, i)]
+    if zone == "opponent":
+        return [i for o in range(s.n) if s.is_opponent(s.cur, o) for i in s.discard[o]]
+    return list(getattr(s, zone))
+
+
+def _first_reaching(pred, n, seed, opts, games=3):
+    from fantastiqa_rl.state import FantastiqaState
+
+    for g in range(seed, seed + games):
+        rng = np.random.default_rng(g)
+        s = FantastiqaState.new(n, seed=g, turn_limit=30, **opts)
+        while not s.is_terminal():
+            if pred(s):
+                return s
+            s.apply(int(rng.choice(s.legal_actions())))
+    return None
+
+
+def _classify_reached(cls, state) -> str:
+    """A state play reached must load equal: clear; refused (a wrong answer of the loader): unclear;
+    loaded different: crash later."""
+    try:
+        again = cls.from_dict(json.loads(json.dumps(state.to_dict())))
+    except Exception:  # noqa: BLE001
+        return "unclear"
+    return "clear" if again.to_dict() == state.to_dict() else "crash later"
+
+
+def reached_rows() -> list[dict]:
+    """Issue 36, item 4: reached states that must round-trip (the issue's position, a doubled card in
+    each place play moves it, and whole random games of both games sampled every 25 steps)."""
+    from fae_rl import FaeState
+    from fantastiqa_rl.state import FantastiqaState
+
+    out = []
+    s = FantastiqaState.new(2, seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        s.apply(int(rng.choice(s.legal_actions())))
+    out.append({"target": "reached state", "case": "the issue's position (seed 3, 400 random moves)",
+                "outcome": _classify_reached(FantastiqaState, s)})
+    for case, (zone, n, seed, opts) in _DOUBLED.items():
+        s = _first_reaching(lambda s, z=zone: bool(s.boosted) and any(i in _zone(s, z) for i in s.boosted), n, seed,
+                            opts)
+        out.append({"target": "reached state", "case": f"a doubled card {case}",
+                    "outcome": "unclear" if s is None else _classify_reached(FantastiqaState, s)})
+    for k, (n, opts) in enumerate(_REACHED_OPTIONS):
+        s, rng, outcomes = FantastiqaState.new(n, seed=k, **opts), np.random.default_rng(k), []
+        step = 0
+        while True:
+            if step % 25 == 0 or s.is_terminal() or any(i not in s.hand[s.cur] for i in s.boosted):
+                outcomes.append(_classify_reached(FantastiqaState, s))
+            if s.is_terminal():
+                break
+            s.apply(int(rng.choice(s.legal_actions())))
+            step += 1
+        worst = next((o for o in OUTCOMES[1:] if o in outcomes), "clear")
+        out.append({"target": "reached state", "case": f"Fantastiqa {n}p {opts or 'defaults'}: {len(outcomes)} "
+                                                        "states of a random game", "outcome": worst})
+    for k in range(6):
+        s, rng, outcomes = FaeState.new(2 + k % 3, seed=k, big_stack_merge=k % 2 == 1), np.random.default_rng(k), []
+        while True:
+            outcomes.append(_classify_reached(FaeState, s))
+            if s.is_terminal():
+                break
+            s.apply(int(rng.choice(s.legal_actions())))
+        worst = next((o for o in OUTCOMES[1:] if o in outcomes), "clear")
+        out.append({"target": "reached state", "case": f"Fae {2 + k % 3}p: every state of a random game",
+                    "outcome": worst})
+    return out
+
+
+def _snapshot_env(env):
+    game = getattr(env.unwrapped, "game", None)
+    return None if game is None else json.dumps(game.to_dict(), sort_keys=True)
+
+
+def _faces(game: str):
+    """(face name, make() -> (stepper, snapshot, legal int)) of every single-game face of `game`."""
+    from fae_rl import FaeState
+    from fantastiqa_rl.state import FantastiqaState
+    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.envs.learner_envs import LearnerEnv
+    from tabletop_rl.envs.registry import get_game
+    from tabletop_rl.envs.selfplay import SelfPlayEnv
+
+    def core():
+        s = FaeState.new(2, seed=0) if game == "fae" else FantastiqaState.new(2, seed=0)
+        return s.apply, lambda: json.dumps(s.to_dict(), sort_keys=True), int(s.legal_actions()[0])
+
+    def aec(face):
+        def make():
+            env = getattr(get_game(game), face)(num_players=2)
+            env.reset(seed=0)
+            mask = env.observe(env.agent_selection)["action_mask"]
+            return env.step, lambda: _snapshot_env(env), int(np.flatnonzero(mask)[0])
+        return make
+
+    def gym(kind):
+        def make():
+            env = SelfPlayEnv(game, opponent="random", seat=0) if kind == "SelfPlayEnv" else \
+                LearnerEnv(make_learner_core(game, 1, opponents={"random": 1.0}))
+            env.reset(seed=0)
+            snap = (lambda: json.dumps(env.get_snapshot(), sort_keys=True, default=str)) if kind == "SelfPlayEnv" \
+                else (lambda: json.dumps(env.core.batch.state(0).to_dict(), sort_keys=True))
+            return env.step, snap, int(np.flatnonzero(env.action_masks())[0])
+        return make
+
+    return [("core apply", core), ("AEC env.step", aec("env")), ("AEC raw_env.step", aec("raw_env")),
+            ("SelfPlayEnv.step", gym("SelfPlayEnv")), ("LearnerEnv.step", gym("LearnerEnv"))]
+
+
+def sb3_action_rows() -> list[dict]:
+    """Issue 36, item 5: the 0-d int64 array MaskablePPO.predict returns plays on every face as its
+    int (clear: the same state as the int gives; refused: unclear); 0-d bool, float, object and
+    string arrays are still refused (clear: a ValueError and nothing changed)."""
+    try:
+        import gymnasium
+        from sb3_contrib import MaskablePPO
+    except ImportError:
+        print("sb3-contrib is not installed: the SB3 predict rows are not included")
+        return []
+    from tabletop_rl.envs.registry import get_game
+
+    class Spaces(gymnasium.Env):
+        def __init__(self, obs, n):
+            self.observation_space, self.action_space = obs, gymnasium.spaces.Discrete(n)
+
+        def action_masks(self):
+            return np.ones(self.action_space.n, dtype=bool)
+
+    out = []
+    for game in ("fae", "fantastiqa"):
+        env = get_game(game).env(num_players=2)
+        env.reset(seed=0)
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        model = MaskablePPO("MlpPolicy", Spaces(env.observation_space(agent)["observation"], env.action_space(agent).n),
+                            n_steps=16, batch_size=16, policy_kwargs={"net_arch": [8]}, seed=0, device="cpu")
+        predicted, _ = model.predict(obs["observation"], action_masks=obs["action_mask"].astype(bool),
+                                     deterministic=True)
+        for face, make in _faces(game):
+            step, snapshot, legal = make()
+            twin_step, twin_snapshot, _ = make()
+            case = f"{game} {face}: MaskablePPO.predict's {predicted.dtype} array of shape {predicted.shape}"
+            action = np.array(legal, dtype=predicted.dtype)  # predict's type and shape, this face's legal move
+            try:
+                step(action)
+                twin_step(legal)
+                outcome = "clear" if snapshot() == twin_snapshot() else "crash later"
+            except Exception:  # noqa: BLE001
+                outcome = "unclear"
+            out.append({"target": "SB3 predict action", "case": case, "outcome": outcome})
+            for bad in (np.array(True), np.array(float(legal)), np.array(legal, dtype=object), np.array(str(legal))):
+                step, snapshot, _ = make()
+                before = snapshot()
+                try:
+                    step(bad)
+                    outcome = "silently accepted"
+                except ValueError:
+                    outcome = "clear" if snapshot() == before else "crash later"
+                except Exception:  # noqa: BLE001
+                    outcome = "unclear"
+                out.append({"target": "SB3 predict action", "case": f"{game} {face}: 0-d {bad.dtype} array {bad!r}",
+                            "outcome": outcome})
+    return out
+
+
+def _refusal(fn, before, after, pattern: str) -> str:
+    """clear: a ValueError/RuntimeError matching `pattern` and nothing changed; silently accepted: no
+    error; unclear: another exception or a message that names nothing; crash later: refused after a
+    change."""
+    try:
+        fn()
+    except (ValueError, RuntimeError) as exc:
+        if not re.search(pattern, str(exc)):
+            return "unclear"
+        return "clear" if after() == before else "crash later"
+    except Exception:  # noqa: BLE001
+        return "unclear"
+    return "silently accepted"
+
+
+def vector_rows() -> list[dict]:
+    """Issue 36, item 7: state objects changed by hand, written into a FaeVector / FantastiqaVector row."""
+    from fae_rl import FaeState
+    from fae_rl.vector import FaeVector
+    from fantastiqa_rl.state import FantastiqaState
+    from fantastiqa_rl.vector import FantastiqaVector
+
+    out = []
+    rng = np.random.default_rng(4)
+    fae = FaeState.new(2, seed=4)
+    while not fae.pending:
+        fae.apply(int(rng.choice(fae.legal_actions())))
+    tampers = {"seat 9": lambda s: setattr(s, "_current", 9), "pending space 200": lambda s: setattr(s, "_pending", [200]),
+               "colour 9": lambda s: setattr(s, "colours", [s.colours[0], 9]),
+               "last action 5000": lambda s: setattr(s, "_hist_last", [5000, -1]),
+               "200 druids on a space": lambda s: s._druids.__setitem__(0, 200),
+               "count 255": lambda s: s._count.__setitem__(0, 255), "resolved 2": lambda s: s._resolved.__setitem__(0, 2),
+               "13 ritual cards": lambda s: setattr(s, "_ritual_cards", [13, 0]),
+               "terminal 'yes'": lambda s: setattr(s, "_terminal", "yes"),
+               "moved 1.5": lambda s: s._hist_moved[0].__setitem__(0, 1.5)}
+    v = FaeVector(3, 2)
+    v.reset(np.arange(3))
+    for case, tamper in tampers.items():
+        bad = fae.clone()
+        tamper(bad)
+        before = (v._b.tobytes(), v._w.tobytes())
+        out.append({"target": "vector set_state", "case": f"FaeVector: {case}", "outcome": _refusal(
+            lambda b=bad: v.set_state(1, b), before, lambda: (v._b.tobytes(), v._w.tobytes()), r"set_state: state\.")})
+    fq = FantastiqaState.new(2, seed=5)
+    rng = np.random.default_rng(5)
+    while not (fq.phase_name == "MAIN" and fq.turns > 3):
+        fq.apply(int(rng.choice(fq.legal_actions())))
+    m = fq.g.num_instances
+    tampers = {"seat 9": lambda s: setattr(s, "cur", 9), "phase 99": lambda s: setattr(s, "phase", 99),
+               "return phase 99": lambda s: setattr(s, "ret", 99), "position 9": lambda s: s.position.__setitem__(0, 9),
+               "hand card past the card file": lambda s: s.hand[0].__setitem__(0, m + 10),
+               "board card past the card file": lambda s: s.board.__setitem__(0, m + 10),
+               "target past the card file": lambda s: setattr(s, "target", m + 5),
+               "reason 7": lambda s: setattr(s, "reason", 7), "winners before the end": lambda s: setattr(s, "winners_", [0]),
+               "effect argument 99": lambda s: setattr(s, "effects", [("gain_gems", 99, 0)]),
+               "negative gems": lambda s: s.gems.__setitem__(1, -3)}
+    w = FantastiqaVector(3, 2)
+    w.reset(np.arange(3))
+    for case, tamper in tampers.items():
+        bad = fq.clone()
+        tamper(bad)
+        before = (w._c.tobytes(), w._w.tobytes())
+        out.append({"target": "vector set_state", "case": f"FantastiqaVector: {case}", "outcome": _refusal(
+            lambda b=bad: w.set_state(1, b), before, lambda: (w._c.tobytes(), w._w.tobytes()),
+            r"game 1: .*value outside what its rows hold")})
+    return out
+
+
+def aec_rows() -> list[dict]:
+    """Issue 36, item 7: the AEC env edges (an unknown agent, last() after the end, reset's seed) and
+    seeds past int64 in the batched engines."""
+    from fae_rl.vector import FaeVector
+    from tabletop_rl.envs.registry import get_game
+    from tabletop_rl.envs.scalar_batch import ScalarBatch
+
+    out = []
+    for game in ("fae", "fantastiqa"):
+        for face in ("env", "raw_env"):
+            def make():
+                env = getattr(get_game(game), face)(num_players=2, **({"max_turns": 2} if game == "fantastiqa" else {}))
+                env.reset(seed=0)
+                return env
+            env = make()
+            for agent in ("player_9", "bob", ["player_0"]):
+                for call in ("observe", "observation_space", "action_space"):
+                    out.append({"target": "AEC env edge", "case": f"{game} {face}.{call}({agent!r})", "outcome": _refusal(
+                        lambda c=call, a=agent: getattr(env, c)(a), None, lambda: None, r"agent must be one of .*got")})
+            for seed in (True, 1.5, "1", -1, [1, 2], np.float32(2)):
+                env = make()
+                out.append({"target": "AEC env edge", "case": f"{game} {face}.reset(seed={seed!r})", "outcome": _refusal(
+                    lambda e=env, s=seed: e.reset(seed=s), _snapshot_env(env), lambda e=env: _snapshot_env(e),
+                    r"^seed must be an int")})
+            env = make()
+            rng = np.random.default_rng(0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for _ in env.agent_iter():
+                    obs, _, term, trunc, _ = env.last()
+                    env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            out.append({"target": "AEC env edge", "case": f"{game} {face}.last() after the end", "outcome": _refusal(
+                env.last, None, lambda: None, r"last\(\) called after the game ended")})
+            if face == "raw_env":
+                out.append({"target": "AEC env edge", "case": f"{game} raw_env.step(0) after the end",
+                            "outcome": _refusal(lambda e=env: e.step(0), None, lambda: None,
+                                                r"step\(\) called after the game ended")})
+                fresh = getattr(get_game(game), face)(num_players=2)
+                out.append({"target": "AEC env edge", "case": f"{game} raw_env.step(0) before reset",
+                            "outcome": _refusal(lambda e=fresh: e.step(0), None, lambda: None,
+                                                r"step\(\) called before reset")})
+    for name, batch in (("FaeVector", FaeVector(2, 2)), ("ScalarBatch(fantastiqa)", ScalarBatch(get_game("fantastiqa"), 2, 2))):
+        batch.reset([1, 2])
+
+        def dealt(b=batch):
+            return [json.dumps(b.state(i).to_dict(), sort_keys=True) for i in range(2)]
+        for seeds in (np.array([1, 2**64 - 1], dtype=np.uint64), [1, 2**63], [1, 2**70]):
+            out.append({"target": "AEC env edge", "case": f"{name}.reset({seeds!r})", "outcome": _refusal(
+                lambda b=batch, s=seeds: b.reset(s), dealt(), dealt, r"seeds must fit int64")})
+    return out
+
+
+def issue36_rows() -> list[dict]:
+    """Every row of issue 36's items 4, 5 and 7 (the state, action and env parts)."""
+    return reached_rows() + sb3_action_rows() + vector_rows() + aec_rows()
+
+
 # ---------------------------------------------------------------------------- the table
-def rows() -> list[dict]:
-    """Every case of the four targets: {"target", "case", "outcome"}."""
-    return state_rows() + card_rows() + checkpoint_rows()
+def rows(quick: bool = False) -> list[dict]:
+    """Every case of the targets: {"target", "case", "outcome"}; `quick` leaves out the checkpoint
+    rows (they train a tiny run first)."""
+    return state_rows() + card_rows() + issue36_rows() + ([] if quick else checkpoint_rows())
 
 
 def table(all_rows: list[dict]) -> str:
@@ -497,11 +827,17 @@ def table(all_rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    import argparse
     import time
 
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="leave out the checkpoint rows (no tiny training run)")
+    parser.add_argument("--issue36", action="store_true", help="only the rows of issue 36 (reached states, SB3 "
+                                                               "predict actions, vector set_state, AEC env edges)")
+    args = parser.parse_args(argv)
     start = time.perf_counter()
-    all_rows = rows()
+    all_rows = issue36_rows() if args.issue36 else rows(quick=args.quick)
     print(table(all_rows))
     print(f"\n({time.perf_counter() - start:.0f} s)")
     rest = [r for r in all_rows if r["outcome"] != "clear"]
