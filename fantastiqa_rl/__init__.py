@@ -11,6 +11,7 @@ The action table is documented in `fantastiqa_rl.actions`, the state in `fantast
 """
 from fantastiqa_rl.actions import PHASES, ActionLayout
 from fantastiqa_rl.cards import STANDIN_PATH, CardFileError, load_card_set
+from fantastiqa_rl import card_gen as _card_gen  # noqa: F401  (registers the card sets "generated:SEED")
 from fantastiqa_rl.state import ABBEY_CAP, OPTIONS, FantastiqaState
 
 __all__ = ["FantastiqaState", "ActionLayout", "PHASES", "OPTIONS", "STANDIN_PATH",

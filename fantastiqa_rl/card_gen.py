@@ -67,7 +67,7 @@ import re
 import numpy as np
 
 from fantastiqa_rl.board import NUM_SYMBOLS, REGIONS, SYMBOLS
-from fantastiqa_rl.cards import parse_card_set
+from fantastiqa_rl.cards import CardFileError, parse_card_set, register_card_source
 
 MAX_KINDS = 120          # holdable card kinds (card_view.MAX_CARD_KINDS is 128)
 MAX_QUEST_KINDS = 60     # quest kinds (card_view.MAX_QUEST_KINDS is 64)
@@ -485,6 +485,35 @@ def write_card_file(path, seed: int, **knobs) -> str:
     return path
 
 
+def generated_path(spec: str) -> str:
+    """The file of card set "generated:SEED" (`fantastiqa_rl.cards.resolve_card_set`): written as JSON under
+    $FANTASTIQA_CARD_CACHE (default ~/.cache/tabletop_rl/fantastiqa_cards) the first time, the same
+    bytes for the same seed on every machine."""
+    if not (spec.isascii() and spec.isdigit() and len(spec) <= 9):
+        raise CardFileError(f"generated:{spec[:20]}: card '-': field '-': a generated card set is named "
+                            "generated:SEED with SEED an integer (e.g. generated:7)")
+    seed = int(spec)
+    folder = os.environ.get("FANTASTIQA_CARD_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "tabletop_rl",
+                                                                       "fantastiqa_cards")
+    path = os.path.join(folder, f"fantastiqa_GENERATED_seed{seed}.json")
+    text = to_json(generate_card_set(seed))
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return path
+    except OSError:
+        pass
+    os.makedirs(folder, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    return path
+
+
+register_card_source("generated:", generated_path)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fantastiqa_rl.card_gen",
                                  description="Write GENERATED Fantastiqa card files (random stand-ins, "
@@ -512,7 +541,7 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["DEFAULT_KNOBS", "MAX_INSTANCES", "MAX_KINDS", "MAX_QUEST_KINDS", "counts", "generate_card_set", "main",
+__all__ = ["DEFAULT_KNOBS", "MAX_INSTANCES", "MAX_KINDS", "MAX_QUEST_KINDS", "counts", "generate_card_set", "generated_path", "main",
            "to_json", "to_toml", "write_card_file"]
 
 if __name__ == "__main__":

@@ -294,13 +294,33 @@ def _goal_table(path, raw, key, value_check):
 
 MAX_CARD_FILE_BYTES = 1 << 20  # a card file is a few KiB; larger files are refused before parsing
 
+#: prefix -> function(rest of the name) -> the path of a card file it makes: card sets named, not
+#: written by hand ("generated:7", fantastiqa_rl.card_gen registers it when the package is imported)
+CARD_SOURCES: dict = {}
+
+
+def register_card_source(prefix: str, make_path) -> None:
+    CARD_SOURCES[prefix] = make_path
+
+
+def resolve_card_set(path: str | None) -> str | None:
+    """The absolute file path a `card_set` value names: None stays None (the STAND-IN set), a name of
+    a registered source ("generated:SEED") becomes the file that source writes."""
+    if path is None:
+        return None
+    if isinstance(path, str):
+        for prefix, make_path in CARD_SOURCES.items():
+            if path.startswith(prefix):
+                return os.path.abspath(make_path(path[len(prefix):]))
+    return os.path.abspath(path)
+
 
 def load_card_set(path: str | None = None) -> CardSet:
     """Load and validate a card file (TOML or JSON). None loads the STAND-IN set.
 
     Loads are cached by (path, size, modification time): a rewritten file is read again. A path
     that is not a regular file, or a file over MAX_CARD_FILE_BYTES, raises CardFileError."""
-    path = os.path.abspath(path or STANDIN_PATH)
+    path = resolve_card_set(path) or STANDIN_PATH
     try:
         st = os.stat(path)
     except FileNotFoundError:

@@ -6,7 +6,7 @@
 | Actions | Discrete(405) with the STAND-IN cards (30 + 3K + Q for a card file with K card kinds, Q quest kinds) |
 | Parallel API | No (turn-based; a turn is several steps of the same agent) |
 | Agents | `agents = ['player_0', ..., 'player_{N-1}']`, N = 2..4 |
-| Observation shape | Dict: `observation` Box(float32, (3786,)) with the STAND-IN cards; `action_mask` Box(int8, (405,)) |
+| Observation shape | Dict: `observation` Box(float32, (3786,)) with the STAND-IN cards (`view="cards"`: (10398,) for every card file); `action_mask` Box(int8, (405,)) |
 | Observation values | [0, high]; most features in [0, 1]; see `fantastiqa_rl.observation_layout()` and `observation_high()` |
 
 Fantastiqa (Alf Seegert, Eagle-Gryphon Games, 2012) is a deck-building adventure game for 2-4
@@ -32,7 +32,7 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
                   fly_in_adventure=True, bought_to="discard", card_use="symbol_or_power",
                   draw_rule="up_to_5", abbey=False, teams=False, mark_return="forbid",
                   turn_loops="forbid", turn_limit=100, max_turns=None, reward="win_loss",
-                  render_mode=None, render_seat=None)
+                  render_mode=None, render_seat=None, view="flat")
 ```
 
 - `num_players`: 2, 3 or 4.
@@ -68,6 +68,13 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
   guard: truncation after `limit x num_players x 100` steps (with `turn_loops="allow"` or
   `mark_return="allow"` a policy can repeat actions without end inside one turn). Truncated agents get no
   win/loss reward.
+- `view`: the observation. `"flat"` (version 1, the default; `fantastiqa_rl.observation`): blocks
+  indexed by the card KINDS of the loaded file, 3,786 values with the STAND-IN cards. `"cards"`
+  (version 2; `fantastiqa_rl.card_view`): a card is its features. A global block, then one row per
+  card kind (its own fields from the card file, then where this seat sees its copies) and per quest
+  kind, padded to 128 card and 64 quest kinds: 10,398 values for every card file. The action ids
+  and the mask are the same in both views. A policy that reads the rows as a set
+  (`tabletop_rl.agents.card_policy`) plays any card file.
 - `reward`: `"win_loss"` (at the end only: k winners of N get +1/k each, losers -1/(N-k) each; 0
   on truncation) or `"score_diff"` (dense and potential-based: phi = own score - best
   opponent's score (quest points with bonus tokens); rewards are phi differences, so they sum to
@@ -149,6 +156,7 @@ from gymnasium import spaces
 from tabletop_rl.envs.aec_base import RENDER_MODES, TurnBasedAECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from fantastiqa_rl.card_view import card_view, check_view, observe_view, view_high
 from fantastiqa_rl.observation import MAX_PLAYERS, action_mask, observation_high, observation_size, observe
 from fantastiqa_rl.render import render_rgb, render_text
 from fantastiqa_rl.state import DEFAULT_TURN_LIMIT, FantastiqaState
@@ -177,7 +185,8 @@ class raw_env(TurnBasedAECEnv):
                  card_use: str = "symbol_or_power", draw_rule: str = "up_to_5", abbey: bool = False,
                  teams: bool = False, mark_return: str = "forbid", turn_loops: str = "forbid",
                  turn_limit: int | None = DEFAULT_TURN_LIMIT, max_turns: int | None = None, reward: str = "win_loss",
-                 render_mode: str | None = None, render_seat: int | None = None, _protected: bool = False):
+                 render_mode: str | None = None, render_seat: int | None = None, view: str = "flat",
+                 _protected: bool = False):
         super().__init__()
         self.rule_options = dict(adventure_path=adventure_path, fly_in_adventure=fly_in_adventure,
                                  bought_to=bought_to, card_use=card_use, draw_rule=draw_rule,
@@ -199,10 +208,15 @@ class raw_env(TurnBasedAECEnv):
         self.max_turns = None if max_turns is None else int(max_turns)
         self.reward_type = reward
         self.render_seat = render_seat
+        check_view(view)
+        self.view = view
         n_obs = observation_size(card_set)
+        if view == "cards":
+            card_view(card_set)   # a card file beyond the view's maxima: ValueError naming them
+        high = observation_high(card_set) if view == "flat" else view_high(card_set)
         self.num_actions = probe.num_actions
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, observation_high(card_set), shape=(n_obs,), dtype=np.float32),
+            "observation": spaces.Box(0.0, high, shape=high.shape, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
         })
         self._setup(self.num_players, obs_space, spaces.Discrete(self.num_actions), render_mode, _protected)
@@ -220,7 +234,8 @@ class raw_env(TurnBasedAECEnv):
         if self.game is None:
             EnvLogger.error_observe_before_reset()
         seat = self._agent_seat[agent]
-        return {"observation": observe(self.game, seat), "action_mask": self._mask(agent, action_mask(self.game, seat))}
+        return {"observation": observe_view(self.game, seat, self.view),
+                "action_mask": self._mask(agent, action_mask(self.game, seat))}
 
     def _is_legal(self, action) -> bool:
         return (not isinstance(action, (bool, np.bool_)) and isinstance(action, (int, np.integer))

@@ -14,7 +14,8 @@ from __future__ import annotations
 from tabletop_rl.envs.registry import GameSpec, register_game
 from fantastiqa_rl.environment import ENV_ID, GYM_ID, env, potential, raw_env, register_envs
 from fantastiqa_rl.information import attach
-from fantastiqa_rl.observation import action_mask, observe
+from fantastiqa_rl.card_view import observe_view
+from fantastiqa_rl.observation import action_mask
 from fantastiqa_rl.render import render_rgb, render_text, view_text
 from fantastiqa_rl.state import FantastiqaState
 
@@ -30,10 +31,10 @@ GAME_SPEC = GameSpec(
     env=env,
     raw_env=raw_env,
     new_state=FantastiqaState.new,
-    observe=observe,
+    observe=observe_view,  # observation option `view`: "flat" (version 1, the default) or "cards" (fantastiqa_rl.card_view)
     action_mask=action_mask,
     rule_options=RULE_OPTIONS,
-    observation_options=(),
+    observation_options=("view",),
     gym_id=GYM_ID,
     potential=potential,
     render_text=render_text,

@@ -113,6 +113,7 @@ from fantastiqa_rl.abbey import ABBEY_CAP, AbbeyRules
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG_CREATURE, RNG_QUEST,
                                   RNG_SEAT0, RNG_SETUP, RNG_TOWER, STATUE_RNG)
+from fantastiqa_rl.cards import resolve_card_set
 from fantastiqa_rl.game import get_game
 from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_options
 from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL, Powers
@@ -160,7 +161,7 @@ class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
         if opts["teams"] and num_players != 4:
             raise ValueError(f"bad num_players {num_players!r} for teams=True; allowed values: [4]")
         if card_set is not None:
-            card_set = os.path.abspath(card_set)     # to_dict stays valid from any directory
+            card_set = resolve_card_set(card_set)     # a file path ("generated:7": its file); to_dict stays valid from any directory
         g = get_game(card_set, num_players, opts["abbey"])
         if opts["abbey"] and not g.abbey:
             raise ValueError(f"abbey=True needs Abbey cards (type 'abbey'); card file {g.cs.path} has none")

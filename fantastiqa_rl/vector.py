@@ -356,6 +356,23 @@ class FantastiqaVector:
                     out[i, block] = abbey_features(self._game(i), seat)
         return out
 
+    def observe_cards(self, seats=None, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 (N, card_view.VIEW_SIZE): row i == `fantastiqa_rl.card_view.observe_cards(state_i, seats[i])`
+        (the card view of `observe`'s row and the seat's mask, by the same `CardView.encode`); zeros where
+        seats[i] is -1."""
+        from fantastiqa_rl.card_view import VIEW_SIZE, card_view
+
+        flat = FantastiqaVector.observe(self, seats)   # the flat rows (a subclass may observe otherwise); checks `seats`
+        seats = self._cur.copy() if seats is None else np.asarray(seats)
+        if out is None:
+            out = np.zeros((self.num_envs, VIEW_SIZE), dtype=np.float32)
+        elif not isinstance(out, np.ndarray) or out.shape != (self.num_envs, VIEW_SIZE) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape ({self.num_envs}, {VIEW_SIZE})")
+        mask = FantastiqaVector.legal_mask(self) & (seats == self._cur)[:, None]  # the seat's own mask (zeros: not to move)
+        card_view(self.card_set).encode(flat, mask, out=out)
+        out[seats < 0] = 0.0
+        return out
+
     def returns(self) -> np.ndarray:
         """float64 (N, num_players): each game's `FantastiqaState.returns()` (zeros until it is over)."""
         self._check_dealt()

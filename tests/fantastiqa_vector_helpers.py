@@ -7,6 +7,7 @@ import tomllib
 import numpy as np
 
 from fantastiqa_rl import STANDIN_PATH, FantastiqaState, observe
+from fantastiqa_rl.card_view import VIEW_SIZE, observe_cards
 from fantastiqa_rl.vector import FantastiqaVector
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 
@@ -30,6 +31,7 @@ def check_equal(v: FantastiqaVector, refs: list, games) -> None:
     assert v.terminated.tolist() == [s.is_terminal() for s in refs]
     obs = v.observe()
     assert obs.dtype == np.float32 and obs.shape == (v.num_envs, v.observation_size)
+    cards = v.observe_cards()   # the card view (observation version 2) of the same rows and masks
     for i in games:
         s = refs[i]
         want = np.zeros(s.num_actions, dtype=bool)
@@ -38,6 +40,8 @@ def check_equal(v: FantastiqaVector, refs: list, games) -> None:
         assert np.array_equal(mask[i], want), i
         expected = np.zeros(v.observation_size, np.float32) if s.is_terminal() else observe(s, s.current_player)
         assert obs[i].tobytes() == expected.tobytes(), (i, s.phase_name)
+        expected = np.zeros(VIEW_SIZE, np.float32) if s.is_terminal() else observe_cards(s, s.current_player)
+        assert cards[i].tobytes() == expected.tobytes(), (i, s.phase_name)
         assert v.state(i).to_dict() == s.to_dict(), i
     assert np.array_equal(v.returns(), np.stack([s.returns() for s in refs]))
 
