@@ -180,6 +180,22 @@ PRESETS = {
         pool_random=0.25, pool_greedy=1.0, snapshot_prob=0.1,  # mostly greedy: the opponent to beat
         bc_samples=50_000, bc_epochs=4, bc_explore=0.25,  # the skip already plays greedy: a short warm start fits the rest
         eval_every=300_000, eval_games=200, checkpoint_every=1_000_000),  # a curve of 4-5 points (each ~1 min here)
+    # Fantastiqa 2p from scratch on the card view (issue 37): the card-reading policy, no imitation and no
+    # greedy block, so the same recipe trains on any card file (--options view=cards,card_set=PATH).
+    "fantastiqa-cards": dict(
+        game="fantastiqa",
+        # a card is its features (fantastiqa_rl.card_view), read by the card-reading policy (tabletop_rl.card_net); the
+        # games split over the STAND-IN set (a quarter) and six generated card files, so it learns cards, not one file
+        options="view=cards,card_sets=standin;standin;generated:0;generated:1;generated:2;generated:3;generated:4;generated:5",
+        net_arch="64,32,128,32",  # card encoder, quest encoder, context, entity sizes
+        max_game_steps=4000, cut_reward=-2.0,  # as the flat preset: a game still running after 4,000 steps is cut, not won
+        total_steps=40_000_000, time_limit_min=25.0,  # the time limit ends the run; the final games then fit in 30 min
+        reward="score_diff", gamma=0.99, gae_lambda=0.95,
+        n_envs=128, n_steps=64, batch_size=2048, n_epochs=2, torch_threads=2,  # 16 games per card file
+        learning_rate=3e-4, anneal_lr=True,
+        pool_random=0.25, pool_greedy=1.0, snapshot_prob=0.1,
+        bc_teacher="",  # no warm start: learning on its own
+        eval_every=1_000_000, eval_games=200, checkpoint_every=1_000_000),
     # Seconds, for tests and the notebook: learns nothing useful, exercises everything.
     "tiny": dict(
         total_steps=4096, n_envs=16, n_steps=32, batch_size=256, n_epochs=2, net_arch="32,32",  # a few small updates
@@ -191,6 +207,7 @@ PRESET_HELP = {
     "make-train": "Fae 2p, fae_2p_v2's recipe (beats greedy): up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: 22 min with the warm start, then 1000 + 1000 games (<= 30 min)",
     "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed: ~0.55 against mcts (fae_2p_v4: 130 min in 3 commands)",
+    "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 25 min, then 1000 + 1000 games",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
 # Each game's observation options when --options is empty: Fae adds the action-centric margin features.

@@ -186,7 +186,7 @@ class PolicyWeights:
                 raise file_error(path, f"'b{i}' has {b.shape[0]} values for the {w.shape[1]} outputs of 'W{i}'")
             weights.append((w, b))
         try:
-            return cls(weights, header["activation"], header["meta"], [tuple(s) for s in header["skip"]])
+            return policy_from_parts(weights, header["activation"], header["meta"], [tuple(s) for s in header["skip"]])
         except ValueError as exc:
             raise file_error(path, str(exc)) from None
 
@@ -222,7 +222,7 @@ class PolicyWeights:
                 raise ValueError(f"PolicyWeights.from_dict: 'weights[{i}]' must be a finite (in, out) matrix "
                                  "and an (out,) vector")
             layers.append((w, b))
-        return cls(layers, d["activation"], dict(d["meta"]), [tuple(s) for s in skip])
+        return policy_from_parts(layers, d["activation"], dict(d["meta"]), [tuple(s) for s in skip])
 
     @classmethod
     def from_sb3(cls, model, meta: dict | None = None) -> "PolicyWeights":
@@ -247,6 +247,19 @@ class PolicyWeights:
         return cls(weights, activation, dict(meta or {}), skip)
 
 
+def policy_from_parts(layers, activation: str, meta: dict, skip=()):
+    """A numpy policy from the file format's parts: `CardPolicyWeights` (tabletop_rl.agents.card_policy)
+    where `meta` names the card-sets architecture, else `PolicyWeights`."""
+    from tabletop_rl.agents.card_policy import CardPolicyWeights, is_card_policy
+
+    if is_card_policy(meta):
+        return CardPolicyWeights(layers, meta, activation, list(skip))
+    if isinstance(meta, dict) and "architecture" in meta:
+        raise ValueError(f"meta 'architecture' {str(meta['architecture'])[:40]!r} is not one this suite plays "
+                         "(card_sets, or none for the MLP)")
+    return PolicyWeights(layers, activation, meta, list(skip))
+
+
 def _fae_table(obs: np.ndarray) -> int | None:
     from fae_rl.obs_layout import observation_layout
 
@@ -254,7 +267,11 @@ def _fae_table(obs: np.ndarray) -> int | None:
 
 
 def _fantastiqa_table(obs: np.ndarray) -> int | None:
+    from fantastiqa_rl.card_view import VIEW_SIZE, table_size
     from fantastiqa_rl.observation import observation_layout
+
+    if obs.shape[-1] == VIEW_SIZE:  # the card view (view="cards")
+        return table_size(obs)
 
     layout = observation_layout()  # the shipped policy's card set: its first blocks, whatever follows
     return int(sum(round(float(obs[layout[f"p{k}_flags"].start])) for k in range(4)))  # "at the table"
@@ -355,6 +372,8 @@ class PPOAgent(Agent):
                          read(obs) if read is not None and obs.shape[-1] == self.policy.obs_size else None)
         if obs.shape[-1] != self.policy.obs_size and state is not None and seat is not None:
             obs = self._own_observation(state, seat)  # observed with other options: encode its own
+        if mask.size < self.policy.num_actions and self.policy.meta.get("architecture") == "card_sets":
+            mask = np.concatenate([mask, np.zeros(self.policy.num_actions - mask.size, dtype=bool)])  # any card file's table
         if obs.shape[-1] != self.policy.obs_size or mask.size != self.policy.num_actions:
             raise ValueError(
                 f"this policy takes observations of size {self.policy.obs_size} and {self.policy.num_actions} "
@@ -380,6 +399,8 @@ class PPOAgent(Agent):
             return actions
         cur = np.asarray(batch.current_player)
         mask = batch.legal_mask()[g]
+        if mask.shape[1] < self.policy.num_actions and self.policy.meta.get("architecture") == "card_sets":
+            mask = np.pad(mask, ((0, 0), (0, self.policy.num_actions - mask.shape[1])))  # any card file's table
         if self._observes_like(batch):
             obs = batch.observe(np.where(games, cur, -1))[g]
         elif self._block is not None:  # its greedy bots follow one game; these are many

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE, card_view, check_view
 from fantastiqa_rl.observation import observe
 from fantastiqa_rl.rewards import POTENTIALS, potentials
 from fantastiqa_rl.vector import FantastiqaVector
@@ -55,8 +56,12 @@ class FantastiqaBatch(FantastiqaVector):
     OPTIONS = ("action_features",)  # observation options of this batch beyond the game spec's (make_batch)
 
     def __init__(self, num_envs: int, num_players: int = 2, goal: str = "short", card_set: str | None = None,
-                 action_features: str = "none", **rule_options):
+                 action_features: str = "none", view: str = "flat", **rule_options):
         check_action_features(action_features)
+        check_view(view)
+        if view == "cards" and action_features != "none":
+            raise ValueError("Fantastiqa's view='cards' takes no action_features block (it is read by card kind of "
+                             "one file); use one of them")
         super().__init__(num_envs, num_players, goal=goal, card_set=card_set, greedy=FantastiqaGreedyAgent,
                          **rule_options)
         self.rule_options = dict(goal=goal, card_set=card_set, **rule_options)  # how the core deals a cut game again
@@ -67,12 +72,24 @@ class FantastiqaBatch(FantastiqaVector):
         self._base = np.zeros((self.num_envs, self.n_base), dtype=np.float32)
         if action_features == "greedy":
             self.observation_size = self.obs_size = self.n_base + self.num_actions
+        # view="cards" (fantastiqa_rl.card_view): the card view of each flat row, and the mask padded to
+        # NUM_ACTIONS_MAX ids (ids past this file's table are never legal), so every card file looks alike
+        self.obs_view = view  # ("view" is the BatchedGame protocol's state accessor)
+        self.engine_actions = self.num_actions
+        if view == "cards":
+            card_view(self.card_set)  # a card file beyond the view's maxima: ValueError naming them
+            self.observation_size = self.obs_size = VIEW_SIZE
+            self.num_actions = NUM_ACTIONS_MAX
+            self._padded = np.zeros((self.num_envs, NUM_ACTIONS_MAX), dtype=np.bool_)
+            self._view_obs = np.zeros((self.num_envs, VIEW_SIZE), dtype=np.float32)
         self._asked = np.zeros(self.num_envs, dtype=np.bool_)  # the bot's move at the decision now is known
         self._answer = np.full(self.num_envs, -1, dtype=np.int64)
 
     @property
     def observation_options(self) -> dict:
         """The observation options it encodes beyond the spec's defaults (PPOAgent compares them)."""
+        if self.obs_view == "cards":
+            return {"view": "cards"}
         return {} if self.action_features == "none" else {"action_features": self.action_features}
 
     @property
@@ -89,7 +106,23 @@ class FantastiqaBatch(FantastiqaVector):
         self._asked[i] = False
         super()._reset_agents(i)
 
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """bool (N, num_actions): the movers' legal actions (view="cards": padded with False past this
+        file's table)."""
+        if self.obs_view == "flat":
+            return super().legal_mask(out)
+        out = self._out(out, self._padded)
+        out[:, :self.engine_actions] = super().legal_mask()
+        out[:, self.engine_actions:] = False
+        return out
+
     def step(self, actions, games=None) -> None:
+        if self.obs_view == "cards":  # a padded id past this file's table is illegal: say so as the engine does
+            moves = self._int_array(actions, "actions")
+            bad = np.flatnonzero(self._chosen(games) & (moves >= self.engine_actions))
+            if bad.size:
+                raise ValueError(f"game {int(bad[0])}: action {int(moves[bad[0]])} is illegal (this card file's "
+                                 f"table has {self.engine_actions} actions)")
         super().step(actions, games=games)  # raises, changing nothing, on an illegal action
         if games is None:
             self._asked[:] = False
@@ -110,6 +143,8 @@ class FantastiqaBatch(FantastiqaVector):
     def observe(self, seats=None, out: np.ndarray | None = None) -> np.ndarray:
         """float32 (N, obs_size): `fantastiqa_rl.observe(state_i, seats[i])`, then the greedy block
         where seats[i] is game i's mover (module docstring)."""
+        if self.obs_view == "cards":
+            return self.observe_cards(seats, out=self._out(out, self._view_obs))
         if self.action_features == "none":
             return super().observe(seats, out=out)
         cur = self.current_player
@@ -177,4 +212,124 @@ def observe_block_game(follower: BlockFollower | None, state, seat: int, new_gam
     return follower, np.concatenate([base, block])
 
 
-__all__ = ["ACTION_FEATURE_OPTIONS", "BlockFollower", "FantastiqaBatch", "check_action_features", "observe_block_game"]
+
+
+class FantastiqaCardSets:
+    """N Fantastiqa games split over several card files, seen through the card view: the learner's
+    batch for `card_sets="A;B;..."` (with view="cards"; each entry a card_set value: a path, "standin",
+    or "generated:SEED"). The games are split in contiguous blocks, one
+    `FantastiqaBatch(view="cards")` per file, whose rows and masks all have
+    the card view's fixed sizes, so one policy trains on all of them. A `BatchedGame` with the
+    batch's hooks (greedy_actions, potential); `set_state(i, s)` with a state of another card file
+    (the learner core dealing a cut game again) deals a new game of game i's file instead."""
+
+    OPTIONS = ("action_features", "card_sets")
+    POTENTIALS = POTENTIALS
+
+    def __new__(cls, num_envs: int, num_players: int = 2, card_sets: str | None = None, **options):
+        if card_sets is None:
+            return FantastiqaBatch(num_envs, num_players, **options)
+        return super().__new__(cls)
+
+    def __init__(self, num_envs: int, num_players: int = 2, card_sets: str | None = None, view: str = "flat",
+                 card_set=None, **options):
+        files = [None if f.strip() == "standin" else f.strip() for f in str(card_sets).split(";")] \
+            if isinstance(card_sets, str) else []
+        if not files or any(f == "" for f in files):
+            raise ValueError(f"card_sets must be card_set values separated by ';' (a path, 'standin', 'generated:SEED'); "
+                             f"got {card_sets!r}")
+        if view != "cards" or card_set is not None:
+            raise ValueError("card_sets trains over several card files: it takes view=cards and no card_set")
+        if not 1 <= len(files) <= num_envs:
+            raise ValueError(f"card_sets names {len(files)} files for {num_envs} games (at least one game each)")
+        bounds = [num_envs * j // len(files) for j in range(len(files) + 1)]
+        self.parts = [FantastiqaBatch(bounds[j + 1] - bounds[j], num_players, card_set=f, view="cards", **options)
+                      for j, f in enumerate(files)]
+        self.starts = np.asarray(bounds[:-1], dtype=np.int64)
+        self.num_envs, self.num_players = int(num_envs), int(num_players)
+        self.num_actions, self.obs_size = NUM_ACTIONS_MAX, VIEW_SIZE
+        self.observation_size = VIEW_SIZE
+        self.card_sets = card_sets
+        self.rule_options = {k: v for k, v in self.parts[0].rule_options.items() if k != "card_set"}
+        self.observation_options = {"view": "cards", "card_sets": card_sets}
+        self.action_blocks: dict = {}
+        self._mask = np.zeros((self.num_envs, NUM_ACTIONS_MAX), dtype=np.bool_)
+        self._obs = np.zeros((self.num_envs, VIEW_SIZE), dtype=np.float32)
+        self._deal_rng = np.random.default_rng(0)
+
+    def _where(self, i: int) -> tuple:
+        j = int(np.searchsorted(self.starts, i, side="right")) - 1
+        return self.parts[j], i - int(self.starts[j])
+
+    def _split(self, values) -> list:
+        a = np.asarray(values)
+        return [a[s:s + p.num_envs] for s, p in zip(self.starts, self.parts)]
+
+    def _cat(self, name: str, *args):
+        return np.concatenate([getattr(p, name)(*args) if args else getattr(p, name) for p in self.parts])
+
+    def reset(self, seeds) -> None:
+        seeds = np.asarray(seeds)
+        self._deal_rng = np.random.default_rng(int(seeds.reshape(-1)[0]) if seeds.size else 0)
+        for p, s in zip(self.parts, self._split(seeds)):
+            p.reset(s)
+
+    def reset_done(self, seeds) -> np.ndarray:
+        return np.concatenate([p.reset_done(s) for p, s in zip(self.parts, self._split(seeds))])
+
+    @property
+    def current_player(self) -> np.ndarray:
+        return self._cat("current_player")
+
+    @property
+    def terminated(self) -> np.ndarray:
+        return self._cat("terminated")
+
+    def legal_mask(self, out=None) -> np.ndarray:
+        out = self._mask if out is None else out
+        for s, p in zip(self.starts, self.parts):
+            out[s:s + p.num_envs] = p.legal_mask()
+        return out
+
+    def observe(self, seats=None, out=None) -> np.ndarray:
+        out = self._obs if out is None else out
+        seats = self.current_player if seats is None else np.asarray(seats)
+        for s, p, ss in zip(self.starts, self.parts, self._split(seats)):
+            out[s:s + p.num_envs] = p.observe(ss)
+        return out
+
+    def step(self, actions, games=None) -> None:
+        actions = np.asarray(actions)
+        games = np.ones(self.num_envs, dtype=np.bool_) if games is None else np.asarray(games, dtype=np.bool_)
+        for p, a, g in zip(self.parts, self._split(actions), self._split(games)):
+            if g.any():
+                p.step(a, games=g)
+
+    def returns(self) -> np.ndarray:
+        return np.concatenate([p.returns() for p in self.parts])
+
+    def state(self, i: int):
+        p, j = self._where(int(i))
+        return p.state(j)
+
+    def set_state(self, i: int, state) -> None:
+        p, j = self._where(int(i))
+        if state.card_set != p.card_set:  # a cut game dealt again with another file's rules: deal one of this file
+            from fantastiqa_rl.state import FantastiqaState
+
+            state = FantastiqaState.new(self.num_players, seed=int(self._deal_rng.integers(2**62)),
+                                        **{**p.rule_options, "card_set": p.card_set})
+        p.set_state(j, state)
+
+    def greedy_actions(self, rng=None, games=None) -> np.ndarray:
+        games = np.ones(self.num_envs, dtype=np.bool_) if games is None else np.asarray(games, dtype=np.bool_)
+        return np.concatenate([p.greedy_actions(rng, g) for p, g in zip(self.parts, self._split(games))])
+
+    def potential(self, seats, kind: str = "score_diff") -> np.ndarray:
+        return np.concatenate([p.potential(s, kind) for p, s in zip(self.parts, self._split(seats))])
+
+    def __repr__(self) -> str:
+        return f"FantastiqaCardSets({self.num_envs} games over {len(self.parts)} card files: {self.card_sets})"
+
+
+__all__ = ["ACTION_FEATURE_OPTIONS", "BlockFollower", "FantastiqaBatch", "FantastiqaCardSets", "check_action_features", "observe_block_game"]

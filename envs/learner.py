@@ -61,7 +61,7 @@ from tabletop_rl.envs.scalar_batch import ScalarBatch
 
 # Games with a batched engine: name -> "module:class", built as cls(num_envs, num_players, **options);
 # a new game joins with one line here (a game without one runs on ScalarBatch).
-BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.envs.fantastiqa_batch:FantastiqaBatch"}
+BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.envs.fantastiqa_batch:FantastiqaCardSets"}
 BUILTIN_REWARDS = ("win_loss",)
 _SEED_SPACE = 2**62
 
@@ -427,7 +427,7 @@ class LearnerCore:
     def set_state(self, meta: dict, arrays: dict) -> None:
         """Restore `get_state()`'s output; every field is checked (a checkpoint is a file from outside)
         before anything changes. A state saved without the pool keeps the pool as it is."""
-        from tabletop_rl.agents.ppo_agent import PolicyWeights
+        from tabletop_rl.agents.ppo_agent import policy_from_parts
 
         n = self.num_envs
         state_type = type(self.batch.state(0)) if self._dealt() else \
@@ -467,7 +467,7 @@ class LearnerCore:
                 for k, (sid, s) in enumerate(zip(ids, meta["snapshots"])):
                     layers = [(np.asarray(arrays[f"snap{k}_W{i}"]), np.asarray(arrays[f"snap{k}_b{i}"]))
                               for i in range(int(s["layers"]))]
-                    snaps[sid] = PolicyWeights(layers, s["activation"], dict(s["meta"]), [tuple(t) for t in s["skip"]])
+                    snaps[sid] = policy_from_parts(layers, s["activation"], dict(s["meta"]), [tuple(t) for t in s["skip"]])
                 if any(getattr(s, "obs_size", None) != self.obs_size or s.num_actions != self.num_actions
                        for s in snaps.values()):
                     raise ValueError(f"snapshots must be over {self.obs_size} inputs and {self.num_actions} actions")

@@ -41,7 +41,7 @@ LAYERS = {
               "fantastiqa_rl.text", "fantastiqa_rl.turn_search"],
     # what a seat sees: observations, masks, features, renders, information states
     "encoders": ["fae_rl.observation", "fae_rl.obs_layout", "fae_rl.obs_kernel", "fae_rl.features", "fae_rl.margin", "fae_rl.vector_mcts",
-                 "fae_rl.vector", "fantastiqa_rl.observation", "fantastiqa_rl.render",
+                 "fae_rl.vector", "fantastiqa_rl.observation", "fantastiqa_rl.card_view", "fantastiqa_rl.render",
                  "fantastiqa_rl.abbey_view", "fantastiqa_rl.information", "fantastiqa_rl.obs_kernel",
                  "fantastiqa_rl.vector", "fantastiqa_rl.vector_greedy", "fantastiqa_rl.vector_state",
                  "fantastiqa_rl.vector_kernels", "fantastiqa_rl.vector_pay", "fantastiqa_rl.vector_chance",
@@ -57,7 +57,7 @@ LAYERS = {
              "tabletop_rl.agents.fae_mcts_batched",
              "tabletop_rl.agents.first_legal",
              "tabletop_rl.agents.fantastiqa_mcts", "tabletop_rl.agents.policy_file", "tabletop_rl.agents.policy_versions",
-             "tabletop_rl.agents.ppo_agent",
+             "tabletop_rl.agents.ppo_agent", "tabletop_rl.agents.card_policy",
              "tabletop_rl.agents.rllib_agent", "tabletop_rl.agents.openspiel_bots", "tabletop_rl.agents.human",
              "tabletop_rl.agents.imitation", "tabletop_rl.agents.match", "tabletop_rl.agents.records",
              "tabletop_rl.envs.recording", "tabletop_rl.envs.fantastiqa_batch"],
@@ -66,7 +66,7 @@ LAYERS = {
                  "tabletop_rl.training", "tabletop_rl.training.sb3", "tabletop_rl.training.rllib",
                  "tabletop_rl.training.evaluation", "tabletop_rl.training.checkpoints", "tabletop_rl.training.reports",
                  "tabletop_rl.training.rollout_buffer",
-                 "tabletop_rl.ppo_policy",
+                 "tabletop_rl.ppo_policy", "tabletop_rl.card_net",
                  "tabletop_rl.train", "train"],
     # what people run: the arena, terminal play, the web app
     "apps": ["tabletop_rl.agents.arena", "tabletop_rl.agents.play", "tabletop_rl.agents.web",

@@ -85,8 +85,12 @@ def behaviour_clone(model, cfg) -> dict:
     actions = torch.as_tensor(np.concatenate([p[2] for p in parts]))
     data_seconds = time.perf_counter() - start
     policy = model.policy
-    params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
-    params += [p for name, p in policy.named_parameters() if name == "skip_param"]
+    if hasattr(policy, "card_sizes"):  # the card-reading policy: its policy head; scalar games' masks padded
+        params = list(policy.net.layers.parameters())
+        masks = torch.nn.functional.pad(masks, (0, policy.action_space.n - masks.shape[1]))
+    else:
+        params = list(policy.mlp_extractor.policy_net.parameters()) + list(policy.action_net.parameters())
+        params += [p for name, p in policy.named_parameters() if name == "skip_param"]
     bar = None
     if cfg.progress:
         from tqdm import tqdm
@@ -282,27 +286,51 @@ def build(cfg, pool):
     else:
         factories = [_EnvFactory(cfg, pool, i) for i in range(cfg.n_envs)]
         venv = DummyVecEnv(factories) if resolve_vec_env(cfg) == "dummy" else SubprocVecEnv(factories, start_method="spawn")
-    skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
     venv = TimedVecEnv(venv)
+    common = dict(n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
+                  learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
+                  ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, seed=cfg.seed, device="cpu",
+                  rollout_buffer_class=FlatMaskableRolloutBuffer,  # no env-major copy of each rollout (its docstring)
+                  verbose=0)
+    if reads_cards(cfg):  # Fantastiqa's card view: the card-reading policy (tabletop_rl.card_net), sized by --net-arch
+        from tabletop_rl.card_net import CardPolicy
+
+        sizes = hidden_sizes(cfg.net_arch, "net_arch")
+        if len(sizes) != 4:
+            raise SystemExit("--net-arch of the card-reading policy (view=cards) is 4 sizes: card encoder, quest "
+                             f"encoder, context, entity (e.g. 64,32,128,32); got {cfg.net_arch!r}")
+        kw = dict(zip(("card_hidden", "quest_hidden", "hidden", "entity"), sizes))
+        return venv, MaskablePPO(CardPolicy, venv, policy_kwargs=kw, **common)
+    skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
     hidden = hidden_sizes(cfg.net_arch, "net_arch")
     value_hidden = hidden_sizes(cfg.vf_arch, "vf_arch") if cfg.vf_arch.strip() else hidden
     model = MaskablePPO(
-        SkipPolicy, venv, n_steps=cfg.n_steps, batch_size=cfg.batch_size, n_epochs=cfg.n_epochs,
-        learning_rate=cfg.learning_rate, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, seed=cfg.seed, device="cpu",
-        rollout_buffer_class=FlatMaskableRolloutBuffer,  # no env-major copy of each rollout (its docstring)
+        SkipPolicy, venv, **common,
         policy_kwargs=dict(net_arch=dict(pi=hidden, vf=value_hidden), activation_fn=act, skip_starts=skip_starts,
-                           skip_init=skip_init, mlp_inputs=mlp_inputs, skip_lr_scale=cfg.skip_lr_scale), verbose=0,
-    )
+                           skip_init=skip_init, mlp_inputs=mlp_inputs, skip_lr_scale=cfg.skip_lr_scale))
     return venv, model
+
+
+def reads_cards(cfg) -> bool:
+    """Whether the run observes Fantastiqa's card view (option view=cards): the card-reading policy."""
+    return cfg.game == "fantastiqa" and parse_options(cfg.options).get("view") == "cards"
 
 
 def policy_weights(model, cfg):
     from tabletop_rl.agents.ppo_agent import PolicyWeights
 
-    return PolicyWeights.from_sb3(model, meta={"game": cfg.game, "num_players": cfg.num_players,
-                                               "options": parse_options(cfg.options), "trained_steps": int(model.num_timesteps)})
+    options = parse_options(cfg.options)
+    meta = {"game": cfg.game, "num_players": cfg.num_players, "trained_steps": int(model.num_timesteps),
+            # card_sets (the files a card-view run trained over) is how it trained, not how it observes
+            "options": {k: v for k, v in options.items() if k != "card_sets"}}
+    if "card_sets" in options:
+        meta["card_sets"] = options["card_sets"]
+    if hasattr(model.policy, "card_sizes"):   # tabletop_rl.card_net.CardPolicy
+        from tabletop_rl.card_net import card_weights
+
+        return card_weights(model.policy, meta)
+    return PolicyWeights.from_sb3(model, meta=meta)
 
 
 # ---------------------------------------------------------------------------- the training loop's hooks
@@ -579,6 +607,17 @@ def load_policy_head(model, weights) -> None:
     import torch
 
     policy = model.policy
+    if hasattr(policy, "card_sizes") or weights.meta.get("architecture") == "card_sets":
+        from tabletop_rl.card_net import load_card_weights
+
+        if not (hasattr(policy, "card_sizes") and weights.meta.get("architecture") == "card_sets"):
+            raise SystemExit("--init: a card-reading policy starts only a card-view run (option view=cards), and a "
+                             "card-view run only from one")
+        try:
+            load_card_weights(policy, weights)
+        except ValueError as exc:
+            raise SystemExit(f"{exc} (--net-arch)") from None
+        return
     layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)] + [policy.action_net]
     inputs = getattr(policy, "mlp_inputs", None)
     if len(layers) != len(weights.weights) or [s for s, _ in weights.skip] != list(getattr(policy, "skip_starts", ())):

@@ -1,0 +1,167 @@
+"""`CardPolicy`: the card-reading Fantastiqa policy for sb3-contrib's MaskablePPO (torch).
+
+    model = MaskablePPO(CardPolicy, venv, policy_kwargs=dict(card_hidden=64, quest_hidden=32, hidden=128, entity=32))
+    weights = card_weights(model, meta)       # the numpy CardPolicyWeights that PPOAgent plays
+
+The policy head is `tabletop_rl.agents.card_policy`'s (its docstring gives the formulas; the numpy
+and torch logits are equal, tests/test_card_policy.py): shared encoders over the card and quest rows
+of the card view (`fantastiqa_rl.card_view`), a pooled context, one score per action from the row it
+names. The value head reads the same pooled input through its own two tanh layers. No parameter
+depends on the number of card or quest kinds, so one policy trains on and plays any card file
+within the view's maxima. Rollouts use the same Gumbel-max sampling and masked log-softmax as
+`SkipPolicy` (tabletop_rl.ppo_policy).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+from fantastiqa_rl.card_view import (CARD_FEATURES, CARD_ROWS, CARDS_AT, GLOBAL_SIZE, MAX_CARD_KINDS,
+                                     MAX_QUEST_KINDS, NUM_ACTIONS_MAX, QUEST_FEATURES, QUEST_ROWS, QUESTS_AT, TABLE_AT,
+                                     VIEW_SIZE)
+from tabletop_rl.agents.card_policy import (CARD_POOL, NUM_ABBEY, NUM_FIXED, QUEST_POOL, CardPolicyWeights,
+                                            layer_shapes)
+
+
+class CardNet(nn.Module):
+    """The policy head (LAYER_NAMES' layers, in order) and a value head."""
+
+    def __init__(self, card_hidden: int = 64, quest_hidden: int = 32, hidden: int = 128, entity: int = 32):
+        super().__init__()
+        self.sizes = dict(card_hidden=card_hidden, quest_hidden=quest_hidden, hidden=hidden, entity=entity)
+        self.layers = nn.ModuleList(nn.Linear(i, o) for i, o in layer_shapes(card_hidden, quest_hidden, hidden, entity))
+        self.value1 = nn.Linear(GLOBAL_SIZE + card_hidden + quest_hidden, hidden)
+        self.value2 = nn.Linear(hidden, hidden)
+        self.value_out = nn.Linear(hidden, 1)
+        with torch.no_grad():   # near-uniform logits at the start, as SB3 scales its action layer by 0.01
+            for i in (4, 6, 8):
+                self.layers[i].weight.mul_(0.01)
+                self.layers[i].bias.zero_()
+        self.register_buffer("abbey", torch.arange(NUM_ABBEY), persistent=False)
+
+    @staticmethod
+    def _filled_rows(rows: torch.Tensor):
+        """The view's filled rows come first (fantastiqa_rl.card_view): (rows up to the batch's most filled,
+        kind pointers (B, M) int64, present (B, M) bool)."""
+        m = max(1, int((rows[:, :, 1] != 0).sum(dim=1).max()))
+        rows = rows[:, :m]
+        return rows[:, :, 1:], torch.round(rows[:, :, 0]).long(), rows[:, :, 1] != 0
+
+    def _targets(self, K, Q, card_rows, quest_rows, card_on, quest_on) -> torch.Tensor:
+        """The torch twin of tabletop_rl.agents.card_policy.action_targets."""
+        K, Q = K[:, None], Q[:, None]
+        dump = torch.full_like(card_rows, NUM_ACTIONS_MAX)
+        cards = [torch.where(card_on, NUM_FIXED + t * K + card_rows, dump) for t in range(3)]
+        quests = torch.where(quest_on, NUM_FIXED + 3 * K + quest_rows, torch.full_like(quest_rows, NUM_ACTIONS_MAX))
+        abbey = NUM_FIXED + 3 * K + Q + self.abbey[None, :]
+        return torch.cat(cards + [quests, abbey], dim=1)
+
+    def forward(self, obs: torch.Tensor, value: bool = True):
+        """(logits (B, NUM_ACTIONS_MAX), values (B, 1) or None)."""
+        B = obs.shape[0]
+        L = self.layers
+        K = torch.round(obs[:, TABLE_AT] * MAX_CARD_KINDS).long()
+        Q = torch.round(obs[:, TABLE_AT + 1] * MAX_QUEST_KINDS).long()
+        cards, card_rows, card_on = self._filled_rows(obs[:, CARDS_AT:QUESTS_AT].reshape(B, CARD_ROWS, CARD_FEATURES))
+        quests, quest_rows, quest_on = self._filled_rows(obs[:, QUESTS_AT:VIEW_SIZE].reshape(B, QUEST_ROWS, QUEST_FEATURES))
+        hc = torch.relu(L[0](cards)) * card_on.unsqueeze(-1)
+        hq = torch.relu(L[1](quests)) * quest_on.unsqueeze(-1)
+        z = torch.cat([obs[:, :GLOBAL_SIZE], hc.sum(dim=1) / CARD_POOL, hq.sum(dim=1) / QUEST_POOL], dim=1)
+        c = torch.tanh(L[3](torch.tanh(L[2](z))))
+        fixed = L[4](c)
+        E = L[5].out_features
+        scale = 1.0 / float(np.sqrt(E))
+        query = L[6](c).reshape(B, 3, E) * scale
+        card = torch.einsum("bke,bte->btk", L[5](hc), query)                     # (B, 3, M)
+        quest = torch.einsum("bke,be->bk", L[7](hq), L[8](c) * scale)             # (B, M')
+        values_in = torch.cat([card.reshape(B, -1), quest, fixed[:, NUM_FIXED:]], dim=1)
+        targets = self._targets(K, Q, card_rows, quest_rows, card_on, quest_on)
+        out = torch.zeros(B, NUM_ACTIONS_MAX + 1, dtype=obs.dtype, device=obs.device)
+        out = out.scatter(1, targets, values_in)
+        logits = torch.cat([fixed[:, :NUM_FIXED], out[:, NUM_FIXED:NUM_ACTIONS_MAX]], dim=1)
+        v = self.value_out(torch.tanh(self.value2(torch.tanh(self.value1(z))))) if value else None
+        return logits, v
+
+
+class CardPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy over the card view (module docstring)."""
+
+    def __init__(self, *args, card_hidden: int = 64, quest_hidden: int = 32, hidden: int = 128, entity: int = 32,
+                 **kwargs):
+        self.card_sizes = dict(card_hidden=int(card_hidden), quest_hidden=int(quest_hidden), hidden=int(hidden),
+                               entity=int(entity))
+        super().__init__(*args, **kwargs)
+        if self.observation_space.shape != (VIEW_SIZE,) or getattr(self.action_space, "n", None) != NUM_ACTIONS_MAX:
+            raise ValueError(f"CardPolicy takes Fantastiqa's card view ({VIEW_SIZE} values, {NUM_ACTIONS_MAX} actions: "
+                             f"the option view=cards); got {self.observation_space.shape} and {self.action_space}")
+
+    def _build(self, lr_schedule) -> None:
+        self.net = CardNet(**self.card_sizes)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _masked(self, logits: torch.Tensor, action_masks):
+        mask = None
+        if action_masks is not None:
+            mask = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
+            logits = logits.masked_fill(~mask, -1e8)
+        return logits.log_softmax(dim=-1), mask
+
+    def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
+        logits, values = self.net(obs.float())
+        log_p, _ = self._masked(logits, action_masks)
+        if deterministic:
+            actions = log_p.argmax(dim=-1)
+        else:
+            u = torch.rand_like(log_p).clamp_(min=1e-20)
+            actions = (log_p - torch.log(-torch.log(u))).argmax(dim=-1)
+        return actions, values, log_p.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks=None):
+        logits, values = self.net(obs.float())
+        log_p, mask = self._masked(logits, action_masks)
+        p_log_p = log_p.exp() * log_p
+        if mask is not None:
+            p_log_p = torch.where(mask, p_log_p, torch.zeros_like(p_log_p))
+        log_prob = log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
+        return values, log_prob, -p_log_p.sum(dim=-1)
+
+    def get_distribution(self, obs, action_masks=None):
+        logits, _ = self.net(obs.float(), value=False)
+        dist = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            dist.apply_masking(action_masks)
+        return dist
+
+    def predict_values(self, obs) -> torch.Tensor:
+        return self.net(obs.float())[1]
+
+    def action_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(obs.float(), value=False)[0]
+
+    def _get_constructor_parameters(self) -> dict:
+        data = super()._get_constructor_parameters()
+        data.update(self.card_sizes)
+        return data
+
+
+def card_weights(policy: CardPolicy, meta: dict | None = None) -> CardPolicyWeights:
+    """The numpy policy head of a CardPolicy (a model's `.policy`)."""
+    with torch.no_grad():
+        layers = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
+                  for m in policy.net.layers]
+    return CardPolicyWeights(layers, dict(meta or {}))
+
+
+def load_card_weights(policy: CardPolicy, weights: CardPolicyWeights) -> None:
+    """Copy a numpy policy head into a CardPolicy (its value head is kept): `--init` of a card-sets policy."""
+    with torch.no_grad():
+        for m, (w, b) in zip(policy.net.layers, weights.weights):
+            if tuple(m.weight.shape) != w.T.shape:
+                raise ValueError(f"--init: a layer of {w.shape} does not fit this policy's {tuple(m.weight.T.shape)}")
+            m.weight.copy_(torch.as_tensor(np.ascontiguousarray(w.T)))
+            m.bias.copy_(torch.as_tensor(b))
+
+
+__all__ = ["CardNet", "CardPolicy", "card_weights", "load_card_weights"]

@@ -1,0 +1,135 @@
+"""The card-reading Fantastiqa policy: numpy (tabletop_rl.agents.card_policy) and torch (tabletop_rl.card_net)
+compute the same logits, rows are read as a set, one policy plays any card file, files and dicts round-trip,
+and a card-view training run trains it end to end."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from fantastiqa_rl.card_view import CARD_FEATURES, CARD_ROWS, CARDS_AT, NUM_ACTIONS_MAX, QUESTS_AT, VIEW_SIZE
+from tabletop_rl.agents.card_policy import CardPolicyWeights, layer_shapes
+from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
+from tabletop_rl.card_net import CardNet, card_weights
+from tabletop_rl.envs.learner import make_batch
+
+
+def observations(card_sets="standin;generated:1;generated:8", games=12, steps=60):
+    b = make_batch("fantastiqa", games, 2, view="cards", card_sets=card_sets)
+    b.reset(np.arange(games))
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        m = b.legal_mask()
+        b.step(np.array([rng.choice(np.flatnonzero(r)) if r.any() else 0 for r in m]))
+        b.reset_done(rng.integers(0, 2**31, games))
+    return b.observe().copy(), b.legal_mask().copy()
+
+
+def random_net(seed=0, **sizes) -> CardNet:
+    torch.manual_seed(seed)
+    net = CardNet(**sizes)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.normal_(0.0, 0.2)
+    return net
+
+
+class _Policy:  # what card_weights reads: a CardPolicy's `.net`
+    def __init__(self, net):
+        self.net = net
+
+
+def test_numpy_and_torch_logits_are_equal():
+    obs, mask = observations()
+    net = random_net()
+    with torch.no_grad():
+        want, values = net(torch.as_tensor(obs))
+    got = card_weights(_Policy(net)).logits(obs)
+    assert values.shape == (obs.shape[0], 1)
+    assert got.shape == (obs.shape[0], NUM_ACTIONS_MAX)
+    np.testing.assert_allclose(got[mask], want.numpy()[mask], rtol=1e-4, atol=1e-4)
+    one = card_weights(_Policy(net)).logits(obs[3])
+    np.testing.assert_allclose(one[mask[3]], got[3][mask[3]], rtol=1e-5, atol=1e-5)
+
+
+def test_parameters_do_not_depend_on_the_card_file():
+    shapes = layer_shapes(64, 32, 128, 32)
+    assert all(VIEW_SIZE not in s and NUM_ACTIONS_MAX not in s for s in shapes)
+    assert sum(p.numel() for p in CardNet().parameters()) < 300_000
+
+
+def test_rows_are_read_as_a_set():
+    """Permuting an observation's card rows (each keeps its kind pointer) changes no logit: a card's
+    place in the file is only where its actions are, never something the policy reads."""
+    obs, mask = observations()
+    w = card_weights(_Policy(random_net(1)))
+    rng = np.random.default_rng(0)
+    shuffled = obs.copy()
+    for i in range(obs.shape[0]):
+        rows = shuffled[i, CARDS_AT:QUESTS_AT].reshape(CARD_ROWS, CARD_FEATURES)
+        rows[:] = rows[rng.permutation(CARD_ROWS)]
+    np.testing.assert_allclose(w.logits(shuffled)[mask], w.logits(obs)[mask], rtol=1e-5, atol=1e-5)
+    # control: moving a kind pointer moves that row's actions
+    moved = obs.copy()
+    rows = moved[0, CARDS_AT:QUESTS_AT].reshape(CARD_ROWS, CARD_FEATURES)
+    rows[0, 0] = rows[1, 0]
+    assert not np.allclose(w.logits(moved)[0][mask[0]], w.logits(obs)[0][mask[0]])
+
+
+def test_file_and_dict_round_trips(tmp_path):
+    w = card_weights(_Policy(random_net(2)), {"game": "fantastiqa", "num_players": 2, "options": {"view": "cards"}})
+    path = tmp_path / "cards.npz"
+    w.save(path)
+    back = PolicyWeights.load(path)
+    assert isinstance(back, CardPolicyWeights) and back.meta["architecture"] == "card_sets"
+    obs, _ = observations(steps=20)
+    assert np.array_equal(back.logits(obs), w.logits(obs))
+    again = PolicyWeights.from_dict(json.loads(json.dumps(w.to_dict())))
+    assert isinstance(again, CardPolicyWeights) and np.array_equal(again.logits(obs), w.logits(obs))
+    bad = w.to_dict()
+    bad["weights"][0][0][0][0] = float("nan")
+    with pytest.raises(ValueError, match="finite"):
+        PolicyWeights.from_dict(bad)
+    bad = w.to_dict()
+    bad["meta"]["architecture"] = "transformer"
+    with pytest.raises(ValueError, match="architecture"):
+        PolicyWeights.from_dict(bad)
+
+
+@pytest.mark.parametrize("card_set", [None, "generated:9"])
+def test_one_policy_plays_any_card_file(card_set):
+    from tabletop_rl.agents.match import play_game
+    from tabletop_rl.agents.registry import make_agent
+    from tabletop_rl.envs import get_game
+
+    w = card_weights(_Policy(random_net(3)), {"game": "fantastiqa", "num_players": 2, "options": {"view": "cards"}})
+    bot = PPOAgent(weights=w, game="fantastiqa")
+    rules = {} if card_set is None else {"card_set": card_set}
+    result = play_game(get_game("fantastiqa"), [bot, make_agent("fantastiqa", "random", seed=0)], seed=4,
+                       rule_options=dict(rules, turn_limit=12))
+    assert result is not None
+
+
+def test_a_card_policy_refuses_a_game_it_cannot_play():
+    from fae_rl import FaeState
+    from fae_rl.observation import action_mask, observe
+
+    w = card_weights(_Policy(random_net(4)), {"game": "fantastiqa", "num_players": 2, "options": {"view": "cards"}})
+    s = FaeState.new(2, seed=0)
+    with pytest.raises(ValueError, match="observations of size"):
+        PPOAgent(weights=w, game="fantastiqa").act(observe(s, 0), action_mask(s, 0))
+
+
+def test_card_view_training_run_end_to_end(tmp_path):
+    """train.py with view=cards over two card files: the card-reading policy, saved, loaded, playing."""
+    cmd = [sys.executable, "train.py", "--game", "fantastiqa", "--preset", "tiny", "--options",
+           "view=cards,card_sets=standin;generated:2", "--net-arch", "16,8,16,8", "--bc-teacher", "",
+           "--runs-dir", str(tmp_path), "--run-name", "cards", "--no-progress", "--final-eval-games", "4",
+           "--eval-every", "0"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    w = PolicyWeights.load(tmp_path / "cards" / "policy.npz")
+    assert isinstance(w, CardPolicyWeights)
+    assert w.meta["options"] == {"view": "cards"} and w.meta["card_sets"] == "standin;generated:2"
