@@ -12,7 +12,9 @@ same path's env alone (random learner actions, no PPO), where the paths differ:
   `SelfPlayEnv` (the core's single-agent face: ScalarBatch, N = 1) in a DummyVecEnv (`--vec-env
   dummy`, 8 envs x 1,024 steps: the same rollout), on the plain observation: the scalar cores do
   not encode the greedy block (it needs the batch's greedy bot). Target (issue 26): >= 10x the
-  scalar path.
+  scalar path. The `fantastiqa-cards` row (issue 37: the card view over the STAND-IN set and six
+  generated files, read by the card-reading policy, its preset's net and 128 games x 64 steps, the
+  same PPO settings otherwise): target >= 20,000 env steps/s on 2 quiet cores.
 - Fae, with the `make-train` settings: the learner core (what `FaeLearnerVecEnv` now is), then the
   same with a user's reward callable (`--reward-fn`: a numpy function over the batch), with a
   user's batched opponent (`act_batch`: one call for all its games) and with a user's per-game
@@ -129,7 +131,9 @@ def main() -> None:
     scalar, fae = "SelfPlayEnv x8 in a DummyVecEnv (the scalar path)", "learner core x512 (FaeBatch; = FaeLearnerVecEnv)"
     fantastiqa_paths = {scalar: dict(vec_env="dummy", options="", n_envs=8, n_steps=1024),
                         "learner core x64 (FantastiqaBatch), plain observation": dict(options=""),
-                        "learner core x64 (FantastiqaBatch), greedy block (the preset)": {}}
+                        "learner core x64 (FantastiqaBatch), greedy block (the preset)": {},
+                        "learner core x128 over 8 card files, card view (fantastiqa-cards)": {
+                            k: train.PRESETS["fantastiqa-cards"][k] for k in ("options", "net_arch", "n_envs", "n_steps")}}
     fae_paths = {fae: {},
                  "  + a user's reward callable (--reward-fn)": dict(reward_fn=f"{HERE}:step_penalty"),
                  "  + a user's batched opponent (act_batch), weight 1.25": dict(opponents="bench_lowest_batched=1.25"),

@@ -23,6 +23,7 @@ from fantastiqa_rl.card_view import (CARD_FEATURES, CARD_ROWS, CARDS_AT, GLOBAL_
                                      VIEW_SIZE)
 from tabletop_rl.agents.card_policy import (CARD_POOL, NUM_ABBEY, NUM_FIXED, QUEST_POOL, CardPolicyWeights,
                                             layer_shapes)
+from tabletop_rl.ppo_policy import choose_actions, log_prob_and_entropy, masked_log_softmax
 
 
 class CardNet(nn.Module):
@@ -101,31 +102,16 @@ class CardPolicy(MaskableActorCriticPolicy):
         self.net = CardNet(**self.card_sizes)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
-    def _masked(self, logits: torch.Tensor, action_masks):
-        mask = None
-        if action_masks is not None:
-            mask = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
-            logits = logits.masked_fill(~mask, -1e8)
-        return logits.log_softmax(dim=-1), mask
-
     def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
         logits, values = self.net(obs.float())
-        log_p, _ = self._masked(logits, action_masks)
-        if deterministic:
-            actions = log_p.argmax(dim=-1)
-        else:
-            u = torch.rand_like(log_p).clamp_(min=1e-20)
-            actions = (log_p - torch.log(-torch.log(u))).argmax(dim=-1)
+        log_p, _ = masked_log_softmax(logits, action_masks)
+        actions = choose_actions(log_p, deterministic)
         return actions, values, log_p.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
 
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks=None):
         logits, values = self.net(obs.float())
-        log_p, mask = self._masked(logits, action_masks)
-        p_log_p = log_p.exp() * log_p
-        if mask is not None:
-            p_log_p = torch.where(mask, p_log_p, torch.zeros_like(p_log_p))
-        log_prob = log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
-        return values, log_prob, -p_log_p.sum(dim=-1)
+        log_p, mask = masked_log_softmax(logits, action_masks)
+        return (values, *log_prob_and_entropy(log_p, mask, actions))
 
     def get_distribution(self, obs, action_masks=None):
         logits, _ = self.net(obs.float(), value=False)

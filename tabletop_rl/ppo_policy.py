@@ -21,6 +21,32 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 
+def masked_log_softmax(logits: torch.Tensor, action_masks):
+    """(log-softmax of the masked logits, mask or None); masked logits are -1e8, as in sb3-contrib."""
+    mask = None
+    if action_masks is not None:
+        mask = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
+        logits = logits.masked_fill(~mask, -1e8)
+    return logits.log_softmax(dim=-1), mask
+
+
+def choose_actions(log_p: torch.Tensor, deterministic: bool) -> torch.Tensor:
+    """The rollout's actions: argmax, or Gumbel-max sampling (the masked Categorical's distribution
+    without building one: a fraction of its cost, tests/test_train.py)."""
+    if deterministic:
+        return log_p.argmax(dim=-1)
+    u = torch.rand_like(log_p).clamp_(min=1e-20)
+    return (log_p - torch.log(-torch.log(u))).argmax(dim=-1)
+
+
+def log_prob_and_entropy(log_p: torch.Tensor, mask, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """PPO's log-probabilities of `actions` and the entropy over the legal actions, as sb3-contrib computes them."""
+    p_log_p = log_p.exp() * log_p
+    if mask is not None:
+        p_log_p = torch.where(mask, p_log_p, torch.zeros_like(p_log_p))
+    return log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1), -p_log_p.sum(dim=-1)
+
+
 class KeepInputExtractor(BaseFeaturesExtractor):
     """Selects the MLP's inputs (`inputs`; None = all) and keeps its last full input, for the skip
     terms (every path of the policy that builds an action distribution runs it first)."""
@@ -81,12 +107,7 @@ class SkipPolicy(MaskableActorCriticPolicy):
 
     def _masked_log_probs(self, latent_pi: torch.Tensor, action_masks):
         """(log-softmax of the masked logits, mask or None); masked logits are -1e8, as in sb3-contrib."""
-        logits = self._skip_logits(self.action_net(latent_pi))
-        mask = None
-        if action_masks is not None:
-            mask = torch.as_tensor(action_masks, dtype=torch.bool, device=logits.device).reshape(logits.shape)
-            logits = logits.masked_fill(~mask, -1e8)
-        return logits.log_softmax(dim=-1), mask
+        return masked_log_softmax(self._skip_logits(self.action_net(latent_pi)), action_masks)
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
         """The rollout step (actions, values, log-probabilities) without building a torch
@@ -96,11 +117,7 @@ class SkipPolicy(MaskableActorCriticPolicy):
             return super().forward(obs, deterministic, action_masks)
         latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
         log_p, _ = self._masked_log_probs(latent_pi, action_masks)
-        if deterministic:
-            actions = log_p.argmax(dim=-1)
-        else:
-            u = torch.rand_like(log_p).clamp_(min=1e-20)
-            actions = (log_p - torch.log(-torch.log(u))).argmax(dim=-1)
+        actions = choose_actions(log_p, deterministic)
         return actions, self.value_net(latent_vf), log_p.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
 
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks=None):
@@ -109,11 +126,7 @@ class SkipPolicy(MaskableActorCriticPolicy):
             return super().evaluate_actions(obs, actions, action_masks)
         latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
         log_p, mask = self._masked_log_probs(latent_pi, action_masks)
-        p_log_p = log_p.exp() * log_p
-        if mask is not None:
-            p_log_p = torch.where(mask, p_log_p, torch.zeros_like(p_log_p))
-        log_prob = log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
-        return self.value_net(latent_vf), log_prob, -p_log_p.sum(dim=-1)
+        return (self.value_net(latent_vf), *log_prob_and_entropy(log_p, mask, actions))
 
     def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):
         return self.action_dist.proba_distribution(action_logits=self._skip_logits(self.action_net(latent_pi)))

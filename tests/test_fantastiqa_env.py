@@ -31,6 +31,8 @@ OPTION_SETS = [
     dict(num_players=3, turn_limit=5),
     # issue 25: Q-T2's unbounded reading
     dict(num_players=3, turn_loops="allow", max_turns=20),
+    # issue 37: the card view (observation version 2), on the STAND-IN set and a generated file
+    dict(num_players=2, view="cards"), dict(num_players=3, view="cards", card_set="generated:11", abbey=True),
 ]
 
 
