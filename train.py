@@ -136,7 +136,7 @@ class Config(RLlibFields):
     backend: str = "sb3"  # "sb3" (MaskablePPO: tabletop_rl.training.sb3) or "rllib" (Ray RLlib PPO: tabletop_rl.training.rllib, its own fields in RLlibFields)
     # --- not a hyper-parameter
     resume: str = ""  # run directory (or name under runs_dir) to continue; its config.json is used (a saved reward_fn/imports only if given again: a run folder imports nothing)
-    evaluate: str = ""  # only evaluate this policy file (.npz or .zip) over final_eval_games per opponent, then exit (on the scalar cores; on the batched engine for an option only it encodes)
+    evaluate: str = ""  # only evaluate this policy file (.npz or .zip) over final_eval_games per opponent, then exit (on the scalar cores; on the batched engine for an option only it encodes); rule options in --options (e.g. card_set=generated:100) are played, the policy's own observation options kept
     preset: str = ""  # named set of defaults (PRESETS); explicit flags override it
 
 
@@ -203,11 +203,18 @@ PRESETS = {
         eval_games=6, final_eval_games=10, eval_workers=1, progress=False,  # quick, quiet evaluations
         bc_samples=400, bc_epochs=2, bc_workers=1),  # a warm start in one process
 }
+# The card-reading policy that ships (issue 37): fantastiqa-cards over the STAND-IN set and 14 generated files,
+# started by imitating greedy (the batched greedy bot's decisions on the same games), then PPO.
+PRESETS["fantastiqa-cards-greedy-start"] = dict(
+    PRESETS["fantastiqa-cards"],
+    options="view=cards,card_sets=standin;standin;" + ";".join(f"generated:{k}" for k in range(14)),  # 8 games a file
+    bc_teacher="greedy", bc_samples=200_000, bc_epochs=5, bc_explore=0.25)
 PRESET_HELP = {
     "make-train": "Fae 2p, fae_2p_v2's recipe (beats greedy): up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: 22 min with the warm start, then 1000 + 1000 games (<= 30 min)",
     "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed: ~0.55 against mcts (fae_2p_v4: 130 min in 3 commands)",
     "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 25 min, then 1000 + 1000 games",
+    "fantastiqa-cards-greedy-start": "as fantastiqa-cards over 16 card files, started by imitating greedy: 25 min, then 1000 + 1000 games",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
 # Each game's observation options when --options is empty: Fae adds the action-centric margin features.
@@ -308,8 +315,15 @@ def evaluate_only(cfg: Config) -> list[dict]:
         raise SystemExit(f"train.py --evaluate: {exc}") from None
     meta = weights.meta
     if meta.get("game"):
-        # The policy says what it was trained on: evaluate it there, with its own options (history, features).
-        opts = ",".join(f"{k}={v}" for k, v in (meta.get("options") or {}).items())
+        # The policy says what it was trained on: evaluate it there, with its own options (history, features),
+        # and the rule options given here (e.g. card_set=generated:100: a card-reading policy on another file).
+        from tabletop_rl.envs.registry import get_game
+
+        try:
+            rules = get_game(meta["game"]).split_options(parse_options(cfg.options))[0] if cfg.options else {}
+        except ValueError as exc:
+            raise SystemExit(f"train.py --evaluate: --options: {exc}") from None
+        opts = ",".join(f"{k}={v}" for k, v in {**(meta.get("options") or {}), **rules}.items())
         cfg = dataclasses.replace(cfg, game=meta["game"], num_players=int(meta.get("num_players", cfg.num_players)),
                                   options=opts)
         print(f"{cfg.evaluate} was trained on {cfg.game} ({cfg.num_players} players, options {opts or 'none'}): "

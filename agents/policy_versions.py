@@ -12,6 +12,9 @@ is data, never code: a version name is looked up in it and nowhere else, and the
 be a plain `.npz` name in that folder, so a name from a request or a bot spec (`ppo:version=NAME`)
 can only ever pick one of the shipped files.
 
+`any_card_file` (optional) names the version the default `ppo` plays on another card file than its
+default's (Fantastiqa's card-reading policy plays any card file; the default reads the STAND-IN's).
+
 A policy is trained at one table size. `default` names the catalogue's default (the 2-player
 table's); the optional `table_defaults` ({"3": name, ...}) names the default of each other table
 size, each a version trained at that size, so the `ppo` bot plays the right one wherever it sits
@@ -34,7 +37,7 @@ FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}\.npz")
 DETAILS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}\.json")
 ENTRY_KEYS = {"name", "file", "details", "game", "players", "options", "command", "figures"}
 CATALOGUE_KEYS = {"game", "default", "versions"}
-OPTIONAL_KEYS = {"table_defaults"}
+OPTIONAL_KEYS = {"table_defaults", "any_card_file"}
 
 
 def _package_dir(name: str) -> Path:
@@ -84,7 +87,10 @@ def catalogue(game: str) -> dict:
         versions[name] = entry
     if data["default"] not in versions:
         raise _bad(path, f"default {data['default']!r} is not one of its versions {sorted(versions)}")
-    return {"default": data["default"], "versions": versions,
+    any_file = data.get("any_card_file")
+    if any_file is not None and (not isinstance(any_file, str) or any_file not in versions):
+        raise _bad(path, f"any_card_file {str(any_file)[:80]!r} is not one of its versions {sorted(versions)}")
+    return {"default": data["default"], "versions": versions, "any_card_file": any_file,
             "tables": _table_defaults(path, data["default"], data.get("table_defaults", {}), versions)}
 
 
@@ -126,6 +132,12 @@ def default_version(game: str, players: int | None = None) -> str:
     return cat["tables"][int(players)]
 
 
+def any_card_file_version(game: str) -> str | None:
+    """The version the default `ppo` plays on a card file other than the one its default was trained on
+    (Fantastiqa: a card-reading policy, `tabletop_rl.agents.card_policy`); None where there is none."""
+    return catalogue(game)["any_card_file"] if game in POLICY_FOLDERS else None
+
+
 def table_sizes(game: str) -> list[int]:
     """The table sizes with a default version (for `default_version(game, players)`)."""
     return list(catalogue(game)["tables"])
@@ -147,5 +159,5 @@ def version_path(game: str, version: str | None = None) -> Path:
     return POLICY_FOLDERS[game] / file
 
 
-__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "catalogue", "default_version", "table_sizes", "version_entry",
+__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "any_card_file_version", "catalogue", "default_version", "table_sizes", "version_entry",
            "version_names", "version_path"]

@@ -51,7 +51,8 @@ import numpy as np
 from tabletop_rl.agents.base import Agent
 from tabletop_rl.agents.policy_file import (  # noqa: F401  (PolicyFileError and the limits: part of this API)
     ACTIVATIONS, MAX_HEADER_BYTES, MAX_LAYERS, MAX_POLICY_VALUES, PolicyFileError, file_error, read_policy_npz)
-from tabletop_rl.agents.policy_versions import POLICY_FOLDERS, default_version, version_entry, version_path
+from tabletop_rl.agents.policy_versions import (POLICY_FOLDERS, any_card_file_version, default_version, version_entry,
+                                                version_path)
 from tabletop_rl.agents.registry import register_agent
 
 
@@ -327,6 +328,26 @@ class PPOAgent(Agent):
             self._block = {"kind": self.observation_options["action_features"], "follower": None, "new_game": True}
             self.uses_state = True
         self._table = version_entry(game, self.version)["players"] if self.follows_table else None
+        # Fantastiqa's default reads one card file (the STAND-IN's): on another file it plays the catalogue's
+        # any_card_file version (a card-reading policy), so it needs the rules state to see which file it is
+        self._home_file = self.version if self.follows_table and any_card_file_version(game) else None
+        if self._home_file is not None:
+            self.uses_state = True
+
+    def _follow_card_file(self, card_set) -> None:
+        """The default's choice by card file (`_home_file`): its own default on the STAND-IN set, the
+        any_card_file version elsewhere; loaded when it changes."""
+        from fantastiqa_rl.cards import STANDIN_PATH
+
+        version = self._home_file if card_set in (None, STANDIN_PATH) else any_card_file_version(self.game)
+        if version == self.version:
+            return
+        self.policy = PolicyWeights.load(default_policy_path(self.game, version))
+        self.version = version
+        self.observation_options = dict(self.policy.meta.get("options") or {})
+        self._block = None
+        if self.observation_options.get("action_features", "none") != "none":
+            self._block = {"kind": self.observation_options["action_features"], "follower": None, "new_game": True}
 
     def _sit_at(self, players: int | None) -> None:
         """Play the default of a `players` table (`follows_table` only): load it if it is not the one
@@ -366,6 +387,8 @@ class PPOAgent(Agent):
         obs = observation["observation"] if isinstance(observation, dict) else observation
         obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(action_mask).astype(bool)
+        if self._home_file is not None and state is not None:
+            self._follow_card_file(getattr(state, "card_set", None))
         if self.follows_table:
             read = TABLE_READERS.get(self.game)
             self._sit_at(state.num_players if state is not None else
@@ -392,6 +415,8 @@ class PPOAgent(Agent):
         when not deterministic."""
         games = np.asarray(games, dtype=np.bool_)
         g = np.flatnonzero(games)
+        if self._home_file is not None and hasattr(batch, "card_set"):
+            self._follow_card_file(batch.card_set)
         if self.follows_table:
             self._sit_at(getattr(batch, "num_players", None))
         actions = np.full(batch.num_envs, -1, dtype=np.int64)

@@ -133,3 +133,9 @@ def test_card_view_training_run_end_to_end(tmp_path):
     w = PolicyWeights.load(tmp_path / "cards" / "policy.npz")
     assert isinstance(w, CardPolicyWeights)
     assert w.meta["options"] == {"view": "cards"} and w.meta["card_sets"] == "standin;generated:2"
+    # --evaluate keeps the policy's observation and plays the rule options given: a file it never saw
+    cmd = [sys.executable, "train.py", "--evaluate", str(tmp_path / "cards" / "policy.npz"), "--options",
+           "card_set=generated:3", "--final-eval-games", "2", "--eval-workers", "1"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "options view=cards,card_set=generated:3" in out.stdout and "vs greedy" in out.stdout

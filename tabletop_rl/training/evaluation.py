@@ -35,7 +35,9 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     start = time.perf_counter()
     core = make_learner_core(game, games, num_players, batched=batched is True, opponents={opponent: 1.0},
                              reward="win_loss", max_steps=max_steps or None, seed=seed, **dict(options or {}))
-    if weights.obs_size != core.obs_size or weights.num_actions != core.num_actions:
+    # a card-reading policy scores a fixed table of ids; a card file's own (smaller) table is its prefix
+    pad = weights.num_actions - core.num_actions if weights.meta.get("architecture") == "card_sets" else 0
+    if weights.obs_size != core.obs_size or pad < 0 or (weights.num_actions != core.num_actions and not pad):
         raise ValueError(f"the policy maps {weights.obs_size} inputs to {weights.num_actions} actions; {game} with options "
                          f"{dict(options or {})} has {core.obs_size} and {core.num_actions}")
     core.reset()
@@ -46,6 +48,8 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     share = np.full(games, np.nan)
     while np.isnan(share).any():
         masks = core.masks()
+        if pad:
+            masks = np.pad(masks, ((0, 0), (0, pad)))
         logits = np.where(masks, weights.logits(core.learner_obs(obs)).astype(np.float64), -np.inf)
         actions = np.argmax(masks, axis=1)  # retired games: any legal action (ignored)
         live = np.flatnonzero(core.active)
