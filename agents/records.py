@@ -43,6 +43,7 @@ import hashlib
 import inspect
 import json
 import os
+import reprlib
 from typing import Any, Iterable, Iterator
 
 import numpy as np
@@ -56,7 +57,8 @@ REQUIRED_KEYS = ("format", "format_version", "game", "env_id", "env_version", "n
 
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "ReplayError", "make_record", "state_digest", "seat_scores", "write_records",
-    "append_record", "read_records", "replay", "MAX_REPLAY_STEPS", "validate_record", "transitions", "package_version", "Record",
+    "append_record", "read_records", "replay", "MAX_REPLAY_STEPS", "validate_record", "check_setup", "transitions",
+    "package_version", "Record",
 ]
 
 
@@ -205,6 +207,17 @@ def _fail(record, field: str | None, problem: str) -> ReplayError:
     return ReplayError(f"{_where(record)}: " + (f"field {field!r}: " if field else "") + problem)
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = 6
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlevel = 3
+
+
+def _short(value) -> str:
+    """`repr(value)`, cut short (a field of millions of items is named, never printed whole)."""
+    return _REPR.repr(value)
+
+
 def _reject_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
@@ -274,16 +287,16 @@ def _check(record: dict) -> None:
     if unknown:
         raise _fail(record, unknown[0], f"unknown field (format_version {FORMAT_VERSION} has {list(KNOWN_KEYS)})")
     if record["format"] != FORMAT:
-        raise _fail(record, "format", f"is {record['format']!r}, expected {FORMAT!r}")
+        raise _fail(record, "format", f"is {_short(record['format'])}, expected {FORMAT!r}")
     if not _is_int(record["format_version"]) or record["format_version"] != FORMAT_VERSION:
-        raise _fail(record, "format_version", f"{record['format_version']!r} is not supported "
+        raise _fail(record, "format_version", f"{_short(record['format_version'])} is not supported "
                                               f"(this code reads {FORMAT_VERSION})")
     for key in ("game", "env_id"):
         if not isinstance(record[key], str):
-            raise _fail(record, key, f"must be a string; got {record[key]!r}")
+            raise _fail(record, key, f"must be a string; got {_short(record[key])}")
     n = record["num_players"]
     if not _is_int(n) or not 1 <= n <= 64:
-        raise _fail(record, "num_players", f"must be an int; got {n!r}")
+        raise _fail(record, "num_players", f"must be an int; got {_short(n)}")
     if not isinstance(record["options"], dict):
         raise _fail(record, "options", f"must be an object; got {type(record['options']).__name__}")
     for k, v in record["options"].items():
@@ -292,51 +305,51 @@ def _check(record: dict) -> None:
     if "observation_options" in record:  # absent in older records (the defaults); present, it is checked
         seat_opts = record["observation_options"]
         if not isinstance(seat_opts, list) or len(seat_opts) != n or not all(isinstance(o, dict) for o in seat_opts):
-            raise _fail(record, "observation_options", f"must be a list of {n} objects (one per seat); got {seat_opts!r}")
+            raise _fail(record, "observation_options", f"must be a list of {n} objects (one per seat); got {_short(seat_opts)}")
         for seat, opts in enumerate(seat_opts):
             for k, v in opts.items():
                 if v is not None and not isinstance(v, (str, int, float, bool)):
                     raise _fail(record, f"observation_options[{seat}].{k}", f"must be a JSON scalar; got {type(v).__name__}")
     if not _is_int(record["seed"]) or record["seed"] < 0:
-        raise _fail(record, "seed", f"must be an int >= 0; got {record['seed']!r}")
+        raise _fail(record, "seed", f"must be an int >= 0; got {_short(record['seed'])}")
     actions = record["actions"]
     if not isinstance(actions, list):
         raise _fail(record, "actions", f"must be a list of ints; got {type(actions).__name__}")
     for i, a in enumerate(actions):
         if not _is_int(a):
-            raise _fail(record, f"actions[{i}]", f"must be an int; got {a!r}")
+            raise _fail(record, f"actions[{i}]", f"must be an int; got {_short(a)}")
     for key in ("returns", "rewards", "scores"):
         v = record.get(key)
         if v is None and key != "returns":
             continue
         if not isinstance(v, list) or len(v) != n or not all(_is_number(x) for x in v):
-            raise _fail(record, key, f"must be a list of {n} finite numbers; got {v!r}")
+            raise _fail(record, key, f"must be a list of {n} finite numbers; got {_short(v)}")
     winners = record.get("winners")
     if winners is not None and (not isinstance(winners, list) or not all(_is_int(w) and 0 <= w < n for w in winners)
                                 or len(set(winners)) != len(winners)):
-        raise _fail(record, "winners", f"must be a list of distinct seats in 0..{n - 1}; got {winners!r}")
+        raise _fail(record, "winners", f"must be a list of distinct seats in 0..{n - 1}; got {_short(winners)}")
     digest = record.get("final_state_sha256")
     if digest is not None and not (isinstance(digest, str) and len(digest) == 64
                                    and all(c in "0123456789abcdef" for c in digest)):
-        raise _fail(record, "final_state_sha256", f"must be 64 lowercase hex digits; got {digest!r}")
+        raise _fail(record, "final_state_sha256", f"must be 64 lowercase hex digits; got {_short(digest)}")
     if not _is_int(record["env_version"]):
-        raise _fail(record, "env_version", f"must be an int; got {record['env_version']!r}")
+        raise _fail(record, "env_version", f"must be an int; got {_short(record['env_version'])}")
     if "package_version" in record and not (record["package_version"] is None
                                             or isinstance(record["package_version"], str)):
-        raise _fail(record, "package_version", f"must be a string or null; got {record['package_version']!r}")
+        raise _fail(record, "package_version", f"must be a string or null; got {_short(record['package_version'])}")
     agents = record.get("agents")
     if agents is not None and (not isinstance(agents, list) or len(agents) != n
                                or not all(isinstance(a, str) for a in agents)):
-        raise _fail(record, "agents", f"must be a list of {n} strings; got {agents!r}")
+        raise _fail(record, "agents", f"must be a list of {n} strings; got {_short(agents)}")
     ended = record.get("ended", "terminal")
     if ended not in ENDINGS:
-        raise _fail(record, "ended", f"must be one of {list(ENDINGS)}; got {ended!r}")
+        raise _fail(record, "ended", f"must be one of {list(ENDINGS)}; got {_short(ended)}")
     if ended == "illegal_action":
         if not _is_int(record.get("illegal_action")):
             raise _fail(record, "illegal_action", f"must be an int when ended is 'illegal_action'; got "
-                                                  f"{record.get('illegal_action')!r}")
+                                                  f"{_short(record.get('illegal_action'))}")
     elif "illegal_action" in record:
-        raise _fail(record, "illegal_action", f"only with ended 'illegal_action' (ended is {ended!r})")
+        raise _fail(record, "illegal_action", f"only with ended 'illegal_action' (ended is {_short(ended)})")
     if "meta" in record and not isinstance(record["meta"], dict):
         raise _fail(record, "meta", f"must be an object; got {type(record['meta']).__name__}")
 
@@ -355,9 +368,10 @@ def _spec_for(record: dict):
     except ValueError as exc:
         raise _fail(record, "game", str(exc)) from None
     if spec.env_id != record["env_id"]:
-        raise _fail(record, "env_id", f"record was made with env {record['env_id']!r}; this suite has {spec.env_id!r}")
+        raise _fail(record, "env_id", f"record was made with env {_short(record['env_id'])}; "
+                                      f"this suite has {spec.env_id!r}")
     if record["env_version"] != _env_version(spec.env_id):
-        raise _fail(record, "env_version", f"{record['env_version']!r} does not match env {spec.env_id!r} "
+        raise _fail(record, "env_version", f"{_short(record['env_version'])} does not match env {spec.env_id!r} "
                                            f"(version {_env_version(spec.env_id)})")
     if not spec.min_players <= record["num_players"] <= spec.max_players:
         raise _fail(record, "num_players", f"{spec.name} takes {spec.min_players}..{spec.max_players}; "
@@ -423,10 +437,20 @@ def _replay_stream(record: dict, check: bool, max_steps: int | None) -> Iterator
     return _replayed_states(record, spec, check)
 
 
-def _replayed_states(record: dict, spec, check: bool) -> Iterator:
+def check_setup(record: dict, seed: int | None = None) -> tuple:
+    """What `replay` checks before it replays an action, without replaying one: every field's type
+    and the game's identity (`validate_record`), the rules take the options (they deal the game,
+    from `seed`, default the record's) and the observation takes each seat's observation options.
+    Returns (GameSpec, the deal); ReplayError names the file, line and field. The web app runs it
+    on every uploaded record before it keeps one."""
+    spec = validate_record(record)
+    return spec, _first_state(record, spec, record["seed"] if seed is None else seed)
+
+
+def _first_state(record: dict, spec, seed: int):
     n = record["num_players"]
     try:
-        state = spec.new_state(num_players=n, seed=record["seed"], **record["options"])
+        state = spec.new_state(num_players=n, seed=seed, **record["options"])
     except ValueError as exc:
         raise _fail(record, "options", f"rejected by the rules: {exc}") from None
     for seat, opts in enumerate(record.get("observation_options", [])):
@@ -434,6 +458,11 @@ def _replayed_states(record: dict, spec, check: bool) -> Iterator:
             spec.observe(state, seat, **opts)
         except (ValueError, TypeError) as exc:
             raise _fail(record, f"observation_options[{seat}]", f"rejected by the observation: {exc}") from None
+    return state
+
+
+def _replayed_states(record: dict, spec, check: bool) -> Iterator:
+    state = _first_state(record, spec, record["seed"])
     yield state
     for i, a in enumerate(record["actions"]):
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import numpy as np
 import pytest
@@ -274,3 +275,30 @@ def test_streaming_replay_keeps_no_state_and_checks_the_outcome_at_the_end():
     assert len(list(transitions(rec))) == len(rec["actions"])
     with pytest.raises(ReplayError, match="final state"):  # transitions still checks the whole record first
         next(transitions(dict(rec, final_state_sha256="0" * 64)))
+
+
+def test_check_setup_makes_replays_checks_before_the_first_action():
+    """Issue 36, item 2: `check_setup` (what the web app runs on every upload) refuses what `replay`
+    refuses before replaying an action, and returns the same deal; the control replays."""
+    from tabletop_rl.agents.records import check_setup
+
+    res, _ = _game(2, seed=5)
+    rec = res.to_record(SPEC, agents=["a", "b"])
+    spec, deal = check_setup(rec)
+    assert spec is SPEC and state_digest(deal) == state_digest(replay(rec)[0])
+    for bad, field in [(dict(rec, winners=[0, 0]), "winners"),
+                       (dict(rec, observation_options=[{"history": "all"}, {}]), "observation_options[0]"),
+                       (dict(rec, options={"big_stack_merge": "sometimes"}), "options"),
+                       (dict(rec, agents=["a"] * 3), "agents")]:
+        for check in (check_setup, replay):
+            with pytest.raises(ReplayError, match=rf"field '{re.escape(field)}'"):
+                check(bad)
+
+
+def test_a_field_of_many_items_is_named_not_printed_whole():
+    res, _ = _game(2, seed=5)
+    rec = res.to_record(SPEC)
+    for field in ("winners", "agents", "returns", "observation_options"):
+        with pytest.raises(ReplayError) as err:
+            replay(dict(rec, **{field: [[]] * 100_000}))
+        assert f"field {field!r}" in str(err.value) and len(str(err.value)) < 400, str(err.value)[:300]
