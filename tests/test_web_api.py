@@ -29,7 +29,7 @@ JSONL = {"content-type": "application/x-ndjson"}
 
 @pytest.fixture
 def client():
-    app = create_app(max_games=8, max_age=3600)
+    app = create_app(max_games=8, max_age=3600, max_games_per_client=8)  # one client may fill the store here
     with TestClient(app, base_url="http://127.0.0.1:8000") as c:  # a Host the default app answers to
         c.store = app.state.store
         yield c

@@ -187,12 +187,13 @@ def test_deep_json_and_huge_numbers_are_a_400(client):
 
 def test_one_client_cannot_evict_the_games_of_others():
     """--max-games 5: 3 games in use, then another client asks for 10: the 3 survive, it gets 503."""
-    app = create_app(max_games=5)
-    with TestClient(app, base_url=BASE) as c:
-        mine = [_game(c)["id"] for _ in range(3)]
-        codes = [c.post("/api/games", json={"game": "fae", "bots": ["random"]}).status_code for _ in range(10)]
+    app = create_app(max_games=5, max_games_per_client=3)
+    with TestClient(app, base_url=BASE, client=("10.0.0.1", 1)) as a, \
+            TestClient(app, base_url=BASE, client=("10.0.0.2", 1)) as b:
+        mine = [_game(a)["id"] for _ in range(3)]
+        codes = [b.post("/api/games", json={"game": "fae", "bots": ["random"]}).status_code for _ in range(10)]
         assert codes == [201, 201] + [503] * 8
-        assert all(c.get(f"/api/games/{k}").status_code == 200 for k in mine)
+        assert all(a.get(f"/api/games/{k}").status_code == 200 for k in mine)
 
 
 def test_bot_workers_accept_a_bounded_number_of_moves():
@@ -272,7 +273,7 @@ def test_the_red_team_rows_are_all_clear():
 
     table = rows()
     assert table and all(set(r) == {"target", "case", "outcome"} and r["outcome"] in OUTCOMES for r in table)
-    assert {r["target"] for r in table} == {"web app", "records"}
+    assert {r["target"] for r in table} == {"web app", "records", "bot specs (CLI)"}
     # the deadline row times a search (a machine 5x faster would finish 2,000 iterations in time): not asserted
     bad = [r for r in table if r["outcome"] != "clear" and not r["case"].startswith("MCTS iterations 2,000 on")]
     assert not bad, bad

@@ -14,7 +14,9 @@ Moves are computed in worker threads, which cannot be stopped, so each is bounde
 search bot (MCTS) gets a deadline (`max_seconds`) inside its time budget, quick bots and search
 bots have workers of their own (a busy search never delays a random bot), and each pool accepts
 at most `workers + queue` moves at once: past that a request gets a 503 at once instead of
-waiting behind the others. A session has at most one move in flight (`server.bot_step`).
+waiting behind the others. A session has at most one move in flight (`server.start_bot_move`),
+and one client at most `moves_per_client`, `searches_per_client` of them searches
+(`guard.ClientQuota`): one client's searches cannot fill the search workers.
 """
 from __future__ import annotations
 

@@ -12,11 +12,18 @@ rebinding) sends its own name as Host. So:
   (`http://<Host>`), and the body must be `application/json` (records: JSON lines), a type a
   page of another site cannot send without asking first (CORS preflight, never granted here);
 - a body is refused by its `Content-Length` and, when streamed, as soon as it grows past the
-  limit (413), and JSON nested too deeply is a 400, never a crash.
+  limit (413), and JSON nested too deeply is a 400, never a crash;
+- one client (`client_key`: its address, an IPv6 client's /64) has bounded shares: the server's
+  sessions and memory (`server.Store`) and bot moves in flight (`ClientQuota`), so no client can
+  take what others need (429 past its share).
 """
 from __future__ import annotations
 
+import ipaddress
 import json
+import threading
+from collections import Counter
+from contextlib import contextmanager
 
 #: Loopback names: the hosts allowed when the server listens on a loopback address.
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -98,3 +105,77 @@ def parse_object(raw: bytes) -> dict:
     if not isinstance(body, dict):
         raise RequestError(400, f"the request body must be a JSON object; got {type(body).__name__}")
     return body
+
+
+def client_key(client) -> str:
+    """Who a request counts against: its peer address (`scope["client"]`, a (host, port) pair or
+    None); an IPv6 peer by its /64 network (one machine holds a whole /64), an IPv4-mapped one as
+    IPv4. Behind a reverse proxy every request has the proxy's address: one client to these bounds."""
+    host = client[0] if client else ""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return str(host)[:64] or "unknown"
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    if ip.version == 6 and not ip.is_loopback:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class ClientQuota:
+    """Bot moves in flight per client: at most `moves` at once (searches and quick bots), of which
+    at most `searches` in the search workers; past that a 429. A move counts until its worker is
+    done with it, also after its request gave up waiting (the worker is still busy)."""
+
+    def __init__(self, moves: int = 2, searches: int = 1):
+        if not 1 <= searches <= moves:
+            raise ValueError(f"need 1 <= searches ({searches}) <= moves ({moves})")
+        self.moves, self.searches = int(moves), int(searches)
+        self._lock = threading.Lock()
+        self._moves: Counter = Counter()
+        self._searches: Counter = Counter()
+
+    def acquire(self, client: str, search: bool) -> None:
+        with self._lock:
+            if self._moves[client] >= self.moves:
+                raise RequestError(429, f"this client has {self.moves} bot moves in flight, the most one client may "
+                                        "have; wait for them (try again in a moment)")
+            if search and self._searches[client] >= self.searches:
+                raise RequestError(429, f"this client has {self.searches} bot search(es) in flight, the most one "
+                                        "client may have; wait for it (try again in a moment)")
+            self._moves[client] += 1
+            if search:
+                self._searches[client] += 1
+
+    def release(self, client: str, search: bool) -> None:
+        with self._lock:
+            for counter in (self._moves, self._searches) if search else (self._moves,):
+                counter[client] -= 1
+                if counter[client] <= 0:
+                    del counter[client]
+
+    def in_flight(self, client: str) -> tuple[int, int]:
+        """(moves, searches) `client` has in flight."""
+        with self._lock:
+            return self._moves[client], self._searches[client]
+
+    def submit(self, client: str, search: bool, workers, fn, *args):
+        """`workers.submit(fn, *args)` counted against `client` until the future is done."""
+        self.acquire(client, search)
+        try:
+            future = workers.submit(fn, *args)
+        except BaseException:
+            self.release(client, search)
+            raise
+        future.add_done_callback(lambda _: self.release(client, search))
+        return future
+
+    @contextmanager
+    def holding(self, client: str, search: bool = False):
+        """A move computed in the request's own thread (a helper bot finishing a turn)."""
+        self.acquire(client, search)
+        try:
+            yield
+        finally:
+            self.release(client, search)
