@@ -1,9 +1,12 @@
-"""Red-team rows for the web app and the game records (issue 24): every attack the red team tried
-against them, run again on this checkout, each with its outcome.
+"""Red-team rows for the web app and the game records (issues 24 and 36): every attack the red team
+tried against them, run again on this checkout, each with its outcome.
 
     python benchmarks/redteam_web.py          # a table of cases, then the counts (< 1 min)
 
-`rows()` returns one dict per case: {"target": "web app" or "records", "case": text, "outcome":
+Everything runs in this process (starlette's TestClient, no socket); the slow searches of issue
+36's availability rows are stand-ins that think until released (at most 60 s), so the run stays
+bounded. `rows()` returns one dict per case: {"target": "web app", "records" or "bot specs
+(CLI)", "case": text, "outcome":
 "clear" | "unclear" | "silently accepted" | "crash later" | "code executed"}. "clear": refused
 with a 4xx (or an exception of the loader's own type) whose message names the problem, and no
 state changed; "unclear": refused, but by a 5xx, a crash or a message-less answer; "silently
@@ -24,7 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.web_helper
 
 from starlette.testclient import TestClient  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 from tabletop_rl.agents import make_agent  # noqa: E402
+from tabletop_rl.agents.base import Agent  # noqa: E402
 from tabletop_rl.agents.match import play_game  # noqa: E402
 from tabletop_rl.agents.records import ReplayError, replay  # noqa: E402
 from tabletop_rl.agents.web import create_app, server  # noqa: E402
@@ -170,10 +176,12 @@ def _body_rows() -> list[dict]:
             out.append(_row("web app", f"move sent as {label}", _answer(r, s.state.to_dict() == before)))
         r = c.get("/api/config", headers={"host": "evil.example"})
         out.append(_row("web app", "GET with a foreign Host", _answer(r)))
-    with _client(max_games=5) as c:
-        mine = [c.post("/api/games", json={"game": "fae", "bots": ["random"]}).json()["id"] for _ in range(3)]
+    app = create_app(max_games=5, max_games_per_client=3)
+    with TestClient(app, base_url=BASE, client=("10.0.0.1", 1)) as a, \
+            TestClient(app, base_url=BASE, client=("10.0.0.2", 1)) as c:
+        mine = [a.post("/api/games", json={"game": "fae", "bots": ["random"]}).json()["id"] for _ in range(3)]
         codes = [c.post("/api/games", json={"game": "fae", "bots": ["random"]}).status_code for _ in range(10)]
-        alive = sum(c.get(f"/api/games/{k}").status_code == 200 for k in mine)
+        alive = sum(a.get(f"/api/games/{k}").status_code == 200 for k in mine)
         out.append(_row("web app", f"eviction (--max-games 5): {alive} of 3 games in use survive 10 new requests",
                         "clear" if alive == 3 and 503 in codes else "silently accepted"))
     return out
@@ -239,10 +247,180 @@ def _record_rows() -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------- issue 36: uploads, availability, digits
+class _Blocking(Agent):
+    """A search that thinks until `release` (the red team's 2,000-iteration Fantastiqa MCTS, which
+    held a worker 1-2 minutes), bounded by 60 s."""
+
+    def __init__(self, release: threading.Event):
+        super().__init__()
+        self.release, self.started = release, threading.Event()
+
+    def act(self, observation, action_mask, *, state=None, seat=None):
+        self.started.set()
+        self.release.wait(60)
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def _peer(app, address: str) -> TestClient:
+    return TestClient(app, base_url=BASE, client=(address, 50000), raise_server_exceptions=False)
+
+
+def _threads(calls) -> list:
+    """Run each call in a thread; their answers (None for one still running after 60 s in all)."""
+    out = [None] * len(calls)
+
+    def run(i, fn):
+        out[i] = fn()
+    threads = [threading.Thread(target=run, args=(i, fn), daemon=True) for i, fn in enumerate(calls)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 60
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    return out
+
+
+def _upload_rows() -> list[dict]:
+    """Issue 36, item 2: an upload is checked whole and only its checked fields are kept."""
+    out = []
+    rec = _fae_record()
+    with _client() as c:
+        store = c.app.state.store
+        for field, first in (("winners", "[]"), ("agents", "[]"), ("observation_options", "[]")):
+            head = json.dumps(dict(rec, **{field: []})).encode()
+            n = (server.MAX_RECORDS_BYTES - len(head) - 8) // 3  # the largest body the server reads
+            cut = head.index(f'"{field}": []'.encode()) + len(field) + 4
+            body = head[:cut - 1] + b",".join([first.encode()] * n) + head[cut - 1:] + b"\n"
+            r = c.post("/api/records", content=body, headers=JSONL)
+            out.append(_row("records", f"upload: {field} of {n:,} empty lists ({len(body) / 1e6:.1f} MB, the red "
+                                       f"team's): server memory held {store.memory() / 2 ** 20:.1f} MB",
+                            _answer(r, len(store) == 0)))
+        for label, bad in [("winners of 500 empty lists (under the container bound)", {"winners": [[]] * 500}),
+                           ("agents of 3 names for 2 seats", {"agents": ["a", "b", "c"]}),
+                           ("seat 7 among the winners", {"winners": [7]}),
+                           ("3 scores for 2 players", {"scores": [1.0, 2.0, 3.0]}),
+                           ("an unknown observation option", {"observation_options": [{"secret": 1}, {}]}),
+                           ("an observation value the game refuses", {"observation_options": [{"history": "all"}, {}]}),
+                           ("an action id out of range", {"actions": [99_999] + rec["actions"][1:]}),
+                           ("rewards of 900 empty lists", {"rewards": [[]] * 900}),
+                           ("meta a list", {"meta": [[]] * 10})]:
+            r = c.post("/api/records", content=json.dumps(dict(rec, **bad)).encode(), headers=JSONL)
+            out.append(_row("records", f"upload: {label}", _answer(r, len(store) == 0)))
+        labels = dict(rec, agents=["a" * 3_000_000, "b"], package_version="p" * 1_000_000, meta={"m": "m" * 1_000_000})
+        r = c.post("/api/records", content=json.dumps(labels).encode(), headers=JSONL)
+        kept = store.get(r.json()["id"], "watch").records[0] if r.status_code == 201 else {}
+        size = server.deep_size(dict(kept, actions=list(kept.get("actions", []))))
+        out.append(_row("records", f"upload: 5 MB of labels (agents, package_version, meta): {size / 1e3:.1f} kB "
+                                   "kept", "clear" if r.status_code == 201 and size < 100_000
+                        and set(kept) <= set(server.KEPT_FIELDS) else "silently accepted"))
+    fifty = [json.dumps(_fae_record(s)) for s in range(50)]
+    big = "\n".join(fifty[s % 50] for s in range(server.MAX_UPLOAD_GAMES)).encode()
+    one = server.load_records(json.dumps(rec).encode()).nbytes
+    app = create_app(max_memory_per_client=int(3.5 * one))
+    with _peer(app, "10.0.0.1") as a, _peer(app, "10.0.0.2") as b:
+        codes = [a.post("/api/records", content=json.dumps(_fae_record(s)).encode(), headers=JSONL).status_code
+                 for s in range(5)]
+        other = b.post("/api/records", content=json.dumps(rec).encode(), headers=JSONL).status_code
+        r = b.post("/api/records", content=big, headers=JSONL)
+        out.append(_row("records", f"uploads past a client's memory share ({3.5 * one / 2 ** 20:.1f} MB): {codes}, "
+                                   f"another client {other}",
+                        "clear" if codes == [201] * 3 + [429] * 2 and other == 201 else "silently accepted"))
+        out.append(_row("records", f"a {len(big) / 1e6:.1f} MB upload of {server.MAX_UPLOAD_GAMES:,} games counted as "
+                                   f"{server.load_records(big).nbytes / 2 ** 20:.1f} MB, over a client's share",
+                        _answer(r, app.state.store.count("10.0.0.2") == 1)))
+    return out
+
+
+def _availability_rows() -> list[dict]:
+    """Issue 36, item 6: one client's searches, views and sessions against everyone else's."""
+    out = []
+    release = threading.Event()
+    app = create_app(max_games=16, max_games_per_client=8,
+                     workers={"search": BotWorkers(2, 4, "rt36-s"), "quick": BotWorkers(2, 16, "rt36-q")})
+    with _peer(app, "10.0.0.1") as a, _peer(app, "10.0.0.2") as b:
+        try:
+            games = []
+            for _ in range(6):
+                g = a.post("/api/games", json={"game": "fantastiqa", "bots": ["mcts:iterations=2000"], "seat": 0,
+                                               "seed": 1, "bot_budget": 120}).json()  # the bot sets up first
+                bot = app.state.store.get(g["id"], "play").bots[1] = _Blocking(release)
+                games.append((g["id"], bot))
+            first = threading.Thread(target=a.post, args=(f"/api/games/{games[0][0]}/advance",),
+                                     kwargs={"json": {"all": True}}, daemon=True)
+            first.start()
+            games[0][1].started.wait(60)
+            rest = _threads([lambda k=k: a.post(f"/api/games/{k}/advance", json={"all": True}) for k, _ in games[1:]])
+            g = b.post("/api/games", json={"game": "fae", "bots": ["mcts:iterations=50"], "seat": 1, "seed": 2}).json()
+            theirs = _threads([lambda: b.post(f"/api/games/{g['id']}/advance", json={})])[0]
+            codes = [r.status_code if r is not None else "stuck" for r in rest]
+            ok = codes == [429] * 5 and theirs is not None and theirs.status_code == 200 and not release.is_set()
+            out.append(_row("web app", f"6 concurrent advance all (Fantastiqa MCTS 2,000, searches held) from one "
+                                       f"client: {codes.count(429)} refused 429; another client's MCTS bot "
+                                       f"{theirs.status_code if theirs is not None else 'stuck'}",
+                            "clear" if ok else "unclear"))
+            key = games[0][0]
+            views = _threads([lambda: a.get(f"/api/games/{key}") for _ in range(45)] +
+                             [lambda: a.get(f"/api/games/{key}/board.png")])
+            answered = sum(r is not None and r.status_code == 200 for r in views)
+            out.append(_row("web app", f"46 parallel GETs (45 views, a picture) of a game whose bot thinks: "
+                                       f"{answered} answered before it moved",
+                            "clear" if answered == 46 and not release.is_set() else "unclear"))
+        finally:
+            release.set()
+        first.join(60)
+    app = create_app(max_games=8)
+    with _peer(app, "10.0.0.1") as a, _peer(app, "10.0.0.2") as b:
+        codes = [a.post("/api/games", json={"game": "fae", "bots": ["random"]}).status_code for _ in range(8)]
+        other = b.post("/api/games", json={"game": "fae", "bots": ["random"]}).status_code
+        out.append(_row("web app", f"one client asks for all 8 session slots: {codes.count(201)} given, "
+                                   f"{codes.count(429)} refused 429; another client {other}",
+                        "clear" if codes == [201] * 2 + [429] * 6 and other == 201 else "silently accepted"))
+    return out
+
+
+def _digit_rows() -> list[dict]:
+    """Issue 36, item 7: numbers in bot specs take ASCII digits (400 / ValueError naming the key)."""
+    from tabletop_rl.agents.arena import parse_agent
+    from tabletop_rl.agents.policy_versions import _table_defaults, catalogue
+
+    out = []
+    values = [("²", "superscript two"), ("١٠٠", "Arabic-Indic 100"), ("１００", "full-width 100"), ("𝟓", "math bold 5")]
+    with _client() as c:
+        for value, label in values:
+            r = c.post("/api/games", json={"game": "fae", "bots": [f"mcts:iterations={value}"]})
+            out.append(_row("web app", f"bot spec mcts:iterations={value} ({label})", _answer(r, len(c.app.state.store) == 0)))
+        rec = _fae_record()
+        key = c.post("/api/records", content=json.dumps(rec).encode(), headers=JSONL).json()["id"]
+        for query in ("step=١", "step=%C2%B2", "seat=１"):
+            r = c.get(f"/api/records/{key}/games/0?{query}")
+            out.append(_row("web app", f"watch query {query}", _answer(r)))
+    for value, label in values:
+        try:
+            parse_agent(f"mcts:iterations={value}")
+            outcome = "silently accepted"
+        except ValueError as exc:
+            outcome = "clear" if "iterations" in str(exc) and "0-9" in str(exc) else "unclear"
+        out.append(_row("bot specs (CLI)", f"mcts:iterations={value} ({label})", outcome))
+    cat = catalogue("fae")
+    three = next(n for n, e in cat["versions"].items() if e["players"] == 3)
+    for key, label in (("³", "superscript"), ("٣", "Arabic-Indic"), ("３", "full-width")):
+        try:
+            _table_defaults(Path("versions.json"), cat["default"], {key: three}, cat["versions"])
+            outcome = "silently accepted"
+        except ValueError as exc:
+            outcome = "clear" if "table_defaults" in str(exc) else "unclear"
+        except Exception:  # noqa: BLE001 (any other failure is what this row reports)
+            outcome = "unclear"
+        out.append(_row("bot specs (CLI)", f"policy catalogue table_defaults key {key!r} ({label} 3)", outcome))
+    return out
+
+
 def rows() -> list[dict]:
     """Every case, run on this checkout (about 20 s)."""
     with tempfile.TemporaryDirectory() as tmp:
-        return _rce_rows(Path(tmp)) + _bot_rows() + _body_rows() + _record_rows()
+        return _rce_rows(Path(tmp)) + _bot_rows() + _body_rows() + _record_rows() + _upload_rows() + \
+            _availability_rows() + _digit_rows()
 
 
 def summary(table: list[dict]) -> list[dict]:
@@ -260,12 +438,13 @@ def main() -> int:
     warnings.simplefilter("ignore")
     table = rows()
     width = max(len(r["case"]) for r in table)
+    tw = max(len(r["target"]) for r in table)
     for r in table:
-        print(f"{r['target']:8}  {r['case']:{width}}  {r['outcome']}")
+        print(f"{r['target']:{tw}}  {r['case']:{width}}  {r['outcome']}")
     print()
-    print(f"{'target':8}  tried  " + "  ".join(OUTCOMES))
+    print(f"{'target':{tw}}  tried  " + "  ".join(OUTCOMES))
     for s in summary(table):
-        print(f"{s['target']:8}  {s['tried']:5}  " + "  ".join(f"{s[o]:{len(o)}}" for o in OUTCOMES))
+        print(f"{s['target']:{tw}}  {s['tried']:5}  " + "  ".join(f"{s[o]:{len(o)}}" for o in OUTCOMES))
     return 0 if all(r["outcome"] == "clear" for r in table) else 1
 
 
