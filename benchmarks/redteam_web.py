@@ -287,13 +287,14 @@ def _upload_rows() -> list[dict]:
     rec = _fae_record()
     with _client() as c:
         store = c.app.state.store
-        for field, first in (("winners", "[]"), ("agents", "[]"), ("observation_options", "[]")):
+        for field, first in (("winners", "[]"), ("agents", "[]"), ("observation_options", "{}")):
             head = json.dumps(dict(rec, **{field: []})).encode()
             n = (server.MAX_RECORDS_BYTES - len(head) - 8) // 3  # the largest body the server reads
             cut = head.index(f'"{field}": []'.encode()) + len(field) + 4
-            body = head[:cut - 1] + b",".join([first.encode()] * n) + head[cut - 1:] + b"\n"
+            body = head[:cut - 1] + (first.encode() + b",") * (n - 1) + first.encode() + head[cut - 1:] + b"\n"
             r = c.post("/api/records", content=body, headers=JSONL)
-            out.append(_row("records", f"upload: {field} of {n:,} empty lists ({len(body) / 1e6:.1f} MB, the red "
+            out.append(_row("records", f"upload: {field} of {n:,} empty {'objects' if first == '{}' else 'lists'} "
+                                       f"({len(body) / 1e6:.1f} MB, the red "
                                        f"team's): server memory held {store.memory() / 2 ** 20:.1f} MB",
                             _answer(r, len(store) == 0)))
         for label, bad in [("winners of 500 empty lists (under the container bound)", {"winners": [[]] * 500}),
