@@ -14,7 +14,11 @@ one per quest kind) and scores every action of the decision from what the action
     card action of type t (HAND, COMMIT, PICK) on the kind of row r:  (hc_r W5 + b5) . (c W6 + b6)[t] / sqrt(E)
     QUEST on the kind of quest row s:               (hq_s W7 + b7) . (c W8 + b8) / sqrt(E)
 
-(a pointer: each card's key against one query per action type; the queries are E wide).
+(a pointer: each card's key against one query per action type; the queries are E wide). With the
+greedy block (options view=cards, action_features=greedy: the observation is the card view, then
+NUM_ACTIONS_MAX values, 1 on the greedy bot's move), a tenth layer `greedy` (W 1 x 1) adds
+W[0, 0] x the block to the logits: the policy starts as greedy play on any card file (the greedy
+bot reads every card file) and learns where to deviate.
 The view's rows are the kinds the seat sees (`fantastiqa_rl.card_view`), every kind a legal
 action names among them; the zero rows after them add nothing (the torch policy skips them).
 Its parameters do not depend on the number of card or quest kinds, and the ids a row's actions
@@ -79,13 +83,15 @@ class CardPolicyWeights:
     skip: list = field(default_factory=list)  # none: kept for the PolicyWeights interface
 
     def __post_init__(self):
-        if len(self.weights) != len(LAYER_NAMES):
-            raise ValueError(f"a card-sets policy has {len(LAYER_NAMES)} layers ({', '.join(LAYER_NAMES)}); "
-                             f"got {len(self.weights)}")
+        if len(self.weights) not in (len(LAYER_NAMES), len(LAYER_NAMES) + 1):
+            raise ValueError(f"a card-sets policy has {len(LAYER_NAMES)} layers ({', '.join(LAYER_NAMES)}), and a "
+                             f"'greedy' layer with the greedy block; got {len(self.weights)}")
         self.weights = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in self.weights]
         ch, qh, h, e = (self.weights[0][0].shape[1], self.weights[1][0].shape[1], self.weights[3][0].shape[1],
                         self.weights[5][0].shape[1])
-        for name, (w, b), shape in zip(LAYER_NAMES, self.weights, layer_shapes(ch, qh, h, e)):
+        self.greedy = len(self.weights) > len(LAYER_NAMES)
+        for name, (w, b), shape in zip(LAYER_NAMES + ("greedy",), self.weights,
+                                       layer_shapes(ch, qh, h, e) + [(1, 1)]):
             if w.ndim != 2 or b.ndim != 1 or w.shape != shape or b.shape != (shape[1],):
                 raise ValueError(f"card-sets layer {name!r}: expected W {shape} and b ({shape[1]},); got W "
                                  f"{w.shape} and b {b.shape}")
@@ -98,7 +104,7 @@ class CardPolicyWeights:
 
     @property
     def obs_size(self) -> int:
-        return VIEW_SIZE
+        return VIEW_SIZE + (NUM_ACTIONS_MAX if self.greedy else 0)
 
     @property
     def num_actions(self) -> int:
@@ -109,11 +115,12 @@ class CardPolicyWeights:
         ids past a card file's table hold values no mask lets through."""
         x = np.asarray(obs, dtype=np.float32)
         single = x.ndim == 1
-        x = x.reshape(-1, VIEW_SIZE)
+        x = x.reshape(-1, self.obs_size)
         B = x.shape[0]
-        (w0, b0), (w1, b1), (w2, b2), (w3, b3), (w4, b4), (w5, b5), (w6, b6), (w7, b7), (w8, b8) = self.weights
+        (w0, b0), (w1, b1), (w2, b2), (w3, b3), (w4, b4), (w5, b5), (w6, b6), (w7, b7), (w8, b8) = \
+            self.weights[:len(LAYER_NAMES)]
         cards = x[:, CARDS_AT:QUESTS_AT].reshape(B, CARD_ROWS, CARD_FEATURES)
-        quests = x[:, QUESTS_AT:].reshape(B, QUEST_ROWS, QUEST_FEATURES)
+        quests = x[:, QUESTS_AT:VIEW_SIZE].reshape(B, QUEST_ROWS, QUEST_FEATURES)
         ac, aq = cards[:, :, 1] != 0, quests[:, :, 1] != 0              # present: a row holds a kind
         hc = _relu(cards[:, :, 1:] @ w0 + b0) * ac[:, :, None]
         hq = _relu(quests[:, :, 1:] @ w1 + b1) * aq[:, :, None]
@@ -133,6 +140,8 @@ class CardPolicyWeights:
         out[:, :NUM_FIXED] = fixed[:, :NUM_FIXED]
         np.put_along_axis(out, targets, values.astype(np.float32), axis=1)
         out = out[:, :NUM_ACTIONS_MAX]
+        if self.greedy:   # the greedy block, through its learned scale
+            out = out + self.weights[-1][0][0, 0] * x[:, VIEW_SIZE:VIEW_SIZE + NUM_ACTIONS_MAX]
         return out[0] if single else out
 
     # ------------------------------------------------------------------ files and dicts (PolicyWeights' formats)

@@ -376,7 +376,8 @@ class PPOAgent(Agent):
             from tabletop_rl.envs.fantastiqa_batch import observe_block_game
 
             b = self._block
-            b["follower"], obs = observe_block_game(b["follower"], state, seat, b["new_game"], b["kind"])
+            b["follower"], obs = observe_block_game(b["follower"], state, seat, b["new_game"], b["kind"],
+                                                    self.observation_options.get("view", "flat"))
             b["new_game"] = False
             return obs
         spec = get_game(self.policy.meta.get("game", "fae"))

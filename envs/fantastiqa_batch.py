@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE, card_view, check_view
+from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE, card_view, check_view, observe_cards
 from fantastiqa_rl.observation import observe
 from fantastiqa_rl.rewards import POTENTIALS, potentials
 from fantastiqa_rl.vector import FantastiqaVector
@@ -59,9 +59,6 @@ class FantastiqaBatch(FantastiqaVector):
                  action_features: str = "none", view: str = "flat", **rule_options):
         check_action_features(action_features)
         check_view(view)
-        if view == "cards" and action_features != "none":
-            raise ValueError("Fantastiqa's view='cards' takes no action_features block (it is read by card kind of "
-                             "one file); use one of them")
         super().__init__(num_envs, num_players, goal=goal, card_set=card_set, greedy=FantastiqaGreedyAgent,
                          **rule_options)
         self.rule_options = dict(goal=goal, card_set=card_set, **rule_options)  # how the core deals a cut game again
@@ -76,21 +73,22 @@ class FantastiqaBatch(FantastiqaVector):
         # NUM_ACTIONS_MAX ids (ids past this file's table are never legal), so every card file looks alike
         self.obs_view = view  # ("view" is the BatchedGame protocol's state accessor)
         self.engine_actions = self.num_actions
-        if view == "cards":
+        if view == "cards":   # with the greedy block: the card view, then the block over the padded ids
             card_view(self.card_set)  # a card file beyond the view's maxima: ValueError naming them
-            self.observation_size = self.obs_size = VIEW_SIZE
+            self.n_base = VIEW_SIZE
             self.num_actions = NUM_ACTIONS_MAX
+            self.observation_size = self.obs_size = VIEW_SIZE + (NUM_ACTIONS_MAX if action_features == "greedy" else 0)
             self._padded = np.zeros((self.num_envs, NUM_ACTIONS_MAX), dtype=np.bool_)
-            self._view_obs = np.zeros((self.num_envs, VIEW_SIZE), dtype=np.float32)
+            self._view_obs = np.zeros((self.num_envs, self.obs_size), dtype=np.float32)
+            self._base = np.zeros((self.num_envs, VIEW_SIZE), dtype=np.float32)
         self._asked = np.zeros(self.num_envs, dtype=np.bool_)  # the bot's move at the decision now is known
         self._answer = np.full(self.num_envs, -1, dtype=np.int64)
 
     @property
     def observation_options(self) -> dict:
         """The observation options it encodes beyond the spec's defaults (PPOAgent compares them)."""
-        if self.obs_view == "cards":
-            return {"view": "cards"}
-        return {} if self.action_features == "none" else {"action_features": self.action_features}
+        out = {"view": "cards"} if self.obs_view == "cards" else {}
+        return out if self.action_features == "none" else {**out, "action_features": self.action_features}
 
     @property
     def action_blocks(self) -> dict:
@@ -143,13 +141,16 @@ class FantastiqaBatch(FantastiqaVector):
     def observe(self, seats=None, out: np.ndarray | None = None) -> np.ndarray:
         """float32 (N, obs_size): `fantastiqa_rl.observe(state_i, seats[i])`, then the greedy block
         where seats[i] is game i's mover (module docstring)."""
-        if self.obs_view == "cards":
+        if self.obs_view == "cards" and self.action_features == "none":
             return self.observe_cards(seats, out=self._out(out, self._view_obs))
         if self.action_features == "none":
             return super().observe(seats, out=out)
         cur = self.current_player
         seats = cur if seats is None else np.asarray(seats)
-        base = super().observe(seats, out=self._base)  # checks `seats`
+        if self.obs_view == "cards":
+            base = self.observe_cards(seats, out=self._base)  # checks `seats`
+        else:
+            base = super().observe(seats, out=self._base)  # checks `seats`
         if out is None:
             out = np.zeros((self.num_envs, self.obs_size), dtype=np.float32)
         elif not isinstance(out, np.ndarray) or out.shape != (self.num_envs, self.obs_size) or out.dtype != np.float32:
@@ -192,7 +193,8 @@ def _table(state) -> tuple:
     return state.num_players, state.goal_name, state.card_set, state.options
 
 
-def observe_block_game(follower: BlockFollower | None, state, seat: int, new_game: bool, action_features: str):
+def observe_block_game(follower: BlockFollower | None, state, seat: int, new_game: bool, action_features: str,
+                       view: str = "flat"):
     """(follower, observation): `seat`'s observation of the scalar game `state` with `action_features`,
     as `FantastiqaBatch` encodes it: `fantastiqa_rl.observe`, then the block of the seat's greedy
     bot, asked once per decision (call it once per position the seat moves in; `new_game`: the
@@ -203,10 +205,10 @@ def observe_block_game(follower: BlockFollower | None, state, seat: int, new_gam
         follower, new_game = BlockFollower(state), True
     if new_game:
         follower.new_game()
-    base = observe(state, int(seat))
+    base = observe(state, int(seat)) if view == "flat" else observe_cards(state, int(seat))
     if action_features == "none":
         return follower, base
-    block = np.zeros(state.num_actions, dtype=np.float32)
+    block = np.zeros(state.num_actions if view == "flat" else NUM_ACTIONS_MAX, dtype=np.float32)
     if not state.is_terminal() and int(seat) == state.current_player:
         block[follower.bots[int(seat)].act(None, None, state=state, seat=int(seat))] = 1.0
     return follower, np.concatenate([base, block])
@@ -247,14 +249,14 @@ class FantastiqaCardSets:
                       for j, f in enumerate(files)]
         self.starts = np.asarray(bounds[:-1], dtype=np.int64)
         self.num_envs, self.num_players = int(num_envs), int(num_players)
-        self.num_actions, self.obs_size = NUM_ACTIONS_MAX, VIEW_SIZE
-        self.observation_size = VIEW_SIZE
+        self.num_actions, self.obs_size = NUM_ACTIONS_MAX, self.parts[0].obs_size
+        self.observation_size = self.obs_size
         self.card_sets = card_sets
         self.rule_options = {k: v for k, v in self.parts[0].rule_options.items() if k != "card_set"}
-        self.observation_options = {"view": "cards", "card_sets": card_sets}
-        self.action_blocks: dict = {}
+        self.observation_options = {**self.parts[0].observation_options, "card_sets": card_sets}
+        self.action_blocks = self.parts[0].action_blocks
         self._mask = np.zeros((self.num_envs, NUM_ACTIONS_MAX), dtype=np.bool_)
-        self._obs = np.zeros((self.num_envs, VIEW_SIZE), dtype=np.float32)
+        self._obs = np.zeros((self.num_envs, self.obs_size), dtype=np.float32)
         self._deal_rng = np.random.default_rng(0)
 
     def _where(self, i: int) -> tuple:

@@ -29,10 +29,13 @@ from tabletop_rl.ppo_policy import choose_actions, log_prob_and_entropy, masked_
 class CardNet(nn.Module):
     """The policy head (LAYER_NAMES' layers, in order) and a value head."""
 
-    def __init__(self, card_hidden: int = 64, quest_hidden: int = 32, hidden: int = 128, entity: int = 32):
+    def __init__(self, card_hidden: int = 64, quest_hidden: int = 32, hidden: int = 128, entity: int = 32,
+                 greedy_init: float | None = None):
         super().__init__()
         self.sizes = dict(card_hidden=card_hidden, quest_hidden=quest_hidden, hidden=hidden, entity=entity)
-        self.layers = nn.ModuleList(nn.Linear(i, o) for i, o in layer_shapes(card_hidden, quest_hidden, hidden, entity))
+        shapes = layer_shapes(card_hidden, quest_hidden, hidden, entity) + ([(1, 1)] if greedy_init is not None else [])
+        self.layers = nn.ModuleList(nn.Linear(i, o) for i, o in shapes)
+        self.greedy = greedy_init is not None   # the observation ends with the greedy block (module docstring)
         self.value1 = nn.Linear(GLOBAL_SIZE + card_hidden + quest_hidden, hidden)
         self.value2 = nn.Linear(hidden, hidden)
         self.value_out = nn.Linear(hidden, 1)
@@ -40,6 +43,9 @@ class CardNet(nn.Module):
             for i in (4, 6, 8):
                 self.layers[i].weight.mul_(0.01)
                 self.layers[i].bias.zero_()
+            if self.greedy:
+                self.layers[-1].weight.fill_(float(greedy_init))
+                self.layers[-1].bias.zero_()
         self.register_buffer("abbey", torch.arange(NUM_ABBEY), persistent=False)
 
     @staticmethod
@@ -82,6 +88,8 @@ class CardNet(nn.Module):
         out = torch.zeros(B, NUM_ACTIONS_MAX + 1, dtype=obs.dtype, device=obs.device)
         out = out.scatter(1, targets, values_in)
         logits = torch.cat([fixed[:, :NUM_FIXED], out[:, NUM_FIXED:NUM_ACTIONS_MAX]], dim=1)
+        if self.greedy:   # the greedy block, through its learned scale
+            logits = logits + self.layers[-1].weight[0, 0] * obs[:, VIEW_SIZE:VIEW_SIZE + NUM_ACTIONS_MAX]
         v = self.value_out(torch.tanh(self.value2(torch.tanh(self.value1(z))))) if value else None
         return logits, v
 
@@ -90,16 +98,19 @@ class CardPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy over the card view (module docstring)."""
 
     def __init__(self, *args, card_hidden: int = 64, quest_hidden: int = 32, hidden: int = 128, entity: int = 32,
-                 **kwargs):
+                 greedy_init: float = 3.0, **kwargs):
         self.card_sizes = dict(card_hidden=int(card_hidden), quest_hidden=int(quest_hidden), hidden=int(hidden),
                                entity=int(entity))
+        self.greedy_init = float(greedy_init)
         super().__init__(*args, **kwargs)
-        if self.observation_space.shape != (VIEW_SIZE,) or getattr(self.action_space, "n", None) != NUM_ACTIONS_MAX:
+        if self.observation_space.shape not in ((VIEW_SIZE,), (VIEW_SIZE + NUM_ACTIONS_MAX,)) \
+                or getattr(self.action_space, "n", None) != NUM_ACTIONS_MAX:
             raise ValueError(f"CardPolicy takes Fantastiqa's card view ({VIEW_SIZE} values, {NUM_ACTIONS_MAX} actions: "
                              f"the option view=cards); got {self.observation_space.shape} and {self.action_space}")
 
     def _build(self, lr_schedule) -> None:
-        self.net = CardNet(**self.card_sizes)
+        greedy = self.observation_space.shape == (VIEW_SIZE + NUM_ACTIONS_MAX,)   # view=cards + the greedy block
+        self.net = CardNet(**self.card_sizes, greedy_init=self.greedy_init if greedy else None)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
@@ -128,7 +139,7 @@ class CardPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
-        data.update(self.card_sizes)
+        data.update(self.card_sizes, greedy_init=self.greedy_init)
         return data
 
 

@@ -139,3 +139,37 @@ def test_card_view_training_run_end_to_end(tmp_path):
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "options view=cards,card_set=generated:3" in out.stdout and "vs greedy" in out.stdout
+
+
+def test_the_greedy_block_on_the_card_view():
+    """view=cards with action_features=greedy: the batch's block is the scalar follower's (observe_block_game,
+    what PPOAgent encodes), 1 on a legal move of the mover; the numpy and torch policies add it alike."""
+    from tabletop_rl.envs.fantastiqa_batch import observe_block_game
+
+    b = make_batch("fantastiqa", 4, 2, view="cards", action_features="greedy", card_sets="standin;generated:5")
+    assert b.obs_size == VIEW_SIZE + NUM_ACTIONS_MAX and b.observation_options["action_features"] == "greedy"
+    b.reset(np.arange(4))
+    rng = np.random.default_rng(0)
+    followers, new = [None] * 4, [True] * 4
+    for _ in range(60):
+        mask, obs = b.legal_mask(), b.observe()
+        for i in range(4):
+            s = b.state(i)
+            if s.current_player < 0:
+                continue
+            followers[i], want = observe_block_game(followers[i], s, s.current_player, new[i], "greedy", "cards")
+            new[i] = False
+            assert np.array_equal(obs[i], want)
+            move = np.flatnonzero(obs[i, VIEW_SIZE:])
+            assert move.size == 1 and mask[i, move[0]]
+        b.step(np.array([rng.choice(np.flatnonzero(r)) for r in mask]))
+    net = random_net(5, greedy_init=3.0)
+    with torch.no_grad():
+        want, _ = net(torch.as_tensor(obs))
+    w = card_weights(_Policy(net))
+    assert w.greedy and w.obs_size == VIEW_SIZE + NUM_ACTIONS_MAX
+    np.testing.assert_allclose(w.logits(obs)[mask], want.numpy()[mask], rtol=1e-4, atol=1e-4)
+    # control: the block moves the logits
+    plain = obs.copy()
+    plain[:, VIEW_SIZE:] = 0
+    assert not np.allclose(w.logits(plain)[mask], w.logits(obs)[mask])

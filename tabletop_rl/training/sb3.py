@@ -299,7 +299,7 @@ def build(cfg, pool):
         if len(sizes) != 4:
             raise SystemExit("--net-arch of the card-reading policy (view=cards) is 4 sizes: card encoder, quest "
                              f"encoder, context, entity (e.g. 64,32,128,32); got {cfg.net_arch!r}")
-        kw = dict(zip(("card_hidden", "quest_hidden", "hidden", "entity"), sizes))
+        kw = dict(zip(("card_hidden", "quest_hidden", "hidden", "entity"), sizes), greedy_init=cfg.skip_init)
         return venv, MaskablePPO(CardPolicy, venv, policy_kwargs=kw, **common)
     skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
