@@ -236,12 +236,12 @@ def test_masked_module_only_samples_legal_actions_and_exports_exactly():
 def test_exported_policy_file_roundtrip_and_errors(tmp_path):
     rng = np.random.default_rng(0)
     policy = MLPPolicy([(rng.normal(size=(6, 4)), rng.normal(size=4)), (rng.normal(size=(4, 3)), rng.normal(size=3))],
-                       "relu", {"game": "fae"})
+                       "relu", {"note": "test policy"})  # names no game: 6 inputs are not Fae's sizes (check_policy)
     policy.save(tmp_path / "p.npz")
     loaded = MLPPolicy.load(tmp_path / "p.npz")
     x = rng.random((5, 6), dtype=np.float32)
     np.testing.assert_array_equal(loaded.logits(x), policy.logits(x))
-    assert loaded.meta == {"game": "fae"} and loaded.activation == "relu"
+    assert loaded.meta == {"note": "test policy"} and loaded.activation == "relu"
     agent = RLlibAgent(path=tmp_path / "p.npz", deterministic=False, seed=1)
     picks = {agent.act(x[0], np.array([1, 0, 1], np.int8)) for _ in range(50)}
     assert picks <= {0, 2}

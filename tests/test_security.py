@@ -110,9 +110,11 @@ def test_a_pickled_header_is_refused(tmp_path):
 
 
 def _policy(n_in=4, n_out=3):
+    """A small policy whose meta names no game (a 4-input policy labelled with a game whose sizes
+    differ is refused at load: agents/policy_file.py check_policy), so the labels still round-trip."""
     rng = np.random.default_rng(0)
     return PolicyWeights([(rng.normal(size=(n_in, 5)), np.zeros(5)), (rng.normal(size=(5, n_out)), np.ones(n_out))],
-                         meta={"game": "fae"})
+                         meta={"note": "test policy", "num_players": 2})
 
 
 def _write_npz(path, header, **arrays):
