@@ -31,7 +31,10 @@ train: $(STAMP)
 	$(VPY) train.py --preset make-train
 
 # Fantastiqa (STAND-IN cards), 2 players: under 30 minutes on 2 cores (22 min of training, then 2,000 games).
+# The best recipe in 30 minutes measured (docs/benchmarks.md): the one-file preset over the greedy block; the
+# card-reading presets (fantastiqa-cards, fantastiqa-cards-greedy: any card file) end below it so far.
 train-fantastiqa: $(STAMP)
+	@echo "make train-fantastiqa: --preset fantastiqa (the best STAND-IN policy in 30 min; any card file: --preset fantastiqa-cards-greedy)"
 	$(VPY) train.py --preset fantastiqa
 
 bench: $(STAMP)

@@ -173,3 +173,26 @@ def test_the_greedy_block_on_the_card_view():
     plain = obs.copy()
     plain[:, VIEW_SIZE:] = 0
     assert not np.allclose(w.logits(plain)[mask], w.logits(obs)[mask])
+
+
+def test_the_default_ppo_plays_any_card_file():
+    """make_agent("fantastiqa", "ppo") plays its default on the STAND-IN set and the catalogue's
+    any_card_file version (the card-reading policy) on any other file, switching by the game's file."""
+    from tabletop_rl.agents.match import play_game
+    from tabletop_rl.agents.policy_versions import any_card_file_version, default_version
+    from tabletop_rl.agents.registry import make_agent
+    from tabletop_rl.envs import get_game
+
+    spec = get_game("fantastiqa")
+    bot = make_agent("fantastiqa", "ppo", seed=0)
+    assert bot.uses_state and any_card_file_version("fantastiqa") != default_version("fantastiqa")
+    for card_set, version in (("generated:12", any_card_file_version("fantastiqa")), (None, default_version("fantastiqa")),
+                              ("generated:13", any_card_file_version("fantastiqa"))):
+        rules = {"turn_limit": 6} if card_set is None else {"turn_limit": 6, "card_set": card_set}
+        play_game(spec, [bot, make_agent("fantastiqa", "random", seed=1)], seed=3, rule_options=rules)
+        assert bot.version == version, card_set
+    # an explicit version stays what it is: the flat default cannot read another file, and says so
+    flat = make_agent("fantastiqa", "ppo", seed=0, version=default_version("fantastiqa"))
+    with pytest.raises((ValueError, RuntimeError), match="observations of size|policy"):
+        play_game(spec, [flat, make_agent("fantastiqa", "random", seed=1)], seed=3,
+                  rule_options={"turn_limit": 6, "card_set": "generated:12"})
