@@ -53,10 +53,16 @@ class FantastiqaBatch(FantastiqaVector):
     """N Fantastiqa games with the greedy bot, the potentials and the greedy block (module docstring)."""
 
     POTENTIALS = POTENTIALS
-    OPTIONS = ("action_features",)  # observation options of this batch beyond the game spec's (make_batch)
+    OPTIONS = ("action_features", "card_sets")  # options of this batch beyond the game spec's (make_batch)
+
+    def __new__(cls, num_envs: int = 1, num_players: int = 2, *args, card_sets: str | None = None, **options):
+        """With `card_sets` ("A;B;..."): the games split over several card files (`FantastiqaCardSets`)."""
+        if card_sets is not None:
+            return FantastiqaCardSets(num_envs, num_players, card_sets=card_sets, **options)
+        return super().__new__(cls)
 
     def __init__(self, num_envs: int, num_players: int = 2, goal: str = "short", card_set: str | None = None,
-                 action_features: str = "none", view: str = "flat", **rule_options):
+                 action_features: str = "none", view: str = "flat", card_sets: None = None, **rule_options):
         check_action_features(action_features)
         check_view(view)
         super().__init__(num_envs, num_players, goal=goal, card_set=card_set, greedy=FantastiqaGreedyAgent,
@@ -217,21 +223,15 @@ def observe_block_game(follower: BlockFollower | None, state, seat: int, new_gam
 
 
 class FantastiqaCardSets:
-    """N Fantastiqa games split over several card files, seen through the card view: the learner's
-    batch for `card_sets="A;B;..."` (with view="cards"; each entry a card_set value: a path, "standin",
+    """N Fantastiqa games split over several card files, seen through the card view: what
+    `FantastiqaBatch(..., card_sets="A;B;...")` makes (with view="cards"; each entry a card_set value: a path, "standin",
     or "generated:SEED"). The games are split in contiguous blocks, one
     `FantastiqaBatch(view="cards")` per file, whose rows and masks all have
     the card view's fixed sizes, so one policy trains on all of them. A `BatchedGame` with the
     batch's hooks (greedy_actions, potential); `set_state(i, s)` with a state of another card file
     (the learner core dealing a cut game again) deals a new game of game i's file instead."""
 
-    OPTIONS = ("action_features", "card_sets")
     POTENTIALS = POTENTIALS
-
-    def __new__(cls, num_envs: int, num_players: int = 2, card_sets: str | None = None, **options):
-        if card_sets is None:
-            return FantastiqaBatch(num_envs, num_players, **options)
-        return super().__new__(cls)
 
     def __init__(self, num_envs: int, num_players: int = 2, card_sets: str | None = None, view: str = "flat",
                  card_set=None, **options):

@@ -61,7 +61,7 @@ from tabletop_rl.envs.scalar_batch import ScalarBatch
 
 # Games with a batched engine: name -> "module:class", built as cls(num_envs, num_players, **options);
 # a new game joins with one line here (a game without one runs on ScalarBatch).
-BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.envs.fantastiqa_batch:FantastiqaCardSets"}
+BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.envs.fantastiqa_batch:FantastiqaBatch"}
 BUILTIN_REWARDS = ("win_loss",)
 _SEED_SPACE = 2**62
 
