@@ -163,3 +163,24 @@ def test_batch_rows_equal_the_scalar_view_and_pad_the_mask():
         bad = np.zeros(6, dtype=np.int64)
         bad[live[0]] = n
         b.step(bad)
+
+
+@pytest.mark.parametrize("name", ["generated:../../etc/x", "generated:1e5", "generated:\u0663", "generated:",
+                                  "generated:-1", "generated:1234567890"])
+def test_a_hostile_generated_name_is_refused_and_writes_nothing(tmp_path, monkeypatch, name):
+    from fantastiqa_rl.cards import CardFileError, load_card_set
+
+    monkeypatch.setenv("FANTASTIQA_CARD_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(CardFileError, match="generated:SEED"):
+        load_card_set(name)
+    assert not (tmp_path / "cache").exists()
+    load_card_set("generated:3")   # control: a seed is written there, then read
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["fantastiqa_GENERATED_seed3.json"]
+
+
+@pytest.mark.parametrize("card_sets", ["", ";", "standin;;generated:1", "standin;generated:x"])
+def test_hostile_card_sets_are_refused(card_sets):
+    from tabletop_rl.envs.learner import make_batch
+
+    with pytest.raises(ValueError):
+        make_batch("fantastiqa", 4, 2, view="cards", card_sets=card_sets)
