@@ -378,6 +378,164 @@ def _search_games(b, w, games, seeds, iterations, c, widen, root_widen, big, num
         out[k] = search(b, w, games[k], seeds[k], iterations, c, widen, root_widen, big, num_players, cap, stats[k])
 
 
+# ---------------------------------------------------------------------------- the guided search's kernels
+# `tabletop_rl.agents.fae_mcts_guided` drives these: the tree lives in arrays it holds (one row per
+# searched game, `guided_tree`), the descents of one wave run here, the policy's prior of the new
+# leaves is computed there in numpy (one forward for every leaf of the wave), and `guided_backup`
+# stores it and backs the values up. Determinization, the rules kernel and the leaf values are the
+# plain search's (`search` above): only selection (PUCT over the policy's prior) differs.
+GUIDED_PENDING, GUIDED_NEW = -2, -1  # n_child: a leaf claimed in this wave / a node not yet evaluated
+
+
+def guided_tree(games: int, iterations: int, width: int) -> dict:
+    """The arrays of `games` guided searches of `iterations` iterations, `width` prior entries a node."""
+    nodes = iterations + 1
+    return dict(visits=np.zeros((games, nodes), dtype=np.int64),
+                value=np.zeros((games, nodes, MAX_PLAYERS), dtype=np.float64),
+                n_child=np.full((games, nodes), GUIDED_NEW, dtype=np.int64),
+                child_act=np.zeros((games, nodes, width), dtype=np.int64),
+                child_prior=np.zeros((games, nodes, width), dtype=np.float64),
+                child_id=np.full((games, nodes, width), -1, dtype=np.int64),
+                count=np.ones(games, dtype=np.int64))
+
+
+@njit(cache=True)
+def _guided_descend_game(b, w, g, t, rng, nslots, slot0, c_puct, big, num_players, visits, value, n_child, child_act,
+                         child_prior, child_id, count, leaf_b, leaf_w, slot_leaf, slot_vals, slot_path, slot_depth):
+    """`nslots` descents of tree t (game g's search), slots slot0.. of the wave: each determinizes the
+    root (as `search`), follows PUCT to a node not yet evaluated (or the end of the game), creates at
+    most one node, copies its state to leaf row slot0 + j and scores it; a virtual loss (one visit of
+    value -1 for every seat) on its path keeps the wave's other descents off it until the backup."""
+    row = np.zeros(NUM_COLOURS, dtype=np.int64)
+    mine = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    vals = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    seat = w[g, W_CURRENT]
+    own = w[g, W_COLOURS + seat]
+    others = np.empty(NUM_COLOURS - 1, dtype=np.int64)
+    for j in range(nslots):
+        s = slot0 + j
+        k = 0
+        for col in range(NUM_COLOURS):
+            if col != own:
+                others[k] = col
+                k += 1
+        leaf_b[s, :] = b[g, :]
+        leaf_w[s, :] = w[g, :]
+        for i in range(NUM_COLOURS - 1):  # the determinization of `search`: nothing hidden is read
+            q = i + _below(rng, NUM_COLOURS - 1 - i)
+            others[i], others[q] = others[q], others[i]
+        k = 0
+        for p in range(num_players):
+            if p != seat:
+                leaf_w[s, W_COLOURS + p] = others[k]
+                k += 1
+        node, depth = 0, 0
+        slot_path[s, 0] = 0
+        slot_leaf[s] = -1
+        while not leaf_w[s, W_TERMINAL]:
+            m = n_child[t, node]
+            if m == GUIDED_NEW:  # a leaf: its prior is the policy's, asked after the wave
+                n_child[t, node] = GUIDED_PENDING
+                slot_leaf[s] = node
+                break
+            if m == GUIDED_PENDING:  # another descent of this wave claimed it: scored, not evaluated twice
+                break
+            player = leaf_w[s, W_CURRENT]
+            sqrt_n = math.sqrt(max(visits[t, node], 1))
+            fpu = value[t, node, player] / visits[t, node] if visits[t, node] else 0.0
+            best, best_score = 0, -np.inf
+            for i in range(m):
+                ch = child_id[t, node, i]
+                n = visits[t, ch] if ch >= 0 else 0
+                q = value[t, ch, player] / n if n else fpu
+                score = q + c_puct * child_prior[t, node, i] * sqrt_n / (1 + n)
+                if score > best_score:
+                    best, best_score = i, score
+            ch = child_id[t, node, best]
+            if ch < 0:
+                ch = count[t]
+                count[t] += 1
+                child_id[t, node, best] = ch
+            apply_action(leaf_b, leaf_w, s, child_act[t, node, best], big, num_players, row)
+            node = ch
+            depth += 1
+            slot_path[s, depth] = node
+        slot_depth[s] = depth
+        _leaf_values(leaf_w, s, num_players, vals, mine)
+        for p in range(num_players):
+            slot_vals[s, p] = vals[p]
+        for d in range(depth + 1):
+            nd = slot_path[s, d]
+            visits[t, nd] += 1
+            for p in range(num_players):
+                value[t, nd, p] -= 1.0
+
+
+@njit(cache=True, parallel=True)
+def guided_descend(b, w, games, rng, nslots, stride, c_puct, big, num_players, visits, value, n_child, child_act,
+                   child_prior, child_id, count, leaf_b, leaf_w, slot_leaf, slot_vals, slot_path, slot_depth):
+    """One wave of every tree (tree t is game games[t]'s search; its slots t * stride ..)."""
+    for t in prange(games.size):
+        _guided_descend_game(b, w, games[t], t, rng[t:t + 1], nslots, t * stride, c_puct, big, num_players, visits,
+                             value, n_child, child_act, child_prior, child_id, count, leaf_b, leaf_w, slot_leaf,
+                             slot_vals, slot_path, slot_depth)
+
+
+@njit(cache=True)
+def guided_backup(nslots, stride, n_trees, logits, legal, visits, value, n_child, child_act, child_prior, slot_leaf, slot_vals,
+                  slot_path, slot_depth, num_players):
+    """After a wave: each evaluated leaf keeps its `width` most probable legal actions (policy logits,
+    ties by lowest id) with their probabilities renormalized among them; every slot's value is
+    backed up along its path, the virtual loss undone."""
+    width = child_act.shape[2]
+    for t in range(n_trees):
+        for j in range(nslots):
+            s = t * stride + j
+            node = slot_leaf[s]
+            if node >= 0:
+                m = 0
+                for i in range(width):  # selection of the top `width` by repeated maximum (width << 330)
+                    best, best_l = -1, -np.inf
+                    for a in range(logits.shape[1]):
+                        if legal[s, a] and logits[s, a] > best_l:
+                            taken = False
+                            for q in range(m):
+                                if child_act[t, node, q] == a:
+                                    taken = True
+                                    break
+                            if not taken:
+                                best, best_l = a, logits[s, a]
+                    if best < 0:
+                        break
+                    child_act[t, node, m] = best
+                    child_prior[t, node, m] = best_l
+                    m += 1
+                top = child_prior[t, node, 0]
+                total = 0.0
+                for i in range(m):
+                    child_prior[t, node, i] = math.exp(child_prior[t, node, i] - top)
+                    total += child_prior[t, node, i]
+                for i in range(m):
+                    child_prior[t, node, i] /= total
+                n_child[t, node] = m
+            for d in range(slot_depth[s] + 1):
+                nd = slot_path[s, d]
+                for p in range(num_players):
+                    value[t, nd, p] += slot_vals[s, p] + 1.0
+
+
+@njit(cache=True)
+def guided_choice(visits, n_child, child_act, child_id, t):
+    """The root's move: the child with the most visits (ties: the higher prior, i.e. the earlier entry)."""
+    best, best_n = -1, -1
+    for i in range(n_child[t, 0]):
+        ch = child_id[t, 0, i]
+        n = visits[t, ch] if ch >= 0 else 0
+        if n > best_n:
+            best, best_n = i, n
+    return child_act[t, 0, best]
+
+
 def order_cap(iterations: int, widen: float, root_widen: float) -> int:
     """The most children any node can get in `iterations` iterations (progressive widening)."""
     return min(NUM_ACTIONS, math.ceil(max(widen, root_widen) * math.sqrt(iterations + 1)))
@@ -419,5 +577,6 @@ def search_games(vec, games, seeds, iterations: int = 300, c: float = 0.7, widen
     return out
 
 
-__all__ = ["DEFAULTS", "MAX_ITERATIONS", "check_settings", "leaf_values", "legal_actions", "order_cap", "ritual_order", "search",
-           "search_games"]
+__all__ = ["DEFAULTS", "GUIDED_NEW", "GUIDED_PENDING", "MAX_ITERATIONS", "check_settings", "guided_backup",
+           "guided_choice", "guided_descend", "guided_tree", "leaf_values", "legal_actions", "order_cap", "ritual_order",
+           "search", "search_games"]

@@ -54,7 +54,7 @@ LAYERS = {
     # bots, the bot-driving loop, game records
     "bots": ["tabletop_rl.agents", "tabletop_rl.agents.base", "tabletop_rl.agents.registry",
              "tabletop_rl.agents.fae_greedy", "tabletop_rl.agents.fantastiqa_greedy", "tabletop_rl.agents.mcts",
-             "tabletop_rl.agents.fae_mcts_batched",
+             "tabletop_rl.agents.fae_mcts_batched", "tabletop_rl.agents.fae_mcts_guided",
              "tabletop_rl.agents.first_legal",
              "tabletop_rl.agents.fantastiqa_mcts", "tabletop_rl.agents.policy_file", "tabletop_rl.agents.policy_versions",
              "tabletop_rl.agents.ppo_agent", "tabletop_rl.agents.card_policy",
@@ -72,7 +72,7 @@ LAYERS = {
     "apps": ["tabletop_rl.agents.arena", "tabletop_rl.agents.play", "tabletop_rl.agents.web",
              "tabletop_rl.agents.web.__main__", "tabletop_rl.agents.web.server", "tabletop_rl.agents.web.views",
              "tabletop_rl.agents.web.guard", "tabletop_rl.agents.web.bots",
-             "tabletop_rl.agents.baseline_table"],
+             "tabletop_rl.agents.baseline_table", "tabletop_rl.agents.ladder"],
     # tools that train and then play in the arena: the exploitability probe
     "probes": ["tabletop_rl.agents.exploit"],
 }
