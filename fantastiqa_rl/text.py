@@ -3,11 +3,15 @@
     action_to_string(state, a)   readable name of action a in the current decision
     why_illegal(state, a)        the reason in the ValueError of `state.apply(a)`
     describe(state)              `str(state)`: everything, hidden information included (debugging)
+    action_words(state, a)       action a in words ("Keep the rest and draw"): the web page, its log
+    end_text(state)              why the game ended, in words ("player_0 reached 9 quest points ...")
 
 `FantastiqaState.action_to_string`, `apply` and `__str__` call these. What ONE seat may see (a
 human player's view, the rgb image) is `fantastiqa_rl.render`.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -141,3 +145,64 @@ def describe(s) -> str:
     if s.winners_ is not None:
         lines.append(f"  winners {s.winners_} ({s.end_reason})")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- in words (the web page, logs)
+#: What a person reads for the engine's leading names in `action_to_string` (the engine text
+#: stays what the terminal, the records and the tests use); other leading names are sentence-cased.
+#: `{}` stands for the rest of the text (HAND is the FREE_MENU's "play a card for its power").
+ACTION_WORDS = {
+    "KEEP_REST_AND_DRAW": "Keep the rest and draw", "END_TURN": "End the turn", "DONE": "Done",
+    "FREE_ACTION": "Take a free action", "CANCEL": "Cancel (go back)", "CONFIRM": "Confirm the chosen cards",
+    "ADVENTURE": "Go on an adventure (turn action)", "VISIT_STATUE": "Visit a statue (turn action)",
+    "STATUE_DRAW": "Statue: draw cards to buy", "STATUE_RELEASE": "Statue: release creatures",
+    "STATUE_TELEPORT": "Statue: teleport", "STOP_ADVENTURE": "Stop the adventure",
+    "CARPET": "Fly on a carpet token", "RESHUFFLE": "Use a reshuffle token", "HAND": "Play {} for its power",
+    "PICK": "Take", "REGION": "Choose", "QUEST": "Choose quest",
+}
+_HEAD = re.compile(r"[A-Z][A-Z_]+")
+_SYMBOL_WORD = re.compile(r"\b(" + "|".join(SYMBOLS) + r")\b")
+
+
+def in_words(text: str) -> str:
+    """An engine action text in words: `KEEP_REST_AND_DRAW` -> "Keep the rest and draw",
+    `DISCARD Pail` -> "Discard Pail", a symbol `BAT` -> "Bat"; the rest unchanged."""
+    head, _, rest = text.partition(" ")
+    if _HEAD.fullmatch(head):
+        words = ACTION_WORDS.get(head) or head.replace("_", " ").capitalize()
+        text = words.format(rest) if "{}" in words else f"{words} {rest}" if rest else words
+    return _SYMBOL_WORD.sub(lambda m: m.group(1).title(), text)
+
+
+def action_words(s, a) -> str:
+    """Action a in the decision of state s, in words (`in_words(action_to_string(s, a))`)."""
+    return in_words(action_to_string(s, a))
+
+
+def _seats(seats) -> str:
+    names = [f"player_{p}" for p in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def end_text(s) -> str:
+    """Why the game ended, in words ("" before the end): who reached the goal, or that the
+    creature deck or the turn limit ended it and how the final score is counted then."""
+    if s.winners_ is None:
+        return ""
+    scored = ("final score = quest points on the track minus the points of personal quests not "
+              "completed (ties: more completed quests, then more gems)")
+    if s.end_reason == "goal":
+        side = s.team(s.winners_[0])
+        pts, held = s.side_score(side[0]), s.abbey_held(side[0])
+        lines = [s.goal_lines[j] for j in s.goal_lines_met(side[0])]
+        need = f"{lines[0][0]} quest points" + (f" and {lines[0][1]} Abbey cards" if lines and lines[0][1] else "") \
+            if lines else f"{s.goal} quest points"
+        got = f"{pts} quest points" + (f" and {held} Abbey cards" if lines and lines[0][1] else "")
+        who = _seats(side) + (" (a team, points summed)" if len(side) > 1 else "")
+        return f"{who} reached {got}" + (" (the goal)" if got == need else f" (the goal: {need})")
+    if s.end_reason == "creature deck empty":
+        return f"the creature deck ran out; {scored}"
+    if s.end_reason == "turn_limit":
+        return (f"the turn limit was reached ({s.opts['turn_limit']} completed turns per player, an engine "
+                f"rule, Q-E5); {scored}")
+    return s.end_reason

@@ -21,6 +21,7 @@ and one client at most `moves_per_client`, `searches_per_client` of them searche
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import re
 import threading
 
@@ -89,6 +90,14 @@ def offered(game: str, policies: dict) -> list[str]:
     names = [n for n in agent_names(game) if n in WEB_BOTS]
     shipped = [v for v in version_names(game) if v != default_version(game)] if "ppo" in names else []
     return names + [f"ppo:version={v}" for v in shipped] + [f"ppo:policy={p}" for p in sorted(policies.get(game, {}))]
+
+
+@functools.lru_cache(maxsize=None)
+def default_params(game: str) -> dict:
+    """{bot: {parameter a request may set: the bot's own default}} for `game` (the page shows
+    these, e.g. MCTS's iterations: 300 for Fae, 24 for Fantastiqa), read from the bot itself."""
+    names = [n for n in agent_names(game) if WEB_BOTS.get(n)]
+    return {n: {k: getattr(make_agent(game, n, seed=0), k) for k in WEB_BOTS[n]} for n in names}
 
 
 def build_bot(game: str, name: str, params: dict, seed: int, budget: float, policies: dict):

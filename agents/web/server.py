@@ -74,23 +74,18 @@ from importlib import resources
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.match import bot_action
 from tabletop_rl.agents.web import guard
-from tabletop_rl.agents.web.bots import (ASCII_DIGITS, SEARCH_BOTS, WEB_BOTS, BotWorkers, build_bot, load_policies,
-                                         offered, parse_bot)
+from tabletop_rl.agents.web.bots import (ASCII_DIGITS, SEARCH_BOTS, WEB_BOTS, BotWorkers, build_bot, default_params,
+                                         load_policies, offered, parse_bot)
 from tabletop_rl.agents.web.guard import ClientQuota, RequestError
+from tabletop_rl.agents.web.options import page_options
 from tabletop_rl.agents.web.views import board_png, move_text, state_view
 from tabletop_rl.envs.registry import get_game
 
 GAMES = ("fae", "fantastiqa")
-#: Options the page offers (name -> allowed values; the first is the default). Fantastiqa's
-#: `card_set` (a file path) is not offered: a request never names a file on the server.
-OPTIONS = {
-    "fae": {"big_stack_merge": [False, True]},
-    "fantastiqa": {"goal": ["short", "long"], "adventure_path": ["simple", "loops"],
-                   "fly_in_adventure": [False, True], "bought_to": ["discard", "hand"],
-                   "card_use": ["symbol_or_power", "both"], "draw_rule": ["up_to_5", "draw_5"],
-                   "abbey": [False, True], "teams": [False, True], "mark_return": ["forbid", "allow"],
-                   "turn_loops": ["forbid", "allow"]},
-}
+#: Options the page offers (name -> allowed values; the first is the engine's default), read from
+#: each game's own declarations (`options.page_options`). Fantastiqa's `card_set` (a file path) is
+#: not offered: a request never names a file on the server.
+OPTIONS = {game: page_options(game) for game in GAMES}
 MAX_JSON_BYTES = 1 << 20  # a move or a new game is a few hundred bytes
 MAX_RECORDS_BYTES = 8 << 20
 MAX_RECORD_ACTIONS = 20_000  # real games: Fae about 40 actions, Fantastiqa under 2,000
@@ -695,7 +690,8 @@ def config(policies: dict | None = None) -> dict:
     for game in GAMES:
         spec = get_game(game)
         out[game] = {"min_players": spec.min_players, "max_players": spec.max_players,
-                     "bots": offered(game, policies or {}), "options": OPTIONS[game]}
+                     "bots": offered(game, policies or {}), "options": OPTIONS[game],
+                     "bot_defaults": default_params(game)}
     params = {name: {k: list(b) for k, b in p.items()} for name, p in WEB_BOTS.items() if p}
     return {"games": out, "bot_budget": DEFAULT_BOT_BUDGET, "max_bot_budget": MAX_BOT_BUDGET, "bot_params": params}
 

@@ -13,7 +13,6 @@ order and the chance generators hidden); the text is `render_text(state, seat)` 
 from __future__ import annotations
 
 import io
-import re
 
 import numpy as np
 
@@ -32,27 +31,11 @@ def _choices(state, seat) -> list[dict]:
     return [{"id": int(a), "text": state.action_to_string(int(a))} for a in state.legal_actions()]
 
 
-# What a person reads on a button for Fantastiqa's engine names (the engine text stays in "text":
-# it is what the terminal and the records use). Other leading names are sentence-cased.
-_FANTASTIQA_LABELS = {
-    "KEEP_REST_AND_DRAW": "Keep the rest and draw", "END_TURN": "End my turn", "DONE": "Done",
-    "FREE_ACTION": "Take a free action...", "CANCEL": "Cancel (go back)", "CONFIRM": "Confirm (pay the chosen cards)",
-    "ADVENTURE": "Go on an adventure (turn action)", "VISIT_STATUE": "Visit a statue (turn action)",
-    "STATUE_DRAW": "Statue: draw cards to buy", "STATUE_RELEASE": "Statue: release creatures",
-    "STATUE_TELEPORT": "Statue: teleport", "STOP_ADVENTURE": "Stop the adventure",
-    "CARPET": "Fly on a carpet token", "RESHUFFLE": "Use a reshuffle token", "HAND": "Use",
-}
-_ENGINE_NAME = re.compile(r"[A-Z][A-Z_]+")
-
-
 def choice_label(text: str) -> str:
-    """`KEEP_REST_AND_DRAW` -> "Keep the rest and draw", `DISCARD Pail` -> "Discard Pail": the
-    engine's leading name in words (a name the table lacks is sentence-cased); the rest unchanged."""
-    head, _, rest = text.partition(" ")
-    if not _ENGINE_NAME.fullmatch(head):
-        return text
-    words = _FANTASTIQA_LABELS.get(head) or head.replace("_", " ").capitalize()
-    return f"{words} {rest}" if rest else words
+    """A Fantastiqa action text as a person reads it (`fantastiqa_rl.text.in_words`)."""
+    from fantastiqa_rl.text import in_words
+
+    return in_words(text)
 
 
 # ---------------------------------------------------------------- Fae
@@ -112,7 +95,17 @@ def fae_view(state, seat: int | None) -> dict:
         view["colours"] = [COLOUR_NAMES[c] for c in state.colours]
         view["final_scores"] = [int(final[c]) for c in state.colours]
         view["winners"] = [int(w) for w in state.winners()]
+        view["end_reason"] = fae_end_text(state)
     return view
+
+
+def fae_end_text(state) -> str:
+    """Why a Fae game ended, in words (F-E1: the 12th ritual card; F-T5: no legal move)."""
+    from fae_rl.board import NUM_RITUAL_CARDS
+
+    why = (f"the {NUM_RITUAL_CARDS}th ritual card was drawn" if state.cards_used >= NUM_RITUAL_CARDS
+           else "the next player had no legal move")
+    return f"{why}; final score = the colour's track score + 1 per ritual card its player holds"
 
 
 # ---------------------------------------------------------------- Fantastiqa
@@ -129,12 +122,79 @@ def _public_information(state) -> dict:
     return info
 
 
+def _hexrgb(c) -> str:
+    return "#%02x%02x%02x" % tuple(c)
+
+
+def _fantastiqa_table(state) -> dict:
+    """The public table, drawn by the page: positions (region, statue, adventurers), creature
+    spaces, open quests, decks and each player's public counts (no hand, no deck order)."""
+    from fantastiqa_rl.board import POWERS, REGIONS, SPACES, STATUES, SYMBOLS
+    from fantastiqa_rl.render import _PLAYER_RGB, _REGION_RGB
+
+    g, n = state.g, state.n
+    word = lambda k: SYMBOLS[k].title()  # noqa: E731
+
+    def quest(q: int) -> dict:
+        qk = g.I_QUEST_KIND[q]
+        return {"name": g.Q_NAME[qk], "region": REGIONS[g.Q_REGION[qk]], "position": int(state.name_pos[g.Q_REGION[qk]]),
+                "needs": [[word(sym), int(c)] for sym, c in g.Q_NEEDS[qk]], "points": int(g.Q_POINTS[qk])}
+
+    spaces = []
+    for c, (a, b) in enumerate(SPACES):
+        i = state.board[c]
+        creature = None
+        if i >= 0:
+            k = g.I_HAND_KIND[i]
+            power = POWERS[g.K_POWER[k]]
+            creature = {"name": g.K_NAME[k], "strength": int(g.K_STRENGTH[k]), "needs": word(g.K_VULN[k]),
+                        "gives": [word(x) for x in g.K_SYMS[k]],
+                        "power": None if power == "NONE" else power.replace("_", " ").lower(),
+                        "gem": bool(state.board_gems[c])}
+        spaces.append({"space": c, "between": [a, b], "creature": creature})
+    open_quests = []
+    for j, q in enumerate(state.open_quests):
+        entry = {"slot": j, "quest": None}
+        if q >= 0:
+            entry = {"slot": j, "quest": quest(q), "bonus": bool(state.open_bonus[j]),
+                     "marked_by": [p for p in range(n) if state.quest_token[p] == q]}
+        open_quests.append(entry)
+    final = state.final_scores()
+    players = [{"score": int(state.scores[p]), "final": int(final[p]), "gems": int(state.gems[p]),
+                "carpets": int(state.carpets[p]), "reshuffles": int(state.reshuffles[p]),
+                "hand": len(state.hand[p]), "deck": len(state.deck[p]), "discard": len(state.discard[p]),
+                "completed": len(state.completed[p]), "position": int(state.position[p]),
+                "quests": [quest(q) for q in state.quests[p]],
+                "committed": [{"quest": state.card_name(q), "cards": sorted(state.card_name(i) for i in cards)}
+                              for q, cards in sorted(state.committed[p].items()) if cards]}
+               for p in range(n)]
+    return {
+        "positions": [{"position": pos, "region": REGIONS[state.region_at[pos]],
+                       "colour": _hexrgb(_REGION_RGB[state.region_at[pos]]), "statue": STATUES[state.statue_at[pos]],
+                       "adventurers": [p for p in range(n) if state.position[p] == pos]}
+                      for pos in range(len(state.region_at))],
+        "spaces": spaces, "open_quests": open_quests, "players": players,
+        "player_colours": [_hexrgb(c) for c in _PLAYER_RGB[:n]],
+        "decks": {"creature": len(state.creature_deck), "artifact": len(state.artifact_deck),
+                  "beast": len(state.beast_deck), "quest": len(state.quest_deck), "gems": int(state.supply_gems)},
+        "round": state.turns // n + 1, "turns": int(state.turns),
+    }
+
+
 def fantastiqa_view(state, seat: int | None) -> dict:
     from fantastiqa_rl.render import render_text
+    from fantastiqa_rl.text import end_text, in_words
 
     _seat_ok(state, seat)
     over = state.is_terminal()
     info = state.information_state(seat) if seat is not None else _public_information(state)
+    choices = []
+    for c in _choices(state, seat):  # in words, and what the table needs to make it clickable
+        name, idx = state.g.layout.decode(c["id"])
+        c["label"] = in_words(c["text"])
+        if name in ("REGION", "SPACE", "MARK"):
+            c[{"REGION": "position", "SPACE": "space", "MARK": "open_quest"}[name]] = idx
+        choices.append(c)
     view = {
         "game": "fantastiqa", "num_players": state.num_players, "seat": seat, "over": over,
         "current": None if over else int(state.current_player),
@@ -143,7 +203,8 @@ def fantastiqa_view(state, seat: int | None) -> dict:
         # render_text shows the hand of the seat it is given; -1 shows none (the public view).
         "text": render_text(state, -1 if seat is None else seat),
         "information": info,
-        "choices": [dict(c, label=choice_label(c["text"])) for c in _choices(state, seat)],
+        "table": _fantastiqa_table(state),
+        "choices": choices,
         # one score per seat and why (public: personal quests are face up): the quest points on the
         # track minus the points of personal quests not completed (Q-E3), as if the game ended now
         "score_breakdown": [{"track": int(t), "open_personal_quests": int(t) - int(f), "score": int(f)}
@@ -154,12 +215,14 @@ def fantastiqa_view(state, seat: int | None) -> dict:
         view["quests"] = [state.card_name(q) for q in state.quests[seat]]
         if state.current_player == seat and state.revealed and not over:
             view["drawn"] = sorted(state.card_name(i) for i in state.revealed)
+        if state.pay and not over:
+            view["chosen"] = sorted(state.card_name(i) for i in state.pay)
     view["open_quests"] = [state.card_name(q) if q >= 0 else None for q in state.open_quests]
     if over:
         view["final_scores"] = [int(x) for x in state.final_scores()]
         view["winners"] = [int(w) for w in state.winners()]
         view["hands"] = [sorted(state.card_name(i) for i in state.hand[p]) for p in range(state.num_players)]
-        view["end_reason"] = str(state.end_reason)
+        view["end_reason"] = end_text(state)
     return view
 
 
@@ -173,18 +236,22 @@ def state_view(game: str, state, seat: int | None) -> dict:
 
 
 def move_text(game: str, before, action: int, viewer: int | None, over: bool) -> str:
-    """How `viewer` (None: public) sees the move `action` made in state `before`.
+    """How `viewer` (None: public) sees the move `action` made in state `before`, in words
+    ("player_1: Keep the rest and draw"; Fantastiqa: `fantastiqa_rl.text.action_words`).
 
     Every move is public except, in Fantastiqa, which card a player keeps from cards only it saw
     (BUY from a statue draw, KEEP from a Bell draw): others read "a card" until the game is over."""
     mover = int(before.current_player)
-    text = before.action_to_string(int(action))
-    if game == "fantastiqa" and not over and viewer != mover:
-        from fantastiqa_rl import actions as A
+    if game != "fantastiqa":
+        return f"player_{mover}: {before.action_to_string(int(action))}"
+    from fantastiqa_rl import actions as A
+    from fantastiqa_rl.text import action_words
 
+    text = action_words(before, int(action))
+    if not over and viewer != mover:
         name, _ = before.g.layout.decode(int(action))
         if name == "PICK" and before.phase in (A.BUY, A.BELL):
-            text = "BUY a card" if before.phase == A.BUY else "KEEP a card"
+            text = "Buy a card" if before.phase == A.BUY else "Keep a card"
     return f"player_{mover}: {text}"
 
 
