@@ -131,8 +131,9 @@ def parse_action(state, text) -> int:
     order = list(texts)
     action, why = parse_answer(state, order, order, [texts[a] for a in order], answer)
     if action is None:
-        raise ValueError(why if why and why != f"{answer!r} is not an action text, index or #id"
-                         else f"{answer[:80]!r} is not a legal action now")
+        if not why or why == f"{answer!r} is not an action text, index or #id":  # the parser's words for a listing
+            raise ValueError(f"{answer[:80]!r} is not a legal action now")
+        raise ValueError(why if answer in why else f"{answer[:80]!r}: {why}")
     return int(action)
 
 
