@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench_fantastiqa_core.py --quick    # smaller, for a smoke check
     .venv/bin/python benchmarks/bench_fantastiqa_core.py --pacing 100   # the pacing table only
 
-Pacing (`--pacing N`, the table in docs/rules/fantastiqa.md and README): N games per row under
+Pacing (`--pacing N`, the table in docs/rules/fantastiqa.md and docs/benchmarks.md): N games per row under
 the core's defaults (the Q-E5 turn limit included), greedy for every seat and uniform random,
 2-4 players, short / long goal, the Abbey, teams: how games end (goal, creature deck out, turn
 limit), turns per player (median, p95), seat 0's (with teams: seat 0's team's) win share, a
@@ -188,7 +188,7 @@ def _pacing_game(policy: str, n: int, seed: int, opts: dict):
 
 
 def pacing(games: int, policies=("greedy", "random"), seed0: int = 0, only=None) -> None:
-    """The pacing table of docs/rules/fantastiqa.md and README: how games end under the defaults."""
+    """The pacing table of docs/rules/fantastiqa.md and docs/benchmarks.md: how games end under the defaults."""
     print(f"\npacing under the defaults (turn_limit {FantastiqaState.new(2, seed=0).opts['turn_limit']} "
           f"turns per player), seeds {seed0}..{seed0 + games - 1}")
     print("| policy | game | games | goal | deck out | turn limit | turns/player median (p95) "

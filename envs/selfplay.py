@@ -50,7 +50,7 @@ old import path).
       actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
       obs, rewards, terminated, truncated, infos = envs.step(actions)
 
-  (README, "Single-agent Gymnasium envs", has the whole loop; tests/test_selfplay_gym.py runs it.)
+  (docs/usage/envs.md has the whole loop; tests/test_selfplay_gym.py runs it.)
   For N games in one process, `gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")`
   builds the learner core's `LearnerVectorEnv` instead (batched where the game has an engine).
 - Checkpoints: `get_snapshot()` / `set_snapshot()` (plain JSON: the game's `to_dict`, the core's

@@ -1,4 +1,4 @@
-"""PettingZoo's Parallel API over our turn-based AEC envs, as README says: `turn_based_aec_to_parallel`
+"""PettingZoo's Parallel API over our turn-based AEC envs, as docs/usage/envs.md says: `turn_based_aec_to_parallel`
 (one agent acts per step, the others' actions are ignored) passes `parallel_api_test` on both games;
 `aec_to_parallel`, meant for envs that update once per cycle, refuses them."""
 import pytest

@@ -1,4 +1,4 @@
-"""The trust boundary (README "Security"): no file the suite loads can run code.
+"""The trust boundary (docs/security.md): no file the suite loads can run code.
 
 Every loader is fed a crafted pickle payload whose unpickling would create a marker file; the
 test asserts the load failed with an error that names the problem and that the marker does not

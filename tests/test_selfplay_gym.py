@@ -1,5 +1,5 @@
 """The single-agent Gymnasium envs as a newcomer meets them: the module-qualified ids work in a fresh
-interpreter without importing the game first, and the masked sampling loop that README documents
+interpreter without importing the game first, and the masked sampling loop that docs/usage/envs.md documents
 runs under `gymnasium.vector.SyncVectorEnv` across episode ends (all-zero masks, next-step autoreset)."""
 from __future__ import annotations
 
