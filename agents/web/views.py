@@ -7,8 +7,11 @@ information (`seat=None`: the public view, no secret at all) until the game is o
 Fae: everything is public except each seat's colour (spirit): a seat sees its own colour, the
 public view none; every colour is shown once the game is over. Fantastiqa: the seat's knowledge
 is `state.information_state(seat)` (its own hand and deck composition; other hands, every deck
-order and the chance generators hidden); the text is `render_text(state, seat)` and the picture
-`render_rgb` (public only). The legal choices are listed only for the seat to move.
+order and the chance generators hidden); `table` is the public table the page draws as HTML
+(regions, creature spaces, open quests, each player's counts: `_fantastiqa_table`), the text is
+`render_text(state, seat)` and the picture `render_rgb` (public only). The legal choices are
+listed only for the seat to move, in words (`fantastiqa_rl.text.in_words`), as are the log's
+moves (`move_text`) and, at the end, why the game ended (`end_reason`).
 """
 from __future__ import annotations
 

@@ -59,10 +59,13 @@ function setupChanged() {
     const sel = el("select", { class: "bot", "data-seat": String(s) });
     for (const b of g.bots) sel.appendChild(el("option", { value: b }, b));
     sel.value = g.bots.includes("random") ? "random" : g.bots[0];
-    const it = el("input", { type: "number", min: "1", value: "100", class: "iterations", title: "MCTS iterations per move" });
-    const itLabel = el("label", {}, " MCTS iterations ");
+    // the bot's own default (Fae 300, Fantastiqa 24), within the server's bounds; shown only for mcts
+    const [lo, hi] = CONFIG.bot_params.mcts.iterations;
+    const it = el("input", { type: "number", min: String(lo), max: String(hi), value: String((g.bot_defaults.mcts || {}).iterations || lo),
+      class: "iterations", title: "MCTS iterations per move" });
+    const itLabel = el("label", { class: "iterations-label" }, " MCTS iterations ");
     itLabel.appendChild(it);
-    itLabel.hidden = true;
+    itLabel.hidden = sel.value !== "mcts";
     sel.addEventListener("change", () => { itLabel.hidden = sel.value !== "mcts"; });
     row.appendChild(el("span", {}, `player_${s}: `));
     row.appendChild(sel);
@@ -74,7 +77,8 @@ function setupChanged() {
   for (const [name, values] of Object.entries(g.options)) {
     const label = el("label", {}, `${name} `);
     const sel = el("select", { "data-option": name });
-    values.forEach((v, i) => sel.appendChild(el("option", { value: String(i) }, String(v))));
+    // the first value is the engine's default (the server reads them from the game's own table)
+    values.forEach((v, i) => sel.appendChild(el("option", { value: String(i) }, String(v) + (i === 0 ? " (default)" : ""))));
     label.appendChild(sel);
     opts.appendChild(label);
   }
@@ -87,13 +91,12 @@ async function startGame(ev) {
   const bots = [...document.querySelectorAll("#setup-bots select.bot")].map((sel) => {
     if (sel.value !== "mcts") return sel.value;
     const it = sel.parentElement.querySelector("input.iterations").value;
-    return `mcts:iterations=${Number(it) || 100}`;
+    return `mcts:iterations=${Number(it) || (g.bot_defaults.mcts || {}).iterations || 1}`;
   });
   const options = {};
   document.querySelectorAll("#setup-options select").forEach((sel) => {
     const values = g.options[sel.dataset.option];
-    const v = values[Number(sel.value)];
-    if (v !== values[0]) options[sel.dataset.option] = v;
+    options[sel.dataset.option] = values[Number(sel.value)];  // every option, as shown
   });
   const body = { game, players: Number($("setup-players").value), seat: Number($("setup-seat").value), bots, options,
                  bot_budget: Number($("setup-budget").value) || 30 };
@@ -208,18 +211,115 @@ function chip(parent, x, y, rgb, n, scale = 1) {
     fill: light ? "#000" : "#fff", class: "count" }, String(n), SVG));
 }
 
+function questText(q) {
+  // "Quest name: Forest (pos 3), 2× Sword + 1× Fire, 3 pt"
+  return `${q.name}: ${q.region} (pos ${q.position}), ${q.needs.map(([sym, n]) => `${n}× ${sym}`).join(" + ")}, ${q.points} pt`;
+}
+
 function fantastiqaPanel(v) {
-  const d = el("div");
-  if (!v.over) d.appendChild(el("div", { id: "phase" }, `Decision: ${v.phase.replace(/_/g, " ").toLowerCase()}; goal ${v.goal} points`));
+  const d = el("div", { class: "fq-panel" });
+  const t = v.table;
+  if (!v.over) d.appendChild(el("div", { id: "phase" }, `Decision: ${v.phase.replace(/_/g, " ").toLowerCase()}; goal ${v.goal} quest points`));
   if (v.hand) d.appendChild(el("div", { id: "hand" }, `Your hand: ${v.hand.join(", ") || "-"}`));
-  if (v.quests) d.appendChild(el("div", {}, `Your quests: ${v.quests.join(", ") || "-"}`));
   if (v.drawn) d.appendChild(el("div", {}, `Drawn (only you see them): ${v.drawn.join(", ")}`));
-  d.appendChild(el("div", {}, `Open quests: ${v.open_quests.map((q) => q || "-").join("; ")}`));
+  if (v.chosen) d.appendChild(el("div", {}, `Chosen so far: ${v.chosen.join(", ")}`));
+  d.appendChild(el("h4", {}, "Open quests"));
+  const oq = el("ul", { id: "open-quests" });
+  for (const o of t.open_quests) {
+    if (!o.quest) { oq.appendChild(el("li", {}, "(empty)")); continue; }
+    const li = el("li", {}, questText(o.quest) + (o.bonus ? " (+1 bonus)" : ""));
+    if (o.marked_by.length) li.appendChild(el("div", { class: "breakdown" }, `token: ${o.marked_by.map((p) => `player_${p}`).join(", ")}`));
+    oq.appendChild(li);
+  }
+  d.appendChild(oq);
+  d.appendChild(el("h4", {}, "Players"));
+  const pl = el("ul", { id: "players" });
+  t.players.forEach((p, i) => {
+    const li = el("li");
+    li.appendChild(el("span", { class: "swatch round", style: `background:${t.player_colours[i]}` }));
+    li.appendChild(el("b", {}, ` player_${i}${v.seat === i ? " (you)" : ""}: `));
+    li.appendChild(document.createTextNode(`${p.gems} gems, ${p.carpets} carpets, ${p.reshuffles} reshuffles; ` +
+      `hand ${p.hand}, deck ${p.deck}, discard ${p.discard}; ${p.completed} quests done`));
+    for (const q of p.quests) li.appendChild(el("div", { class: "breakdown" }, `quest ${questText(q)}`));
+    for (const c of p.committed) li.appendChild(el("div", { class: "breakdown" }, `on ${c.quest}: ${c.cards.join(", ")}`));
+    pl.appendChild(li);
+  });
+  d.appendChild(pl);
   const full = el("details");
   full.appendChild(el("summary", {}, "The whole table as text"));
   full.appendChild(el("pre", { id: "text" }, v.text));
   d.appendChild(full);
   return d;
+}
+
+// Fantastiqa's table as HTML (readable at any width): the six regions in 3 rows of 2, the
+// creature spaces between the regions they join (c6 in the middle), as the rgb picture places them.
+const FQ_CELLS = { pos: { 0: [1, 1], 1: [1, 3], 5: [3, 1], 2: [3, 3], 4: [5, 1], 3: [5, 3] },
+  space: { 0: [1, 2], 5: [2, 1], 1: [2, 3], 6: [3, 2], 4: [4, 1], 2: [4, 3], 3: [5, 2] } };
+
+function darkText(rgb) {
+  const [r, g, b] = [1, 3, 5].map((k) => parseInt(rgb.slice(k, k + 2), 16));
+  return 0.299 * r + 0.587 * g + 0.114 * b > 140;
+}
+
+function fantastiqaBoard(v, interactive) {
+  const t = v.table;
+  const byKey = new Map();  // "position:3" -> the action id that chooses it
+  if (interactive) for (const c of v.choices) {
+    for (const k of ["position", "space"]) if (c[k] !== undefined && !byKey.has(`${k}:${c[k]}`)) byKey.set(`${k}:${c[k]}`, c);
+  }
+  const grid = el("div", { id: "fq-table", class: "fq-table" });
+  const place = (node, [row, col]) => { node.style.gridRow = String(row); node.style.gridColumn = String(col); grid.appendChild(node); };
+  const clickable = (node, key) => {
+    const c = byKey.get(key);
+    if (!c) return;
+    node.classList.add("legal");
+    node.title = c.label;
+    node.setAttribute("role", "button");
+    node.addEventListener("click", () => { if (!busy) act(c.id); });
+  };
+  for (const p of t.positions) {
+    const cell = el("div", { class: "fq-pos", id: `fq-pos-${p.position}`, "data-position": String(p.position),
+      style: `background:${p.colour};color:${darkText(p.colour) ? "#111" : "#fff"}` });
+    cell.appendChild(el("div", { class: "fq-name" }, p.region));
+    cell.appendChild(el("div", {}, `pos ${p.position} · ${p.statue}`));
+    const who = el("div", { class: "fq-who" });
+    for (const a of p.adventurers) {
+      who.appendChild(el("span", { class: "fq-token", style: `background:${t.player_colours[a]}` },
+        a === v.seat ? `player_${a} (you)` : `player_${a}`));
+    }
+    cell.appendChild(who);
+    clickable(cell, `position:${p.position}`);
+    place(cell, FQ_CELLS.pos[p.position]);
+  }
+  for (const sp of t.spaces) {
+    const [row, col] = FQ_CELLS.space[sp.space];
+    const cell = el("div", { class: "fq-space" + (sp.creature ? "" : " empty"), id: `fq-space-${sp.space}`,
+      "data-space": String(sp.space) });
+    const link = row % 2 === 0 ? "↕" : "↔";  // the regions it joins: above and below, or either side
+    cell.appendChild(el("div", { class: "fq-link" }, `${link} c${sp.space}: pos ${sp.between[0]}–${sp.between[1]}`));
+    const c = sp.creature;
+    if (c) {
+      cell.appendChild(el("div", { class: "fq-name" }, c.name + (c.gem ? " ◆ gem" : "")));
+      cell.appendChild(el("div", {}, `needs ${c.strength}× ${c.needs}`));
+      cell.appendChild(el("div", {}, `gives ${c.gives.join(" + ") || "-"}` + (c.power ? `; ${c.power}` : "")));
+    } else cell.appendChild(el("div", {}, "no creature"));
+    clickable(cell, `space:${sp.space}`);
+    place(cell, [row, col]);
+  }
+  const info = el("div", { class: "fq-info" });
+  info.appendChild(el("div", {}, `Round ${t.round}; goal ${v.goal} quest points`));
+  info.appendChild(el("div", {}, `creature deck ${t.decks.creature}; artifacts ${t.decks.artifact}, beasts ${t.decks.beast}, quests ${t.decks.quest}; supply ${t.decks.gems} gems`));
+  place(info, [2, 2]);
+  const scores = el("div", { class: "fq-info" });
+  t.players.forEach((p, i) => {
+    const line = el("div");
+    line.appendChild(el("span", { class: "swatch round", style: `background:${t.player_colours[i]}` }));
+    line.appendChild(document.createTextNode(` player_${i}: ${p.score} quest point${p.score === 1 ? "" : "s"}`));
+    scores.appendChild(line);
+  });
+  place(scores, [4, 2]);
+  return grid;
 }
 
 function verdict(v, seat) {
@@ -239,6 +339,7 @@ function showResult(box, v, seat) {
   let extra = "";
   if (v.hands) extra = "; hands: " + v.hands.map((h, p) => `player_${p}: ${h.join(", ") || "-"}`).join("; ");
   box.appendChild(el("span", { class: "verdict" }, verdict(v, seat)));
+  if (v.end_reason) box.appendChild(el("div", { class: "why", id: box.id + "-why" }, `Why it ended: ${v.end_reason}.`));
   box.appendChild(el("span", {}, `Game over. Winners: ${w}. Final scores: ${s}${extra}`));
 }
 
@@ -308,14 +409,8 @@ function renderPlay() {
   $("status").textContent = status;
   $("finish-turn").disabled = !mine;
   const board = $("board");
-  const img = $("board-img");
-  if (v.game === "fantastiqa" && img && !v.over && !mine && speed === 0) {
-    // instant bots: the picture is drawn again when they have moved
-  } else {
-    board.innerHTML = "";
-    if (v.game === "fae") board.appendChild(faeBoard(v, mine, faeClick));
-    else board.appendChild(el("img", { id: "board-img", alt: "board", src: `/api/games/${g.id}/board.png?m=${g.moves}` }));
-  }
+  board.innerHTML = "";
+  board.appendChild(v.game === "fae" ? faeBoard(v, mine, faeClick) : fantastiqaBoard(v, mine));
   const panel = $("panel");
   panel.innerHTML = "";
   panel.appendChild(scoresTable(v, g.labels));
@@ -414,9 +509,7 @@ async function showStep(step) {
     $("w-move").textContent = r.log.length ? `last move: ${r.log[r.log.length - 1]}` : "the deal";
     const board = $("w-board");
     board.innerHTML = "";
-    if (v.game === "fae") board.appendChild(faeBoard(v, false, null));
-    else board.appendChild(el("img", { id: "w-board-img", alt: "board",
-      src: `/api/records/${WATCH.id}/games/${WATCH.index}/board.png?step=${r.step}` }));
+    board.appendChild(v.game === "fae" ? faeBoard(v, false, null) : fantastiqaBoard(v, false));
     const panel = $("w-panel");
     panel.innerHTML = "";
     panel.appendChild(scoresTable(v, r.agents));
