@@ -29,7 +29,7 @@ def test_choice_labels_put_engine_names_in_words():
     assert choice_label("HAND Dog") == "Play Dog for its power"  # the FREE_MENU's card power (was "HAND Dog")
     assert choice_label("EXPLORE the Abbey (face up: Abbey 14, BAT)") == "Explore the Abbey (face up: Abbey 14, Bat)"
     assert choice_label("move 4->32") == "move 4->32"  # not an engine name: unchanged
-    assert choice_label is not in_words and choice_label("FREE_ACTION") == in_words("FREE_ACTION")
+    assert choice_label("FREE_ACTION") == in_words("FREE_ACTION") == "Take a free action"
 
 
 def _greedy_game(seed: int, n: int = 2, **options):

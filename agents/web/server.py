@@ -7,7 +7,8 @@
 JSON API (the page in `static/` uses it; every error is a 4xx/5xx with {"error": message} and
 leaves the game as it was):
 
-    GET  /api/config                         games, their bots, options and player counts
+    GET  /api/config                         games, their bots (with their defaults), options (the engine's
+                                             default first: `options.page_options`) and player counts
     POST /api/games                          {game, players, seat, bots, options, seed?, bot_budget?}
     GET  /api/games/{id}                     the game as your seat sees it
     POST /api/games/{id}/act                 {action}: your move
