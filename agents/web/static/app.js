@@ -238,8 +238,9 @@ function fantastiqaPanel(v) {
     const li = el("li");
     li.appendChild(el("span", { class: "swatch round", style: `background:${t.player_colours[i]}` }));
     li.appendChild(el("b", {}, ` player_${i}${v.seat === i ? " (you)" : ""}: `));
-    li.appendChild(document.createTextNode(`${p.gems} gems, ${p.carpets} carpets, ${p.reshuffles} reshuffles; ` +
-      `hand ${p.hand}, deck ${p.deck}, discard ${p.discard}; ${p.completed} quests done`));
+    const n = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
+    li.appendChild(document.createTextNode(`${n(p.gems, "gem")}, ${n(p.carpets, "carpet")}, ${n(p.reshuffles, "reshuffle")}; ` +
+      `hand ${p.hand}, deck ${p.deck}, discard ${p.discard}; ${n(p.completed, "quest")} done`));
     for (const q of p.quests) li.appendChild(el("div", { class: "breakdown" }, `quest ${questText(q)}`));
     for (const c of p.committed) li.appendChild(el("div", { class: "breakdown" }, `on ${c.quest}: ${c.cards.join(", ")}`));
     pl.appendChild(li);
