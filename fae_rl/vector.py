@@ -53,6 +53,9 @@ connect_four_v3 inside last()/step(); 2-core machine, other jobs paused, load ~2
 """
 from __future__ import annotations
 
+import ctypes
+import os
+
 import numpy as np
 
 from fae_rl import margin as _margin
@@ -83,6 +86,51 @@ from tabletop_rl.envs.game_state import integers
 from tabletop_rl.shown import shown
 
 _SEATS = 4  # seat-indexed blocks of the int64 rows are padded to MAX_PLAYERS
+
+# glibc <malloc.h>: mallopt parameters, and the ceiling glibc itself lets its dynamic mmap threshold
+# reach on 64-bit (DEFAULT_MMAP_THRESHOLD_MAX); the trim threshold is twice it, as glibc sets them.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_MMAP_THRESHOLD = 32 << 20
+_TRIM_THRESHOLD = 2 * _MMAP_THRESHOLD
+_MALLOC_ENV = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_")
+_malloc_settled: bool | None = None  # None: not tried yet in this process
+
+
+def _settle_malloc() -> bool:
+    """Keep freed heap memory for reuse in this process (glibc only; once per process; True if set).
+
+    Issue 38: a fresh process stepped several times slower until its first `observe()`. Not the
+    kernels: glibc's malloc starts with a 128 KiB mmap threshold and raises it (and the trim
+    threshold, to twice it) only when a larger mmapped block is freed. A mask+step loop picking
+    random legal actions with numpy frees 2.7 MB blocks (np.cumsum's (N, 330) int64 at N = 1024), so
+    the trim threshold sat at 5.4 MB while one step's temporaries peaked just above it: every step
+    grew the heap with brk, faulted its pages in afresh and trimmed them off again. observe() ended
+    it by accident: its float32 (N, 1703) result (7 MB), once freed, lifted both thresholds above that
+    peak (FantastiqaVector's construction frees a block as large). Fixing both here, at glibc's own
+    ceiling, ends it from the first step for every loop in the process, numpy's temporaries
+    included; the cost is up to 64 MiB of freed heap kept. Thresholds the user set (MALLOC_*_
+    variables, GLIBC_TUNABLES glibc.malloc.*) are left alone. Measured: benchmarks/ab_fae_vector_observe.py.
+    """
+    global _malloc_settled
+    if _malloc_settled is not None:
+        return _malloc_settled
+    _malloc_settled = False
+    try:
+        glibc = bool(os.confstr("CS_GNU_LIBC_VERSION"))
+    except (ValueError, OSError, AttributeError):  # not glibc, or no confstr (Windows)
+        glibc = False
+    if not glibc or any(k in os.environ for k in _MALLOC_ENV) or "glibc.malloc" in os.environ.get("GLIBC_TUNABLES", ""):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    # The mmap threshold first: setting either one stops glibc's own adjustment, and a trim
+    # threshold without it would leave every block over 128 KiB to mmap (a fault per page, each time).
+    if mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD):
+        _malloc_settled = bool(mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD))
+    return _malloc_settled
 
 
 def _check_num_envs(num_envs) -> int:
@@ -159,6 +207,7 @@ class FaeVector:
         if not isinstance(big_stack_merge, (bool, np.bool_)):
             raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
         self.big_stack_merge = bool(big_stack_merge)
+        _settle_malloc()  # before the first step, not at the first observe() (issue 38)
         self._b = np.zeros((self.num_envs, _core.B_SIZE), dtype=np.uint8)
         self._w = np.zeros((self.num_envs, _core.W_SIZE), dtype=np.int64)
         self._not_own = np.zeros((self.num_envs, NUM_COLOURS), dtype=np.bool_)  # margins' default `against`

@@ -326,3 +326,61 @@ def test_greedy_actions_refuses_bad_games(games, problem):
     v.reset(np.arange(12))
     with pytest.raises(ValueError, match=problem):
         v.greedy_actions(np.random.default_rng(0), games=games)
+
+
+_FAULTS_PER_STEP = """
+import resource, sys, numpy as np
+import fae_rl.vector as V
+if sys.argv[1] == "off":
+    V._settle_malloc = lambda: False  # the control: glibc left to adjust its thresholds itself
+n = 1024
+v = V.FaeVector(num_envs=n)
+v.reset(np.arange(n))
+rng = np.random.default_rng(0)
+mask, actions = np.empty((n, 330), dtype=bool), np.empty(n, dtype=np.int64)
+def steps(k, seed):
+    for i in range(k):  # mask + a numpy random legal pick + step + re-deal, never observing
+        v.legal_mask(out=mask)
+        pick = (rng.random(n) * mask.sum(axis=1)).astype(np.int64)
+        np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1, out=actions)
+        v.step(actions)
+        v.reset_done(np.arange(seed + n * i, seed + n * (i + 1)))
+steps(20, n)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+steps(20, 100 * n)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 20)
+"""
+
+
+def test_a_fresh_process_that_never_observes_does_not_refault_its_heap_every_step():
+    """Issue 38: before its first observe() a fresh process paid ~1,300 page faults a step (glibc grew
+    and trimmed the heap around numpy's temporaries every step). FaeVector() now fixes glibc's
+    thresholds; page faults are counted, not timed. The control (the fix switched off) shows the
+    fault counter sees the problem on this machine's allocator."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    pytest.importorskip("resource")  # the fault counter (POSIX)
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "GLIBC_TUNABLES"):
+        env.pop(k, None)
+
+    def faults(mode: str) -> float:
+        out = subprocess.run([sys.executable, "-c", _FAULTS_PER_STEP, mode], cwd=root, env=env, check=True,
+                             capture_output=True, text=True)
+        return float(out.stdout.split()[-1])
+
+    control = faults("off")
+    if control < 300:
+        pytest.skip(f"this allocator does not trim the heap every step ({control:.0f} faults a step without the fix)")
+    assert faults("on") < 30, "FaeVector left glibc's heap to be trimmed and refaulted every step"
+
+
+def test_malloc_thresholds_the_user_set_are_left_alone(monkeypatch):
+    import fae_rl.vector as V
+    monkeypatch.setattr(V, "_malloc_settled", None)  # as in a process that has built no FaeVector yet
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "131072")
+    assert V._settle_malloc() is False
+    assert V._malloc_settled is False  # tried once: the next FaeVector does not try again
