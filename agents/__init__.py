@@ -1,5 +1,7 @@
 """Baseline bots, matches and tournaments for every game of the suite.
 
+This folder is the package `tabletop_rl.agents` (pyproject.toml `[tool.setuptools.package-dir]`): import it by that name, not as `agents`.
+
     from tabletop_rl.agents import make_agent
     bot = make_agent("fae", "greedy", seed=0)
     action = bot.act(observation, action_mask, state=state, seat=seat)

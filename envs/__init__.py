@@ -1,5 +1,7 @@
 """Suite-level registry and shared wrappers.
 
+This folder is the package `tabletop_rl.envs` (pyproject.toml `[tool.setuptools.package-dir]`): import it by that name, not as `envs`.
+
     from tabletop_rl import envs
     env = envs.make("fae_v0", num_players=3)      # the protected AEC env
     spec = envs.get_game("fae")                    # rules core, encoders, env factories
