@@ -371,3 +371,14 @@ def test_the_command_serves_the_app(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_favicon_is_served_not_a_404(client):
+    """Issue 39 item 7: /favicon.ico was a 404 in every session's log; the page links the same SVG icon."""
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert r.content.lstrip().startswith(b"<svg") and len(r.content) < 2048
+    page = client.get("/").text
+    assert '<link rel="icon" type="image/svg+xml" href="/static/favicon.svg">' in page
+    assert client.get("/static/favicon.svg").content == r.content
+    assert client.get("/favicon.png").status_code == 404  # control: only the icon's own path answers

@@ -756,6 +756,10 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0, *, allowed_host
     async def index(request: Request):
         return FileResponse(os.path.join(static_dir, "index.html"))
 
+    async def favicon(request: Request):
+        # a client that does not read the page's icon link asks for /favicon.ico: the same SVG, not a 404 in the log
+        return FileResponse(os.path.join(static_dir, "favicon.svg"), media_type="image/svg+xml")
+
     async def api_config(request: Request):
         return JSONResponse(await run_in_threadpool(config, policies))
 
@@ -848,6 +852,7 @@ def create_app(max_games: int = 64, max_age: float = 6 * 3600.0, *, allowed_host
 
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/api/config", api_config),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/games/{key}", get_play),
