@@ -37,6 +37,9 @@ uses), greedy margins by `fae_rl.margin`. Kernels are compiled once per machine 
 ~14-19 s cold for all of them, ~1 s to load from `__pycache__` afterwards). Dealing uses numpy's
 Generator per game, exactly as `FaeState.new` (~55 us a game, so it is the slow part of an
 auto-reset: ~1 us per step amortised over a ~47-move random game).
+Building a FaeVector fixes glibc's malloc thresholds for the process once (`_settle_malloc`: freed
+heap is kept for reuse rather than trimmed and refaulted every step, which made a fresh process that
+never observed several times slower; issue 38), unless the user set them.
 
 Speed (`python benchmarks/bench_vector.py`: N = 1024 games, 2 players, uniformly random legal
 play, 1 process, engine time only: the clock runs inside legal_mask/observe/step, and for
