@@ -4,7 +4,7 @@
 | Import | `from fae_rl import env` (or `pettingzoo.make("aec", "fae_v0")`, `tabletop_rl.envs.make("fae_v0")`) |
 |---|---|
 | Actions | Discrete(330) |
-| Parallel API | No (turn-based) |
+| Parallel API | Yes, through `pettingzoo.utils.conversions.turn_based_aec_to_parallel(env)` (turn-based: the mover's action is applied, the others' ignored; `aec_to_parallel` refuses it; docs/usage/envs.md) |
 | Agents | `agents = ['player_0', ..., 'player_{N-1}']`, N = 2..4 |
 | Observation shape | Dict: `observation` Box(float32, (1703,)) with history="summary", (863,) with "none"; `action_mask` Box(int8, (330,)) |
 | Observation values | [0, 1] for most features; see `fae_rl.observation_layout()` and `observation_high()` |

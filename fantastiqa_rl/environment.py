@@ -4,7 +4,7 @@
 | Import | `from fantastiqa_rl import env` (or `pettingzoo.make("aec", "fantastiqa_v1")`, `tabletop_rl.envs.make("fantastiqa_v1")`) |
 |---|---|
 | Actions | Discrete(405) with the STAND-IN cards (30 + 3K + Q for a card file with K card kinds, Q quest kinds) |
-| Parallel API | No (turn-based; a turn is several steps of the same agent) |
+| Parallel API | Yes, through `pettingzoo.utils.conversions.turn_based_aec_to_parallel(env)` (turn-based: the mover's action is applied, the others' ignored; a turn is several steps of the same agent; `aec_to_parallel` refuses it; docs/usage/envs.md) |
 | Agents | `agents = ['player_0', ..., 'player_{N-1}']`, N = 2..4 |
 | Observation shape | Dict: `observation` Box(float32, (3786,)) with the STAND-IN cards (`view="cards"`: (10398,) for every card file); `action_mask` Box(int8, (405,)) |
 | Observation values | [0, high]; most features in [0, 1]; see `fantastiqa_rl.observation_layout()` and `observation_high()` |
