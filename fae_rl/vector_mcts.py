@@ -494,22 +494,17 @@ def guided_backup(nslots, stride, n_trees, logits, legal, visits, value, n_child
             node = slot_leaf[s]
             if node >= 0:
                 m = 0
-                for i in range(width):  # selection of the top `width` by repeated maximum (width << 330)
-                    best, best_l = -1, -np.inf
-                    for a in range(logits.shape[1]):
-                        if legal[s, a] and logits[s, a] > best_l:
-                            taken = False
-                            for q in range(m):
-                                if child_act[t, node, q] == a:
-                                    taken = True
-                                    break
-                            if not taken:
-                                best, best_l = a, logits[s, a]
-                    if best < 0:
-                        break
-                    child_act[t, node, m] = best
-                    child_prior[t, node, m] = best_l
-                    m += 1
+                for a in range(logits.shape[1]):  # insertion into the sorted top `width` (ties: lower id first)
+                    if not legal[s, a] or (m == width and logits[s, a] <= child_prior[t, node, m - 1]):
+                        continue
+                    i = m if m < width else width - 1
+                    while i > 0 and child_prior[t, node, i - 1] < logits[s, a]:  # the last entry drops out when full
+                        child_act[t, node, i] = child_act[t, node, i - 1]
+                        child_prior[t, node, i] = child_prior[t, node, i - 1]
+                        i -= 1
+                    child_act[t, node, i] = a
+                    child_prior[t, node, i] = logits[s, a]
+                    m = min(m + 1, width)
                 top = child_prior[t, node, 0]
                 total = 0.0
                 for i in range(m):

@@ -112,6 +112,27 @@ def test_reproducible_legal_and_batched_equals_one_search_per_game():
     assert bot._search(vec, np.zeros(1, np.int64), np.ones(1, np.uint64))[0] == only
 
 
+def test_a_leaf_keeps_its_most_probable_legal_moves_and_the_backup_undoes_the_virtual_loss():
+    """guided_backup: the `width` best legal logits in order (ties: lower id first), renormalized
+    probabilities, and the path's values get the leaf value (the descent's -1 virtual loss undone)."""
+    from fae_rl.vector_mcts import guided_backup, guided_tree
+
+    rng = np.random.default_rng(0)
+    logits = np.round(rng.normal(size=(1, 330)), 1)  # rounded: ties happen
+    legal = rng.random((1, 330)) < 0.3
+    tree = guided_tree(1, 4, 8)
+    tree["value"][0, [0, 1], :] = -1.0  # the virtual loss of a descent root -> node 1
+    path, vals = np.array([[0, 1] + [0] * 70]), np.array([[0.25, -0.25, 0.0, 0.0]])
+    guided_backup(1, 1, 1, logits, legal, tree["visits"], tree["value"], tree["n_child"], tree["child_act"],
+                  tree["child_prior"], np.array([1]), vals, path, np.array([1]), 2)
+    legal_ids = np.flatnonzero(legal[0])
+    want = legal_ids[np.argsort(-logits[0, legal_ids], kind="stable")][:8]
+    assert tree["n_child"][0, 1] == 8 and tree["child_act"][0, 1].tolist() == want.tolist()
+    p = np.exp(logits[0, want] - logits[0, want].max())
+    assert np.allclose(tree["child_prior"][0, 1], p / p.sum())
+    assert np.allclose(tree["value"][0, [0, 1], :2], [[0.25, -0.25], [0.25, -0.25]])
+
+
 def test_a_game_against_the_plain_search_plays_to_the_end():
     from tabletop_rl.agents.match import play_game
     from tabletop_rl.envs import get_game
