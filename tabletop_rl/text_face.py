@@ -10,6 +10,8 @@ One seat view: `seat_view` is the web app's `state_view` (`tabletop_rl.agents.we
 the hidden-information tests of the web app check), less what only a page draws (pixel centres
 and colours of Fae's board) and less the legal choices, which a prompt shows only when asked
 (`include_legal=True`; Kaggle's Game Arena harness leaves them out too, and so do we by default).
+Fae's view adds the public move history in sum (per player: druids moved and ritual points given
+per colour, its last move: the observation's `history="summary"`), which a player reads colours from.
 
 Action strings are the engine's `state.action_to_string` (what the terminal, the web log and the
 game records print); `parse_action` takes an action's text in any case and spacing, the short
@@ -48,7 +50,8 @@ RULES = {
         "(tie: fewest ritual cards). Hide your colour; infer the others' from their moves. In the view, "
         "`druids[i]` counts druids per colour (order `geometry.colour_names`) on space i+1, "
         "`geometry.edges` lists adjacent spaces [a, b, river] and `geometry.terrain[i]` indexes "
-        "`geometry.terrain_names`."),
+        "`geometry.terrain_names`; `history` sums each player's moves (druids moved and ritual points given, "
+        "per colour, and the last move)."),
     "fantastiqa": (
         "Fantastiqa. Players travel a map of regions, subdue creatures with the symbols of the cards in "
         "their hand (the subdued creatures join their deck), visit statues to draw and buy cards, and "
@@ -96,6 +99,12 @@ def seat_view(state, seat: int) -> dict:
     view.pop("text", None)  # Fantastiqa's render of the same facts; the JSON carries them
     if game == "fae":
         view["geometry"] = {k: v for k, v in view["geometry"].items() if k not in _DRAWING_KEYS}
+        # the public move history in sum (what the observation's history="summary" holds): the
+        # signal a player reads the others' colours from
+        view["history"] = [{"player": f"player_{p}", "druids_moved_per_colour": h["moved"],
+                            "points_given_per_colour": h["points"],
+                            "last_move": None if h["last_action"] < 0 else state.action_to_string(h["last_action"])}
+                           for p, h in enumerate(state.to_dict()["history"])]
     view["you"] = f"player_{seat}"
     view["to_move"] = None if view["over"] else f"player_{view['current']}"
     return view

@@ -182,3 +182,14 @@ def test_prompt_lists_the_legal_actions_only_when_asked():
         T.make_prompt(s, 1)
     q = FantastiqaState.new(2, seed=4)
     assert "legal actions now" not in T.make_prompt(q, q.current_player)
+
+
+def test_fae_view_sums_each_players_public_moves():
+    s = FaeState.new(2, seed=6)
+    a = int(s.legal_actions()[5])
+    moved = int(s.druids()[int(T.action_strings(s)[a].split()[1].split("->")[0]) - 1].sum())
+    s.apply(a)
+    h = T.seat_view(s, 1)["history"]
+    assert h[0] == {"player": "player_0", "druids_moved_per_colour": h[0]["druids_moved_per_colour"],
+                    "points_given_per_colour": [0] * 5, "last_move": s.action_to_string(a)}
+    assert sum(h[0]["druids_moved_per_colour"]) == moved and h[1]["last_move"] is None
