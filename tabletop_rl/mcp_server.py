@@ -21,12 +21,14 @@ are refused until the game is over (then everything is public); moves are logged
 them (Fantastiqa's kept or bought cards are "a card"). Bots come from the web app's allow-list
 (`tabletop_rl.agents.web.bots.parse_bot`: no file path, MCTS iterations bounded, a search under the
 `bot_budget` deadline) and rule options from its table (never a card file). Sizes are bounded:
-`MAX_GAMES` games at once, `MAX_ACTIONS` actions a game, `MAX_LOG` moves kept per game.
+`MAX_GAMES` games at once, `MAX_ACTIONS` actions a game, `MAX_LOG` moves kept per game,
+`MAX_ACTION_CHARS` characters an action text; one tool call runs at a time.
 """
 from __future__ import annotations
 
 import argparse
 import secrets
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,6 +41,7 @@ __all__ = ["GameTables", "TableError", "build_server", "main", "MAX_GAMES", "MAX
 MAX_GAMES = 8
 MAX_ACTIONS = 20_000  # real games: Fae under 80 actions, Fantastiqa under 2,000 (the web app's bound)
 MAX_LOG = 50
+MAX_ACTION_CHARS = 200  # the longest action text is under 80
 DEFAULT_BOT_BUDGET, MAX_BOT_BUDGET = 10.0, 120.0
 GAMES = ("fae", "fantastiqa")
 
@@ -190,6 +193,8 @@ class GameTables:
         seat = self._client_to_move(t)
         if isinstance(action, bool) or not isinstance(action, (int, str)):
             raise TableError(f"action must be an action's text or an int id; got {str(action)[:40]!r}")
+        if isinstance(action, str) and len(action) > MAX_ACTION_CHARS:
+            raise TableError(f"an action text has at most {MAX_ACTION_CHARS} characters; got {len(action)}")
         if isinstance(action, int):
             if action not in action_strings(t.state):
                 raise TableError(f"action id {action} is not legal now")
@@ -229,9 +234,12 @@ def build_server(tables: GameTables | None = None):
         "Play Fae or Fantastiqa: new_game, then on your turn observation and play (legal_actions lists your "
         "actions), and bot_move while a bot is to move, until over is true."), log_level="WARNING")
 
+    lock = threading.Lock()  # one call at a time: the tables are plain Python, and a game is one sequence
+
     def answer(method, *args):
         try:
-            return method(*args)
+            with lock:
+                return method(*args)
         except TableError as exc:  # said to the client; anything else is a bug, logged by mcp
             raise ToolError(str(exc)) from None
 

@@ -52,7 +52,8 @@ def test_the_client_never_sees_a_bot_seat_or_plays_out_of_turn():
     tables.bot_move(gid)
     tables.bot_move(gid)
     for action, reason in [("fly", "not a move"), (10_000, "not legal now"), ("12", "bare number"),
-                           (True, "text or an int id"), ([1], "text or an int id")]:
+                           (True, "text or an int id"), ([1], "text or an int id"),
+                           ("move " * 100, "at most 200 characters")]:
         with pytest.raises(TableError, match=reason):
             tables.play(gid, action)
 
