@@ -275,11 +275,19 @@ def train(cfg: Config) -> dict:
 
 
 def _train(cfg: Config) -> dict:
-    from tabletop_rl.extras import require_extra
+    from tabletop_rl.extras import MissingExtraError, require_extra
 
     import_modules(cfg)  # --imports: your bots (register_agent) and reward functions
     if cfg.backend == "rllib":
-        require_extra("rllib", ("ray", "torch"), "--backend rllib")  # before the run folder is made
+        try:  # before the run folder is made
+            require_extra("rllib", ("ray", "torch"), "--backend rllib")
+        except MissingExtraError as exc:  # not into this environment: ray[rllib] pins its own gymnasium
+            raise MissingExtraError(
+                f"--backend rllib needs ray[rllib], which is not installed here. RLlib has its own environment, "
+                f".venv-rllib (ray[rllib] pins its own gymnasium, so installing it here would change this one's): "
+                f"in the checkout run `make venv-rllib`, then `.venv-rllib/bin/python train.py --backend rllib ...` "
+                f"(or `make train-rllib`); outside a checkout, a fresh virtual environment with "
+                f"pip install \"tabletop-rl[rllib]\"", name=exc.name) from None
         from tabletop_rl.training.rllib import train_rllib  # imports ray/torch lazily; needs the rllib extra
 
         return train_rllib(cfg)

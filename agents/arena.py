@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib
 import json
 import math
 import multiprocessing as mp
@@ -142,9 +141,9 @@ class ArenaConfig:
 def _import_bots(modules) -> None:
     from tabletop_rl import agents  # noqa: F401  (registers the built-in bots)
     import tabletop_rl.agents.mcts  # noqa: F401
+    from tabletop_rl.agents.base import import_user_modules
 
-    for m in modules or []:
-        importlib.import_module(m)
+    import_user_modules(modules or [], "--import")  # the current folder first, as `python -m`; ValueError if not found
 
 
 # ------------------------------------------------------------------------------- schedule
@@ -457,17 +456,27 @@ def default_out_dir(name: str | None = None) -> str:
 def run_arena(config: ArenaConfig, out: str | None = None, plot: bool = True, quiet: bool = False,
               write: bool = True) -> dict:
     """Validate, schedule, play, summarize and (with `write`) save. Returns a dict with
-    `summary`, `timing`, `rows`, `labels`, `paths`, `table`, `wall_s`."""
+    `summary`, `timing`, `rows`, `labels`, `paths`, `table`, `wall_s` and `notes` (what was left out
+    and why: ratings.png without matplotlib, which the 'train' extra brings)."""
+    from tabletop_rl.extras import MissingExtraError, require_extra
+
     t0 = time.perf_counter()
     config.validate()
     labels = config.labels()
+    notes = []
+    if plot and write:  # asked before the games: a missing plotting library costs the picture, not the results
+        try:
+            require_extra("train", ("matplotlib",), "the ratings plot (ratings.png)")
+        except MissingExtraError as exc:
+            plot = False
+            notes.append(f"ratings.png not drawn: {exc}; --no-plot skips it")
     tasks = schedule(config.players, config.games, config.seed, config.deals)
     rows = play_all(config, tasks, quiet=quiet)
     summary = summarize(rows, labels, config.players)
     timing = timing_summary(rows, labels)
     paths = _write_outputs(out or default_out_dir(), config, labels, summary, timing, rows, plot) if write else {}
     return {"summary": summary, "timing": timing, "rows": rows, "labels": labels, "paths": paths,
-            "table": format_table(config, summary, timing), "wall_s": time.perf_counter() - t0}
+            "table": format_table(config, summary, timing), "wall_s": time.perf_counter() - t0, "notes": notes}
 
 
 def main(argv=None) -> int:
@@ -506,6 +515,8 @@ def main(argv=None) -> int:
         parser.error(str(exc))
     print(result["table"])
     print(f"saved: {', '.join(result['paths'].values())}  ({result['wall_s']:.1f} s)")
+    for note in result["notes"]:
+        print(note, file=sys.stderr)
     return 0
 
 

@@ -17,7 +17,26 @@ import numpy as np
 
 
 class Agent:
-    """Base class: seeded, acts from (observation, action_mask[, state, seat])."""
+    """Base class: seeded, acts from (observation, action_mask[, state, seat]).
+
+    `act` plays one game: an int, a legal action id of `action_mask` (the callers check it:
+    `tabletop_rl.agents.match.bot_action`).
+
+    `act_batch(batch, games, rng)` (optional) plays many games in one call; the learner core uses it,
+    when a bot has it, for every game the bot moves in at once (training opponents, evaluations):
+
+    - `batch`: a `BatchedGame` of N games (`tabletop_rl.envs.game_state`: `num_envs`, `legal_mask()`,
+      `state(i)`, ...);
+    - `games`: bool array of shape (N,), True in the games where the bot is to move now;
+    - `rng`: the caller's `numpy.random.Generator` (draw from it, not from `self.rng`, so the
+      caller's seed decides every draw);
+    - returns an integer array of shape (N,): a legal action id in each game of `games`, and -1 in
+      every other game (those entries are not read).
+
+    The answer is checked (`tabletop_rl.agents.match.batch_bot_actions`): another shape or dtype, or
+    an id that is not legal in a game of `games`, raises RuntimeError naming the bot.
+    See `tabletop_rl.agents.first_legal.FirstLegalAgent` for the smallest example.
+    """
 
     name: str = "agent"
     #: True if the bot needs the rules state (and its seat) to act.
@@ -48,6 +67,40 @@ def limit_blas_threads() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
+
+
+def import_user_modules(modules, flag: str) -> list:
+    """Import the modules a user named on the command line (`--imports` of train.py, `--import` of the
+    arena): their own bots (`register_agent`) and reward functions. Returns the modules.
+
+    The current folder is searched first, as `python -m` does, so `mybots.py` in the folder a command
+    runs from imports whatever started it: a console script (`tabletop-train`, `tabletop-arena`) or
+    `python path/to/train.py` puts its own folder on the path, not the current one. Only for names
+    the user typed: nothing read from a file, a run folder or a request is ever imported (trust).
+    A module that is not found raises ValueError saying where it was looked for and what to do;
+    an error inside the user's module propagates as it is."""
+    import importlib
+    import os
+    import sys
+
+    names = [m.strip() for m in modules if m.strip()]
+    if not names:
+        return []
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    out = []
+    for name in names:
+        try:
+            out.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not (name == exc.name or name.startswith(exc.name + ".")):
+                raise  # a module the user's module imports is missing: their error, shown as it is
+            top = name.split(".")[0]
+            raise ValueError(f"{flag} {name}: no module named {exc.name!r} in the current folder ({here}) or on "
+                             f"Python's path; run the command from the folder that holds {top}.py (or the "
+                             f"package folder {top}/), or add that folder to PYTHONPATH") from None
+    return out
 
 
 class RandomAgent(Agent):

@@ -65,6 +65,38 @@ def bot_action(agent: Agent, spec: GameSpec, state: GameState, seat: int,
     return action
 
 
+def batch_bot_actions(agent: Agent, batch, games: np.ndarray, rng: np.random.Generator,
+                      mask: np.ndarray | None = None) -> np.ndarray:
+    """`agent.act_batch(batch, games, rng)`, checked against its contract (`Agent`'s docstring):
+    `games` bool (N,) in; int (N,) out, a legal action id in each game of `games` and -1 in the
+    others (not read, so not checked: older bots answer every game). `mask` (N, A) is the batch's
+    legal mask where the caller holds it already. Another shape or dtype, or an illegal id in a game
+    of `games`, raises RuntimeError naming the bot, the contract and the first game that breaks it."""
+    games = np.asarray(games, dtype=np.bool_)
+    n = games.shape[0]
+    mask = np.asarray(batch.legal_mask()) if mask is None else mask
+    answer = agent.act_batch(batch, games, rng)
+    contract = (f"act_batch must return an integer array of shape ({n},): a legal action id in each game where "
+                f"`games` is True, -1 in the others (tabletop_rl.agents.base.Agent)")
+    try:  # a ragged list is refused by numpy itself
+        actions = np.asarray(answer) if isinstance(answer, (np.ndarray, list, tuple)) else None
+    except ValueError:
+        actions = None
+    if actions is None or actions.shape != (n,) or actions.dtype == np.bool_ or not np.issubdtype(actions.dtype, np.integer):
+        got = (f"{type(answer).__name__}" if actions is None else
+               f"{actions.dtype} of shape {actions.shape}")
+        raise RuntimeError(f"{agent!r}: {contract}; got {got}")
+    actions = actions.astype(np.int64, copy=False)
+    in_range = (actions >= 0) & (actions < mask.shape[1])
+    legal = in_range & mask[np.arange(n), np.where(in_range, actions, 0)]
+    bad = np.flatnonzero(games & ~legal)
+    if bad.size:
+        g = int(bad[0])
+        raise RuntimeError(f"{agent!r}: {contract}; got {int(actions[g])} in game {g}, not a legal action there "
+                           f"({bad.size} game(s) wrong)")
+    return actions
+
+
 def drive_bots(spec: GameSpec, state: GameState, agents, *, until=None, observation_options=None,
                max_steps: int = 1_000_000, times: list[list[float]] | None = None, on_choice=None,
                on_action=None) -> list[int]:

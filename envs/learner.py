@@ -267,7 +267,9 @@ class LearnerCore:
             elif mover == "greedy":
                 actions[g] = b.greedy_actions(self.rng, games=sel)[g]
             elif mover == "agent_batch":
-                actions[g] = np.asarray(self._bots[kind][0].act_batch(b, sel, self.rng))[g]
+                from tabletop_rl.agents.match import batch_bot_actions
+
+                actions[g] = batch_bot_actions(self._bots[kind][0], b, sel, self.rng, mask=self._mask)[g]
             else:
                 from tabletop_rl.agents.match import bot_action
 

@@ -280,6 +280,27 @@ def test_arena_cli_writes_outputs(tmp_path, capsys):
     assert not (out / "ratings.png").exists() and (out / "records.jsonl").exists()
 
 
+@pytest.mark.parametrize("matplotlib_installed", [True, False])
+def test_arena_cli_without_matplotlib_prints_the_table_and_names_the_extra(tmp_path, capsys, monkeypatch,
+                                                                          matplotlib_installed):
+    """Issue 39 item 7: without matplotlib the arena ended in a traceback after the games; now the table
+    and the files come out, and a note names the extra that draws ratings.png (control: with it, drawn)."""
+    import sys
+
+    if matplotlib_installed:
+        pytest.importorskip("matplotlib")
+    else:
+        monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    out = tmp_path / "cli"
+    assert main(["--game", "fae", "--agents", "greedy", "random", "--games", "2", "--workers", "1",
+                 "--out", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "2 games of fae" in captured.out and (out / "results.json").exists()
+    assert (out / "ratings.png").exists() == matplotlib_installed
+    note = "ratings.png not drawn: the ratings plot (ratings.png) needs matplotlib (the 'train' extra)"
+    assert (note in captured.err and 'tabletop-rl[train]' in captured.err) != matplotlib_installed
+
+
 @pytest.mark.parametrize("argv,needle", [
     (["--game", "nope", "--agents", "random", "random", "--games", "2"], "nope"),
     (["--game", "fae", "--agents", "random", "--games", "2", "--players", "2"], "one bot per seat"),

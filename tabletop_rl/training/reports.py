@@ -46,6 +46,22 @@ def plot_curve(run_dir: str, rows: list[dict], final: list[dict], title: str) ->
     return path
 
 
+def command_name() -> str:
+    """The command the user ran, for the hints a run prints: `tabletop-train` (the console script),
+    `python -m tabletop_rl.train`, or `python PATH/train.py` as it was typed; `python train.py` when
+    training was started from Python (a notebook, a test)."""
+    import sys
+
+    arg0 = sys.argv[0] if sys.argv else ""
+    base = os.path.basename(arg0)
+    if base.startswith("tabletop-train"):
+        return "tabletop-train"
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and spec.name == "tabletop_rl.train":
+        return "python -m tabletop_rl.train"
+    return f"python {arg0}" if base == "train.py" else "python train.py"
+
+
 def print_summary(summary: dict) -> None:
     t = summary["throughput"]
     lines = [
@@ -74,7 +90,7 @@ def print_summary(summary: dict) -> None:
         f"   curve      {d}/curve.png   (evaluations: {d}/eval.csv)",
         f"   logs       {d}/logs         (tensorboard --logdir {d}/logs)",
         f"   config     {d}/config.json  summary: {d}/summary.json",
-        f"   re-evaluate  python train.py --evaluate {d}/policy.npz    (a bot: tabletop_rl.agents.ppo_agent.PPOAgent(path=...))",
+        f"   re-evaluate  {command_name()} --evaluate {d}/policy.npz    (a bot: tabletop_rl.agents.ppo_agent.PPOAgent(path=...))",
         "",
     ]
     print("\n".join(lines), flush=True)

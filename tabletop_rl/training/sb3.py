@@ -202,10 +202,13 @@ def user_reward(cfg):
     """The `--reward-fn module:function` callable, or None."""
     if not cfg.reward_fn:
         return None
-    import importlib
+    from tabletop_rl.agents.base import import_user_modules
 
     module, _, name = cfg.reward_fn.partition(":")
-    fn = getattr(importlib.import_module(module), name, None) if name else None
+    try:
+        fn = getattr(import_user_modules([module], "--reward-fn")[0], name, None) if name and module.strip() else None
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
     if not callable(fn):
         raise SystemExit(f"--reward-fn must name a callable as module:function; got {cfg.reward_fn!r}")
     return fn
@@ -493,11 +496,14 @@ def eval_policy(weights, cfg, opponent: str, games: int, seed: int) -> dict:
 
 
 def import_modules(cfg) -> None:
-    """`--imports`: the user's modules (e.g. one registering its bots with `register_agent`)."""
-    import importlib
+    """`--imports`: the user's modules (e.g. one registering its bots with `register_agent`), the
+    current folder first (`tabletop_rl.agents.base.import_user_modules`)."""
+    from tabletop_rl.agents.base import import_user_modules
 
-    for name in filter(None, (m.strip() for m in cfg.imports.split(","))):
-        importlib.import_module(name)
+    try:
+        import_user_modules(cfg.imports.split(","), "--imports")
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------- the run's steps (train.py's story)
