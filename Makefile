@@ -19,7 +19,7 @@ TORCH_INSTALL = -m pip install -q "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-ur
 
 $(STAMP): $(VPY) pyproject.toml
 	$(VPY) $(TORCH_INSTALL)
-	$(VPY) -m pip install -q -e ".[train,dev,web,openspiel,torchrl,tianshou]"
+	$(VPY) -m pip install -q -e ".[train,dev,web,openspiel,torchrl,tianshou,llm]"
 	touch $(STAMP)
 
 venv: $(STAMP)

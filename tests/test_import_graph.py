@@ -72,6 +72,7 @@ LAYERS = {
     "apps": ["tabletop_rl.agents.arena", "tabletop_rl.agents.play", "tabletop_rl.agents.web",
              "tabletop_rl.agents.web.__main__", "tabletop_rl.agents.web.server", "tabletop_rl.agents.web.views",
              "tabletop_rl.agents.web.guard", "tabletop_rl.agents.web.bots", "tabletop_rl.agents.web.options",
+             "tabletop_rl.text_face", "tabletop_rl.agents.llm_agent", "tabletop_rl.mcp_server",
              "tabletop_rl.agents.baseline_table", "tabletop_rl.agents.ladder"],
     # tools that train and then play in the arena: the exploitability probe
     "probes": ["tabletop_rl.agents.exploit"],

@@ -73,6 +73,7 @@ def test_wheel_contents(wheel, repo_root):
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "tabletop-arena = tabletop_rl.agents.arena:main" in scripts
     assert "tabletop-web = tabletop_rl.agents.web.__main__:main" in scripts  # checks the web extra first
+    assert "tabletop-mcp = tabletop_rl.mcp_server:main" in scripts  # checks the llm extra first
 
 
 USER_CODE = textwrap.dedent('''
