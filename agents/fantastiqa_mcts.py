@@ -64,11 +64,13 @@ import time
 import numpy as np
 
 from fantastiqa_rl import actions as A
+from fantastiqa_rl.observation import action_mask
 from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 from tabletop_rl.agents.mcts import MCTSAgent
+from tabletop_rl.agents.ppo_agent import PPOAgent
 from tabletop_rl.agents.registry import register_agent
 
-__all__ = ["FantastiqaMCTSAgent", "FANTASTIQA_MCTS_DEFAULTS", "SEARCH_PHASES", "fantastiqa_evaluate",
+__all__ = ["FantastiqaMCTSAgent", "FantastiqaGuidedMCTSAgent", "FANTASTIQA_MCTS_DEFAULTS", "SEARCH_PHASES", "fantastiqa_evaluate",
            "fantastiqa_features", "fantastiqa_raw_features", "fantastiqa_prior", "fantastiqa_rollout_policy"]
 
 #: Decisions searched by default (phase names of `fantastiqa_rl.actions.PHASES`).
@@ -241,12 +243,18 @@ class FantastiqaMCTSAgent(MCTSAgent):
             return super().search(state, seat)
         return self._paired_search(state, seat)
 
+    def _candidates(self, state, seat: int, rng) -> list[int]:
+        """The moves the paired search compares: the greedy move, then up to max_candidates - 1
+        other legal moves in random order."""
+        g = self._greedy_move
+        cands = [g] + [a for a in rng.permutation(state.legal_actions()).tolist() if a != g]
+        return cands[:self.max_candidates]
+
     def _paired_search(self, state, seat: int) -> int:
         """Flat search with common random numbers (module docstring)."""
         rng = self.rng
         g = self._greedy_move
-        cands = [g] + [a for a in rng.permutation(state.legal_actions()).tolist() if a != g]
-        cands = cands[:self.max_candidates]
+        cands = self._candidates(state, seat, rng)
         samples = max(1, self.iterations // len(cands))
         deadline = self._deadline()
         gains = {a: [] for a in cands[1:]}
@@ -285,18 +293,124 @@ class FantastiqaMCTSAgent(MCTSAgent):
         return best if b.w[seat] / b.n > g.w[seat] / g.n + self.margin else self._greedy_move
 
     def _leaf_values(self, d, rng) -> list[float]:
-        policy, stop, steps = self.rollout_policy, self._stop_turn, 0
+        stop, steps = self._stop_turn, 0
         _greedy().reset()  # its statue plan starts fresh: every rollout from one state is the same
         while not d.is_terminal() and d.turns < stop and steps < self.max_rollout_steps:
-            d.apply(policy(d, rng))
+            d.apply(self._rollout_move(d, rng))
             steps += 1
         if d.is_terminal():
             return [float(v) for v in d.returns()]
         return [float(v) for v in self.evaluate(d)]
+
+    def _rollout_move(self, d, rng) -> int:
+        return self.rollout_policy(d, rng)
 
 
 def _fantastiqa_mcts(seed=None, **kwargs):
     return FantastiqaMCTSAgent(seed=seed, **{**FANTASTIQA_MCTS_DEFAULTS, **kwargs})
 
 
+class _PolicyReader(PPOAgent):
+    """A PPOAgent that also keeps the masked logits of its last decision: the guided search reads
+    the policy through PPOAgent's own path (card file and table, its observation options, the
+    greedy block's follower, the card view's padded mask). Plain argmax: the cycle breaking of
+    `PPOAgent.choose` belongs to a bot that plays every move, not to a reader of priors."""
+
+    def choose(self, obs: np.ndarray, logits: np.ndarray) -> int:
+        self.last_logits = logits
+        return int(np.argmax(logits))
+
+    def masked_logits(self, state, seat: int, mask) -> np.ndarray:
+        """float64 logits of `seat`'s own observation of `state` (-inf where illegal)."""
+        self.act(_NO_OBSERVATION, mask, state=state, seat=seat)
+        return self.last_logits
+
+
+_NO_OBSERVATION = np.zeros(0, dtype=np.float32)  # the reader always encodes the seat's observation itself
+
+
+class FantastiqaGuidedMCTSAgent(FantastiqaMCTSAgent):
+    """The paired search with candidates from a learned policy (module docstring, "Guided search").
+
+    Args (besides FantastiqaMCTSAgent's; `paired` must stay True):
+        policy: a shipped Fantastiqa version name (`tabletop_rl.agents.policy_versions`); None
+            (default): what the `ppo` bot plays by default (the catalogue default on the STAND-IN
+            cards, the any_card_file version on another card file).
+        policy_rollouts: True: the searcher's own seat plays the policy's most probable move in the
+            rollouts (its own observation of the determinization, as the ppo bot plays it), the
+            other seats greedy; False
+            (default): greedy rollouts, as the plain bot.
+    """
+
+    def __init__(self, seed: int | None = None, policy: str | None = None, policy_rollouts: bool = False,
+                 paired: bool = True, **kwargs):
+        if paired is not True:
+            raise ValueError(f"mcts_guided is the paired search (paired=True); got paired={paired!r} "
+                             "(the SO-ISMCTS tree is the plain mcts bot's paired=False)")
+        if not isinstance(policy_rollouts, (bool, np.bool_)):
+            raise ValueError(f"policy_rollouts must be True or False; got {policy_rollouts!r}")
+        super().__init__(seed=seed, paired=True, **kwargs)
+        try:
+            self._reader = _PolicyReader(seed=seed, game="fantastiqa", version=policy)
+        except ValueError as exc:
+            raise ValueError(f"mcts_guided policy={str(policy)[:80]!r}: {exc}") from None
+        self.policy_rollouts = bool(policy_rollouts)
+        self._rollout_reader = None
+        self._logits = None
+        self._seat = -1
+
+    @property
+    def policy_version(self) -> str | None:
+        """The version the prior reads now (the default follows the card file)."""
+        return self._reader.version
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._reader.reset(seed)
+        self._logits = None
+
+    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+        # Read at every decision of the seat with a choice, searched or not, so the greedy block's
+        # follower sees each position once, as when the ppo bot plays; only the seat's own view of
+        # the real state is read (never a determinization).
+        self._logits = None
+        if state is not None and seat is not None and not state.is_terminal() and state.current_player == seat \
+                and np.count_nonzero(action_mask) > 1:
+            self._logits = self._reader.masked_logits(state, seat, action_mask)
+        return super().act(observation, action_mask, state=state, seat=seat)
+
+    def _candidates(self, state, seat: int, rng) -> list[int]:
+        """The greedy move, then the policy's most probable other legal moves (ties: lower id)."""
+        g = self._greedy_move
+        logits = self._logits
+        if logits is None:  # search() called without act(): read the prior here
+            logits = self._reader.masked_logits(state, seat, action_mask(state, seat))
+        others = sorted((a for a in state.legal_actions().tolist() if a != g), key=lambda a: (-logits[a], a))
+        return [g] + others[:self.max_candidates - 1]
+
+    def search(self, state, seat: int) -> int:
+        self._seat = seat
+        return super().search(state, seat)
+
+    def _leaf_values(self, d, rng) -> list[float]:
+        if self.policy_rollouts:
+            reader = self._rollout_reader
+            if reader is None or reader.version != self._reader.version:
+                # a plain PPOAgent: its cycle breaking keeps a rollout out of ADVENTURE-CANCEL loops
+                reader = self._rollout_reader = PPOAgent(game="fantastiqa", version=self._reader.version)
+            reader.reset()  # its greedy block's bots and its cycle memory start fresh, as the greedy bot's plan
+        return super()._leaf_values(d, rng)
+
+    def _rollout_move(self, d, rng) -> int:
+        seat = self._seat
+        if self.policy_rollouts and d.current_player == seat and d.legal_actions().size > 1:
+            return self._rollout_reader.act(_NO_OBSERVATION, action_mask(d, seat), state=d, seat=seat)
+        return self.rollout_policy(d, rng)
+
+
+def _fantastiqa_mcts_guided(seed=None, **kwargs):
+    return FantastiqaGuidedMCTSAgent(seed=seed, **{**FANTASTIQA_MCTS_DEFAULTS, **kwargs})
+
+
 register_agent("fantastiqa", "mcts", _fantastiqa_mcts)
+register_agent("fantastiqa", "mcts_guided", _fantastiqa_mcts_guided)
