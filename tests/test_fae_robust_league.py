@@ -1,0 +1,48 @@
+"""Issue 40 item 3: the best-response league (benchmarks/fae_robust_league.py) at a tiny scale."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from benchmarks import fae_robust_league as league  # noqa: E402
+
+# make-train's policy layout (--init copies fae_2p_v1's head) at a few thousand steps
+SMALL = "--bc-samples 400 --n-envs 16 --n-steps 32 --batch-size 256 --torch-threads 1"
+
+
+def test_one_round_adds_the_best_response_to_the_pool_and_writes_its_figures(tmp_path):
+    from tabletop_rl.agents import agent_names
+
+    before = agent_names("fae")
+    path = tmp_path / "league.json"
+    out = league.run_league(start="fae_2p_v1", rounds=1, probe_minutes=5, train_minutes=5, final_probe_minutes=0,
+                            probe_eval_games=4, mcts_weight=0, probe_args=SMALL, probe_steps=1024,
+                            train_args=SMALL + " --total-steps 1024", runs_dir=str(tmp_path), run_name="t",
+                            json_path=str(path))
+    saved = json.loads(path.read_text())
+    assert saved == out
+    (r0,) = saved["rounds"]
+    assert r0["policy"] == "fae_2p_v1" and r0["probe"]["target"] == "ppo:version=fae_2p_v1"
+    assert r0["probe"]["eval_games"] == 4 and r0["probe"]["steps"] == 1024
+    br = r0["probe"]["policy"]
+    assert r0["pool"]["best_responses"] == [br] and (tmp_path / "t_r0_probe" / "policy.npz").exists()
+    assert r0["pool"]["opponents"] == {"league_br0": 0.4, "league_start": 0.15}
+    config = json.loads((tmp_path / "t_r0_train" / "config.json").read_text())
+    assert config["opponents"] == "league_br0=0.4,league_start=0.15" and config["init"] == "fae_2p_v1"
+    assert r0["train"]["steps"] == 1024 and saved["policy"] == f"{r0['train']['run_dir']}/policy.npz"
+    assert saved["final"] is None
+    assert agent_names("fae") == before  # the league's bots are gone again
+
+
+def test_pool_weights_share_the_best_responses_weight():
+    assert league.pool_weights(2, 0.4, 0.35, 0.15) == {"league_br0": 0.2, "league_br1": 0.2, "mcts_batched": 0.35,
+                                                        "league_start": 0.15}
+    assert league.pool_weights(0, 0.4, 0, 0) == {}
+
+
+def test_a_first_probe_of_another_policy_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="not of the start"):
+        league.run_league(start="fae_2p_v1", first_probe={"target": "ppo:version=fae_2p_v5"}, runs_dir=str(tmp_path))
