@@ -19,6 +19,11 @@ plays the same deals): the baseline at one seat, the opponent at all the others.
 The table is written between the markers `<!-- baselines GAME NP -->` and `<!-- /baselines GAME NP -->`
 of `--doc` (default docs/baselines.md), added at the end if they are missing; `--json` also saves the
 numbers. Games with MCTS in them take `--mcts-games` (MCTS is ~100x slower per move).
+
+Beside it, between `<!-- baselines GAME probes NP -->` and its end marker, the exploitability probe
+of every version of the table as the catalogue records it (`policy_versions.probe_figure`: the
+latest 10-minute probe, else "not measured"); `--probes-only` rewrites that section alone, playing
+no game.
 """
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ import time
 from pathlib import Path
 
 from tabletop_rl.agents.arena import ArenaConfig, rate_games, run_arena, summarize, timing_summary
-from tabletop_rl.agents.policy_versions import version_names, version_entry
+from tabletop_rl.agents.policy_versions import default_version, probe_figure, version_names, version_entry
 from tabletop_rl.options import parse_options
 
 DEFAULT_DOC = Path(__file__).resolve().parents[1] / "docs" / "baselines.md"
@@ -129,6 +134,30 @@ def markdown(result: dict, command: str) -> str:
     return "\n".join(lines)
 
 
+def probe_markdown(game: str, players: int, minutes: float = 10) -> str:
+    """The probe figure of every version of the table, from the catalogue (module docstring)."""
+    versions = baselines(game, players)
+    if not versions:
+        raise ValueError(f"no shipped {game} policy for {players} players")
+    default = default_version(game, players)
+    lines = [f"The {minutes:g}-minute exploitability probe of each shipped version (`python -m tabletop_rl.agents.exploit "
+             f"--game {game} --target ppo:version=NAME --minutes {minutes:g}`, the catalogue's `figures.exploit_probe`): "
+             f"the best response's win share against the version, 95% Wilson interval, arena games; lower is "
+             f"harder to exploit (fair share {1 / players:.3f}). A lower bound on exploitability at that budget: the "
+             f"learner steps a probe reached depend on the machine's load.", "",
+             "| version | best response vs version | learner steps | measured | command |", "|---|---|---|---|---|"]
+    for v in versions:
+        p = probe_figure(game, v, minutes)
+        name = f"`{v}`" + (" (default)" if v == default else "")
+        if p is None:
+            lines.append(f"| {name} | not measured | | | |")
+            continue
+        lo, hi = p["wilson95"]
+        lines.append(f"| {name} | {p['best_response_win_share']:.3f} [{lo:.3f}, {hi:.3f}] ({p['games']}) | "
+                     f"{p['learner_steps']:,} | {p['date']} | `{p['measured_by']}` |")
+    return "\n".join(lines)
+
+
 def write_section(doc: Path, game: str, players: int, text: str) -> None:
     """Replace the text between this table's markers in `doc` (added at the end if missing)."""
     start, end = f"<!-- baselines {game} {players}p -->", f"<!-- /baselines {game} {players}p -->"
@@ -156,7 +185,17 @@ def main(argv=None) -> int:
     parser.add_argument("--doc", default=str(DEFAULT_DOC), help="the docs page to write (default docs/baselines.md)")
     parser.add_argument("--json", default=None, metavar="PATH", help="also save the numbers here")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--probes-only", action="store_true",
+                        help="rewrite only the probe section from the catalogue (plays no game)")
     args = parser.parse_args(argv)
+    try:
+        probes = probe_markdown(args.game, args.players)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.probes_only:
+        write_section(Path(args.doc), f"{args.game} probes", args.players, probes)
+        print(probes)
+        return 0
     try:
         result = run_table(args.game, args.players, args.games, args.mcts_games, args.mcts, args.seed, args.workers,
                            parse_options(args.option), quiet=args.quiet)
@@ -168,6 +207,7 @@ def main(argv=None) -> int:
                + "".join(f" --option {o}" for o in args.option))  # what decides the table (not --doc, --json)
     text = markdown(result, command)
     write_section(Path(args.doc), args.game, args.players, text)
+    write_section(Path(args.doc), f"{args.game} probes", args.players, probes)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(text)

@@ -6,11 +6,17 @@
     table_sizes("fae")                   # [2, 3, 4]: the tables with a default
     version_path("fae", "fae_2p_v1")     # fae_rl/policies/fae_2p_v1.npz
     version_entry("fae", "fae_2p_v1")    # name, file, game, players, options, command, figures, ...
+    probe_figure("fae", "fae_2p_v5")     # its 10-minute exploitability probe, or None: not measured
 
 The catalogue (`versions.json` beside the policy files: `fae_rl/policies/`, `fantastiqa_rl/policies/`)
 is data, never code: a version name is looked up in it and nowhere else, and the file it names must
 be a plain `.npz` name in that folder, so a name from a request or a bot spec (`ppo:version=NAME`)
 can only ever pick one of the shipped files.
+
+A version's `figures` may hold `exploit_probe`: a list of probes of it (`tabletop_rl.agents.exploit`),
+each with its `minutes`, `best_response_win_share`, `wilson95`, `games`, `learner_steps`, `date` and
+`measured_by` (the command); an empty list says it was never probed. `probe_figure` reads the latest
+probe at a budget (10 minutes: the figure the baselines table publishes).
 
 `any_card_file` (optional) names the version the default `ppo` plays on another card file than its
 default's (Fantastiqa's card-reading policy plays any card file; the default reads the STAND-IN's).
@@ -84,6 +90,7 @@ def catalogue(game: str) -> dict:
         if entry["game"] != game or isinstance(entry["players"], bool) or not isinstance(entry["players"], int) \
                 or not isinstance(entry["options"], dict) or not isinstance(entry["figures"], dict):
             raise _bad(path, f"{name}: game must be {game!r}, players an int, options and figures objects")
+        _check_probes(path, name, entry["figures"].get("exploit_probe", []))
         versions[name] = entry
     if data["default"] not in versions:
         raise _bad(path, f"default {data['default']!r} is not one of its versions {sorted(versions)}")
@@ -92,6 +99,25 @@ def catalogue(game: str) -> dict:
         raise _bad(path, f"any_card_file {str(any_file)[:80]!r} is not one of its versions {sorted(versions)}")
     return {"default": data["default"], "versions": versions, "any_card_file": any_file,
             "tables": _table_defaults(path, data["default"], data.get("table_defaults", {}), versions)}
+
+
+PROBE_KEYS = {"minutes", "best_response_win_share", "wilson95", "games", "learner_steps", "date", "measured_by"}
+
+
+def _check_probes(path: Path, name: str, probes) -> None:
+    """A version's `exploit_probe` figures: a list of probe records with numbers where numbers go."""
+    def number(x) -> bool:
+        return not isinstance(x, bool) and isinstance(x, (int, float))
+
+    ok = isinstance(probes, list)
+    for p in probes if ok else ():
+        ok = ok and isinstance(p, dict) and PROBE_KEYS <= set(p) and number(p["minutes"]) and p["minutes"] > 0 \
+            and number(p["best_response_win_share"]) and 0 <= p["best_response_win_share"] <= 1 \
+            and isinstance(p["wilson95"], list) and len(p["wilson95"]) == 2 and all(map(number, p["wilson95"])) \
+            and isinstance(p["games"], int) and isinstance(p["learner_steps"], int) \
+            and isinstance(p["date"], str) and isinstance(p["measured_by"], str)
+    if not ok:
+        raise _bad(path, f"{name}: figures.exploit_probe must be a list of probes, each with {sorted(PROBE_KEYS)}")
 
 
 def _table_defaults(path: Path, default: str, named, versions: dict) -> dict[int, str]:
@@ -153,11 +179,19 @@ def version_entry(game: str, version: str | None = None) -> dict:
     return cat["versions"][version]
 
 
+def probe_figure(game: str, version: str | None = None, minutes: float = 10) -> dict | None:
+    """The latest exploitability probe of `version` (default: the default one) at `minutes` of
+    training, as the catalogue records it; None where it was not measured at that budget."""
+    probes = [p for p in version_entry(game, version)["figures"].get("exploit_probe", []) if p["minutes"] == minutes]
+    return max(probes, key=lambda p: p["date"]) if probes else None
+
+
 def version_path(game: str, version: str | None = None) -> Path:
     """The policy file of `version` (default: the default one), inside the game's policies folder."""
     file = version_entry(game, version)["file"]  # first: an unknown game raises naming it
     return POLICY_FOLDERS[game] / file
 
 
-__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "any_card_file_version", "catalogue", "default_version", "table_sizes", "version_entry",
+__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "any_card_file_version", "catalogue", "default_version", "probe_figure",
+           "table_sizes", "version_entry",
            "version_names", "version_path"]

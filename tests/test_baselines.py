@@ -69,6 +69,10 @@ def _catalogue(tmp_path, monkeypatch, **changes) -> None:
     ({"name": "T V1"}, "must be unique"),
     ({"players": True}, "players an int"),
     ({"extra": 1}, "exactly the keys"),
+    ({"figures": {"exploit_probe": {"minutes": 10}}}, "exploit_probe must be a list"),
+    ({"figures": {"exploit_probe": [{"minutes": 10, "best_response_win_share": 0.5}]}}, "exploit_probe must be a list"),
+    ({"figures": {"exploit_probe": [{"minutes": 10, "best_response_win_share": 1.5, "wilson95": [0, 1], "games": 9,
+                                     "learner_steps": 1, "date": "d", "measured_by": "m"}]}}, "exploit_probe must be"),
 ])
 def test_a_malformed_catalogue_names_the_problem(tmp_path, monkeypatch, changes, words):
     _catalogue(tmp_path, monkeypatch, **changes)
@@ -87,6 +91,46 @@ def test_an_oversized_catalogue_is_not_read(tmp_path, monkeypatch):
             pv.version_names("fae")
     finally:
         pv.catalogue.cache_clear()
+
+
+def test_every_version_of_the_fae_catalogue_says_its_probe_or_that_it_has_none():
+    for name in pv.version_names("fae"):
+        assert isinstance(pv.version_entry("fae", name)["figures"]["exploit_probe"], list)
+    default = pv.probe_figure("fae")  # issue 40: the default's 10-minute probe is published
+    assert default is not None and default["minutes"] == 10 and default["games"] >= 400
+    assert pv.probe_figure("fae", "fae_2p_v1") is None  # never probed: None, not a number
+
+
+def test_probe_figure_takes_the_latest_probe_at_the_budget(tmp_path, monkeypatch):
+    def probe(minutes, share, date):
+        return {"minutes": minutes, "best_response_win_share": share, "wilson95": [share - 0.1, share + 0.1],
+                "games": 100, "learner_steps": 1000, "date": date, "measured_by": "m"}
+
+    _catalogue(tmp_path, monkeypatch, figures={"exploit_probe": [probe(10, 0.9, "2026-12-01"), probe(3, 0.4, "2026-12-09"),
+                                                                 probe(10, 0.7, "2026-12-02")]})
+    try:
+        assert pv.probe_figure("fae")["best_response_win_share"] == 0.7
+        assert pv.probe_figure("fae", minutes=3)["best_response_win_share"] == 0.4
+        assert pv.probe_figure("fae", minutes=5) is None
+    finally:
+        pv.catalogue.cache_clear()
+
+
+def test_the_probe_section_lists_every_version_of_the_table_and_plays_nothing(tmp_path):
+    from tabletop_rl.agents import baseline_table as bt
+
+    doc = tmp_path / "baselines.md"
+    doc.write_text("# Baselines\n\n<!-- baselines fae 2p -->\narena\n<!-- /baselines fae 2p -->\n")
+    assert bt.main(["--game", "fae", "--probes-only", "--doc", str(doc)]) == 0
+    page = doc.read_text()
+    assert "<!-- baselines fae 2p -->\narena\n" in page  # the arena table is left alone
+    section = page.split("<!-- baselines fae probes 2p -->")[1]
+    for name in bt.baselines("fae", 2):
+        p = pv.probe_figure("fae", name)
+        row = next(line for line in section.splitlines() if line.startswith(f"| `{name}`"))
+        assert ("not measured" in row) == (p is None)
+        assert p is None or f"{p['best_response_win_share']:.3f}" in row
+    assert f"| `{pv.default_version('fae')}` (default) |" in section
 
 
 # ------------------------------------------------------------------------------ the web allow-list
