@@ -2,11 +2,14 @@
 
     python train.py                                    # Fae, 2 players, the defaults below
     python train.py --preset make-train                # what `make train` runs (<= 15 min on 2 cores)
-    python train.py --preset fantastiqa                # Fantastiqa, 2 players
+    python train.py --preset fantastiqa                # Fantastiqa, 2 players (~25 min)
+    python train.py --preset fantastiqa-short          # Fantastiqa in a few minutes: 3 min of PPO, then 400 games vs greedy
     python train.py --game fantastiqa --num-players 4 --preset tiny   # 3 and 4 players: the same path
     python train.py --resume runs/<run-name>           # continue an interrupted run
     python train.py --evaluate runs/<run-name>/policy.npz   # 1000 seat-rotated games vs random and greedy
     python train.py --help                             # every hyper-parameter and preset, with its help line
+
+Installed (pip install -e ".[train]"), `tabletop-train` is the same command (tabletop-train --preset tiny).
 
 How the agent learns, in the order `_train` below does it (the parts: `tabletop_rl.training.sb3`):
 1. The learner core (`tabletop_rl.envs.learner`): `n_envs` games stepped together in the game's
@@ -25,8 +28,11 @@ How the agent learns, in the order `_train` below does it (the parts: `tabletop_
    greedy play.
 3. The warm start: the policy imitates a teacher bot (`bc_teacher`, `bc_samples`) before PPO, or
    `--init` copies a policy's head (a shipped version name or a .npz; the value net starts fresh);
-   the learning curve starts at the policy PPO starts from (step 0).
-4. Learning: PPO for `total_steps` learner steps (or `time_limit_min`); checkpoints (no pickle:
+   the learning curve starts at the policy PPO starts from (step 0). It counts apart from
+   `time_limit_min`, with the compiles a first run does in it.
+4. Learning: PPO for `total_steps` learner steps, or `time_limit_min` minutes of PPO (its periodic
+   evaluations included), whichever ends first; the summary warns when PPO made fewer than 5
+   updates (`tabletop_rl.training.reports.MIN_PPO_UPDATES`); checkpoints (no pickle:
    tensors for `torch.load(weights_only=True)` plus JSON, written atomically) every
    `checkpoint_every` steps; `--resume` continues from the newest one that passes its checks and
    restores, with the flags that are safe to change (`RESUME_SAFE`) applied and the others refused.
@@ -67,7 +73,13 @@ from tabletop_rl.training.sb3 import (  # noqa: F401  (kept importable from trai
 
 @dataclass
 class Config(RLlibFields):
-    """Every setting of a run, one line of help each (--help); the RLlib-only ones are `RLlibFields`'."""
+    """Every setting of a run, one line of help each (--help); the RLlib-only ones are `RLlibFields`'.
+
+    `time_limit_min` is PPO's time (rollouts, updates, and the periodic evaluations and checkpoints
+    between them): the warm start (teacher games, fitting, the step-0 evaluation, and the compiles a
+    first run does in them) counts apart (`tabletop_rl.training.sb3.limit_seconds_used`), so a short
+    limit still trains: a 3-minute limit once went to a 4-minute warm start. A preset's whole run
+    is its warm start, then the limit, then the final evaluation (each preset's help line)."""
 
     # --- game
     game: str = "fae"  # registered game name (envs.get_game)
@@ -83,7 +95,7 @@ class Config(RLlibFields):
     seed: int = 0  # seeds torch, numpy, python and every env
     run_name: str = ""  # directory under runs_dir; default <game>_<players>p_s<seed>_<UTC time>
     runs_dir: str = "runs"  # where runs are written
-    time_limit_min: float = 0.0  # stop training after this many minutes (0 = no limit); the summary says so
+    time_limit_min: float = 0.0  # stop PPO after this many minutes of it (0 = no limit), periodic evaluations included; the warm start counts apart; the summary says so
     progress: bool = True  # show a progress bar
     # --- vectorised envs
     vec_env: str = "auto"  # "auto" (= "learner", old name "fae-vector"): the learner core, batched where the game has an engine; "dummy" or "subproc": the scalar SelfPlayEnv face, in-process or one process per env
@@ -169,7 +181,7 @@ PRESETS = {
         options="action_features=greedy",  # the greedy block: 1 on greedy's move, added to the logits by a learned scale
         max_game_steps=4000,  # a game still running after 4,000 steps is cut, not won (greedy vs random: ~700)
         cut_reward=-2.0,  # a cut pays less than a loss: from scratch, -2 is what got a learner out of stalling turns
-        total_steps=8_000_000, time_limit_min=22.0,  # the time limit ends the run (~4M steps on 2 quiet cores); the final games then fit in 30 min
+        total_steps=8_000_000, time_limit_min=22.0,  # 22 min of PPO end the run (~4M steps on 2 quiet cores); with the warm start before and the final games after, <= 30 min
         reward="score_diff",  # the score margin (+ win_bonus x the result): what decides the game
         gamma=0.99, gae_lambda=0.95,  # a quest takes tens of decisions: a longer horizon than Fae's
         n_envs=64, n_steps=128, batch_size=2048,  # 8,192-step rollouts in 4 minibatches: the batched core is cheap
@@ -203,6 +215,15 @@ PRESETS = {
         eval_games=6, final_eval_games=10, eval_workers=1, progress=False,  # quick, quiet evaluations
         bc_samples=400, bc_epochs=2, bc_workers=1),  # a warm start in one process
 }
+# Fantastiqa in a few minutes (issue 39): the flat preset's recipe with a shorter warm start and PPO limit, and
+# evaluations against greedy only (random loses every game from step 0: 1.000 in every run of the preset), at step 0
+# and at the end, so the summary says what 3 minutes of PPO changed against the bot to beat. Measured: docs/benchmarks.md.
+PRESETS["fantastiqa-short"] = dict(
+    PRESETS["fantastiqa"],
+    time_limit_min=3.0,  # minutes of PPO; the warm start counts apart
+    bc_samples=20_000,  # ~15 s of teacher games and fitting on quiet cores (50,000: ~35 s)
+    eval_opponents="greedy", eval_games=200, final_eval_games=400,  # step 0 and the end: +-0.07 and +-0.05 (95%)
+    eval_every=2_000_000, checkpoint_every=0)  # no periodic evaluation within 3 min (they would count in the limit)
 # The card-reading policy that ships (issue 37): the card view over the STAND-IN set and 14 generated files, with
 # the greedy block (the greedy bot reads every card file: 1 on its move, added to the logits by a learned scale,
 # so it starts as greedy play on any file), a short warm start, then PPO, as the flat preset does on one file.
@@ -214,7 +235,8 @@ PRESETS["fantastiqa-cards-greedy"] = dict(
 
 PRESET_HELP = {
     "make-train": "Fae 2p, fae_2p_v2's recipe (beats greedy): up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
-    "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: 22 min with the warm start, then 1000 + 1000 games (<= 30 min)",
+    "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: a warm start (~35 s on quiet cores; a first run adds the compiles), 22 min of PPO, then 1000 + 1000 games (<= 30 min)",
+    "fantastiqa-short": "Fantastiqa 2p in a few minutes: the fantastiqa preset with a 20,000-decision warm start, 3 min of PPO, 200 games vs greedy at step 0 and 400 at the end (~4-5 min on 2 cores; a first run adds the compiles)",
     "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed: ~0.55 against mcts (fae_2p_v4: 130 min in 3 commands)",
     "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 25 min, then 1000 + 1000 games",
     "fantastiqa-cards-greedy": "the card view over 16 card files with the greedy block (any card file's greedy bot): 18 min, then 1000 + 1000 games",

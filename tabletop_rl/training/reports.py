@@ -46,6 +46,31 @@ def plot_curve(run_dir: str, rows: list[dict], final: list[dict], title: str) ->
     return path
 
 
+# Fewer PPO updates than this and the summary warns that PPO trained (almost) nothing. PPO's clipped
+# updates move the policy a bounded step each (clip_range on every action's probability ratio), so
+# after a handful the final evaluation measures the policy PPO started from (the warm start), not
+# training. 5 sits far below any run meant to train (a 1-minute Fantastiqa run makes ~20-25 updates)
+# and above the 0-1 of a run whose time went elsewhere (issue 39: a 3-minute limit left PPO 64 steps,
+# no update); the tiny preset, made to exercise every hook, makes 8.
+MIN_PPO_UPDATES = 5
+
+
+def short_run_warning(summary: dict) -> str | None:
+    """The summary's warning when PPO made fewer than `MIN_PPO_UPDATES` updates (one per rollout of
+    `rollout_steps`), saying what ended it and what to change; None otherwise."""
+    updates, rollout = summary["ppo_updates"], summary["rollout_steps"]
+    if updates >= MIN_PPO_UPDATES:
+        return None
+    if summary["stopped_by_time_limit"]:
+        cause = (f"the time limit ({summary['time_limit_min']:g} min of PPO; the warm start counts apart) ended it: "
+                 f"raise --time-limit-min")
+    else:
+        cause = (f"--total-steps {summary['requested_steps']:,} is under {MIN_PPO_UPDATES} rollouts of {rollout:,} "
+                 f"(--n-envs x --n-steps): raise --total-steps")
+    return (f"WARNING: PPO made {updates} update(s) ({summary['steps']:,} learner steps): the final evaluation "
+            f"measures the policy PPO started from, not training; {cause}")
+
+
 def command_name() -> str:
     """The command the user ran, for the hints a run prints: `tabletop-train` (the console script),
     `python -m tabletop_rl.train`, or `python PATH/train.py` as it was typed; `python train.py` when
@@ -69,10 +94,12 @@ def print_summary(summary: dict) -> None:
         f"== {summary['run_name']}: {summary['game']} {summary['num_players']}p, "
         f"{summary['steps']:,} learner steps in {(t['train_seconds'] + t['warm_start_seconds']) / 60:.1f} min"
         + (" (stopped by the time limit)" if summary["stopped_by_time_limit"] else ""),
-        f"   (warm start {t['warm_start_seconds']:.0f} s, periodic evaluations {t['periodic_eval_seconds']:.0f} s)",
+        f"   (warm start {t['warm_start_seconds']:.0f} s, apart from any time limit; periodic evaluations "
+        f"{t['periodic_eval_seconds']:.0f} s, within it)",
         f"   PPO throughput {t['steps_per_second']:.0f} env steps/s; {100 * t['env_share']:.0f}% of PPO time inside the envs "
         f"({t['vec_env']} x{t['n_envs']}, {t['torch_threads']} torch thread(s))",
     ]
+    lines += [f"   {w}" for w in summary.get("warnings", [])]
     first = {}
     for r in summary.get("evals", []):  # the policy PPO started from (after any warm start)
         first.setdefault(r["opponent"], r)
@@ -91,6 +118,7 @@ def print_summary(summary: dict) -> None:
         f"   logs       {d}/logs         (tensorboard --logdir {d}/logs)",
         f"   config     {d}/config.json  summary: {d}/summary.json",
         f"   re-evaluate  {command_name()} --evaluate {d}/policy.npz    (a bot: tabletop_rl.agents.ppo_agent.PPOAgent(path=...))",
+        *summary.get("warnings", []),  # again last, where the eye lands when the run ends
         "",
     ]
     print("\n".join(lines), flush=True)

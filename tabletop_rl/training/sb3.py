@@ -380,7 +380,7 @@ def make_callback(cfg, run_dir: str, pool, venv, history: dict):
             if cfg.checkpoint_every and steps - history["last_checkpoint"] >= cfg.checkpoint_every:
                 history["last_checkpoint"] = steps
                 self.save_checkpoint(steps)
-            if cfg.time_limit_min and history["setup_seconds"] + history["wall_seconds"] > 60 * cfg.time_limit_min:
+            if cfg.time_limit_min and limit_seconds_used(history) > 60 * cfg.time_limit_min:
                 history["stopped_by_time_limit"] = True
                 self.stop = True
 
@@ -662,11 +662,20 @@ def warm_start(model, cfg, history: dict, run_dir: str, setup_start: float) -> N
     history["setup_seconds"] = time.perf_counter() - setup_start
 
 
+def limit_seconds_used(history: dict) -> float:
+    """The seconds `time_limit_min` counts: PPO's (rollouts, updates, and the periodic evaluations and
+    checkpoints between them), since the first rollout and over every resume. The warm start (teacher
+    games, fitting, the step-0 evaluation, and the compiles they trigger on a fresh install) counts
+    apart, so a short limit is PPO's time: a 3-minute limit used to go to a 4-minute warm start and
+    left PPO 64 steps (issue 39)."""
+    return history.get("wall_seconds", 0.0)
+
+
 class AnnealedRate:
     """`anneal_lr`: SB3's learning-rate schedule, `rate` x the fraction of the run left. The run ends at
-    its total steps (SB3's `progress_remaining`) or at `time_limit_min` (the setup and the training
-    time so far, as the time limit counts it: `history`), whichever comes first, so a time-limited
-    run on a slow machine still ends at a small rate."""
+    its total steps (SB3's `progress_remaining`) or at `time_limit_min` (`limit_seconds_used`: the
+    warm start apart), whichever comes first, so a time-limited run on a slow machine still ends at a
+    small rate."""
 
     def __init__(self, rate: float, time_limit_min: float, history: dict):
         self.rate, self.limit_s, self.history = float(rate), 60.0 * float(time_limit_min), history
@@ -674,8 +683,7 @@ class AnnealedRate:
     def __call__(self, progress_remaining: float) -> float:
         left = float(progress_remaining)
         if self.limit_s > 0:
-            used = self.history.get("setup_seconds", 0.0) + self.history.get("wall_seconds", 0.0)
-            left = min(left, 1.0 - used / self.limit_s)
+            left = min(left, 1.0 - limit_seconds_used(self.history) / self.limit_s)
         return self.rate * min(max(left, 0.0), 1.0)
 
 
@@ -713,7 +721,7 @@ def save_run(model, weights, cfg, run_dir: str, history: dict, final: list[dict]
     import json
 
     from tabletop_rl.training.checkpoints import atomic_write_text
-    from tabletop_rl.training.reports import plot_curve
+    from tabletop_rl.training.reports import plot_curve, short_run_warning
 
     tmp = os.path.join(run_dir, "model.zip.tmp")
     with open(tmp, "wb") as f:  # atomically: a crash never leaves a truncated model.zip
@@ -725,9 +733,11 @@ def save_run(model, weights, cfg, run_dir: str, history: dict, final: list[dict]
     wall, env_s = history["wall_seconds"], history["env_seconds"]
     ppo_s = wall - history["eval_seconds"]  # PPO proper: rollouts and updates, without periodic evaluations
     trained = model.num_timesteps
+    rollout = cfg.n_envs * cfg.n_steps
     summary = {
         "run_name": cfg.run_name, "run_dir": run_dir, "game": cfg.game, "num_players": cfg.num_players,
         "steps": trained, "requested_steps": total, "stopped_by_time_limit": history["stopped_by_time_limit"],
+        "time_limit_min": cfg.time_limit_min, "rollout_steps": rollout, "ppo_updates": trained // rollout,
         "resumes": history.get("resumes", 0),
         "throughput": {"train_seconds": wall, "warm_start_seconds": history["setup_seconds"],
                        "periodic_eval_seconds": history["eval_seconds"],
@@ -736,5 +746,6 @@ def save_run(model, weights, cfg, run_dir: str, history: dict, final: list[dict]
                        "vec_env": resolve_vec_env(cfg), "n_envs": cfg.n_envs, "torch_threads": cfg.torch_threads},
         "final_eval": final, "final_eval_seconds": eval_seconds, "evals": history["evals"],
     }
+    summary["warnings"] = [w for w in (short_run_warning(summary),) if w]
     atomic_write_text(os.path.join(run_dir, "summary.json"), json.dumps(summary, indent=2))
     return summary
