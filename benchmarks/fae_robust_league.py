@@ -20,7 +20,9 @@ Round k:
    next round's current policy.
 
 After the last round, `--final-probe-minutes` (0: none) probes the final policy with the catalogue's
-probe settings (`--seed`, 1,000 games by default). Every round's figures (the probe's win share and
+probe settings (`--seed`, 1,000 games by default, no `--probe-steps` cap). A round's probe stops at
+`--probe-steps` learner steps or `--probe-minutes`, whichever comes first: on a loaded machine a
+step cap keeps the rounds' probes comparable (same seed, same steps). Every round's figures (the probe's win share and
 Wilson interval, learner steps, the training run's steps, the pool) go to `--json`, rewritten after
 each step, so a run cut short keeps what it measured.
 """
@@ -141,8 +143,7 @@ def run_league(start: str = "fae_2p_v5", rounds: int = 2, probe_minutes: float =
         out["policy"] = current
         if final_probe_minutes > 0:
             result = probe(GAME, _spec(current), minutes=final_probe_minutes, seed=seed,
-                           eval_games=final_probe_eval_games, steps=probe_steps, train_args=probe_args,
-                           runs_dir=runs_dir, run_name=f"{run_name}_final_probe")
+                           eval_games=final_probe_eval_games, train_args=probe_args, runs_dir=runs_dir, run_name=f"{run_name}_final_probe")
             out["final"] = _probe_record(result, final_probe_minutes)
         save()
     finally:
@@ -170,7 +171,7 @@ def main(argv=None) -> int:
     parser.add_argument("--preset", default="make-train")
     parser.add_argument("--train-args", default="", help="more train.py flags for the retraining runs")
     parser.add_argument("--probe-args", default="", help="more train.py flags for the probes (exploit --train-args)")
-    parser.add_argument("--probe-steps", type=int, default=10**9, help="at most this many learner steps a probe")
+    parser.add_argument("--probe-steps", type=int, default=10**9, help="at most this many learner steps a round's probe")
     parser.add_argument("--first-probe", default=None, metavar="JSON",
                         help="round 0's probe: an `exploit --json` report of the start policy (not probed again)")
     parser.add_argument("--runs-dir", default="runs/league")
