@@ -8,7 +8,8 @@
 Needs the `openspiel` extra (`pip install "tabletop-rl[openspiel]"`); `fae_rl` itself never imports
 OpenSpiel, only this module does.
 
-Parameters: `players` (2-4, default 2) and `big_stack_merge` (F-T4, default False).
+Parameters: `players` (2-4, default 2), `big_stack_merge` (F-T4, default False) and
+`info_state_tensor` ("summary", default, or "full": below).
 
 Chance is explicit, as in the rules (F-S1, F-S2): the game starts with 13 chance nodes, one per
 region (12 of them, each 120 uniform outcomes: outcome k = `REGION_DEALS[k]`, the permutation of
@@ -20,9 +21,28 @@ decisions are those of the core (330 distinct actions).
 
 Information (F-I1). The board deal is public, the spirits are private: player p's information
 state is the public action history (the region deals and every move) plus p's own colour, never
-the colour chance outcome itself. `information_state_string/tensor` (perfect recall: the action
-history) and `observation_string/tensor` (the current position: `fae_rl.observe`, the same vector
-the PettingZoo env gives) reveal nothing another seat hides. `resample_from_infostate` draws the
+the colour chance outcome itself. `information_state_string` is that, with perfect recall (the
+whole public history: tabular CFR and ISMCTS key on it). `observation_tensor` is `fae_rl.observe`,
+the vector the PettingZoo env gives (1,703 floats): the position, the seat's own colour, and a
+fixed-size summary of the public history (per other seat: druids moved by colour, ritual points by
+triggering colour, last move), which is what the history tells about the hidden colours.
+
+`information_state_tensor` is that same vector by default (`info_state_tensor="summary"`), not the
+whole history. OpenSpiel's `rl_environment.Environment(game)` hands `information_state_tensor` to
+its agents whenever a game provides one, and DQN, NFSP and Deep CFR store it in every transition of
+buffers preallocated for their capacity: with the whole history one-hot (71 decisions x 330
+actions + the position = 25,133 floats) NFSP's example buffers asked for 187 GiB at the first
+transition and stepping was ~8x slower. So the tensor those algorithms get by default has a fixed
+size that does not grow with the history (tests/test_openspiel_fae.py runs OpenSpiel's NFSP and
+DQN on the unchanged env line). `python_fae(info_state_tensor=full)` appends the whole public
+decision history one-hot (perfect recall, 25,133 floats) for those who want it.
+
+None of the views reveals anything another seat hides (tested by permuting the other seats'
+colours). The observer takes OpenSpiel's `IIGObservationType` as its Python games do:
+`public_info` gives the public pieces (the position, with the own-colour block zeroed unless
+`private_info=SINGLE_PLAYER`), `public_info=False` with `private_info=SINGLE_PLAYER` gives only the
+seat's own colour (OpenSpiel's playthrough generator asks for that view), and
+`private_info=ALL_PLAYERS` is refused (the spirits are hidden). `resample_from_infostate` draws the
 hidden colours with `FaeState.sample_consistent`. Returns are the core's win/loss returns (zero sum).
 
 Untrusted input: OpenSpiel serializes a Python game's state (`serialize_game_and_state`) with a
@@ -58,6 +78,8 @@ MAX_DECISIONS = 71
 #: Chance nodes at the start of every game: one per region, then the spirits.
 NUM_CHANCE_NODES = NUM_REGIONS + 1
 _REGION_INDEX = {p: k for k, p in enumerate(REGION_DEALS)}
+#: Values of the `info_state_tensor` game parameter (module docstring).
+INFO_STATE_TENSORS = ("summary", "full")
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -73,7 +95,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"players": 2, "big_stack_merge": False},
+    parameter_specification={"players": 2, "big_stack_merge": False, "info_state_tensor": "summary"},
 )
 
 
@@ -90,28 +112,34 @@ def _game_info(num_players: int) -> pyspiel.GameInfo:
 
 
 class FaeGame(pyspiel.Game):
-    """pyspiel game `python_fae(players=2..4,big_stack_merge=False|True)`."""
+    """pyspiel game `python_fae(players=2..4,big_stack_merge=false|true,info_state_tensor=summary|full)`."""
 
     def __init__(self, params=None):
         params = dict(params or {})
         unknown = sorted(set(params) - set(_GAME_TYPE.parameter_specification))
         if unknown:
-            raise ValueError(f"python_fae: unknown parameter(s) {unknown}; known: players, big_stack_merge")
+            raise ValueError(f"python_fae: unknown parameter(s) {unknown}; known: {sorted(_GAME_TYPE.parameter_specification)}")
         players = params.get("players", 2)
         if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"python_fae: players must be 2, 3 or 4; got {players!r}")
         merge = params.get("big_stack_merge", False)
         if not isinstance(merge, bool):
             raise ValueError(f"python_fae: big_stack_merge must be true or false; got {merge!r}")
+        tensor = params.get("info_state_tensor", "summary")
+        if tensor not in INFO_STATE_TENSORS:
+            raise ValueError(f"python_fae: info_state_tensor must be one of {INFO_STATE_TENSORS}; got {tensor!r}")
         self.num_seats = players
         self.big_stack_merge = merge
-        super().__init__(_GAME_TYPE, _game_info(players), {"players": players, "big_stack_merge": merge})
+        self.info_state_tensor = tensor
+        super().__init__(_GAME_TYPE, _game_info(players),
+                         {"players": players, "big_stack_merge": merge, "info_state_tensor": tensor})
 
     def new_initial_state(self) -> "FaeOpenSpielState":
         return FaeOpenSpielState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> "FaeObserver":
-        return FaeObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.num_seats, params)
+        return FaeObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.num_seats, params,
+                           full_history=self.info_state_tensor == "full")
 
 
 class FaeOpenSpielState(pyspiel.State):
@@ -258,25 +286,32 @@ _OWN = observation_layout("summary")["own_colour"]
 class FaeObserver:
     """OpenSpiel observer (the PyObserver interface): `tensor`, `dict`, `set_from`, `string_from`.
 
-    - `position` (always): `fae_rl.observe(state, player)`, the PettingZoo env's observation, with
-      its `own_colour` block zeroed unless the observer sees the player's private information.
-    - `history` (perfect recall only): one row per decision so far (MAX_DECISIONS x 330), one-hot.
-    Before the deal is complete (chance nodes only) the tensor is all zeros.
+    Pieces, by the `IIGObservationType` asked for (module docstring):
+    - `position` (public_info): `fae_rl.observe(state, player)`, the PettingZoo env's observation,
+      with its `own_colour` block zeroed unless the observer sees the player's private information.
+    - `history` (public_info, perfect recall, `full_history` only: the game's
+      `info_state_tensor=full`): one row per decision so far (MAX_DECISIONS x 330), one-hot.
+    - `own_colour` (private_info=SINGLE_PLAYER without public_info): the player's colour, one-hot.
+    With neither public nor private information the tensor is empty. Before the deal is complete
+    (chance nodes only) the tensor is all zeros.
     """
 
-    def __init__(self, iig_obs_type, num_players: int, params):
+    def __init__(self, iig_obs_type, num_players: int, params, full_history: bool = False):
         if params:
             raise ValueError(f"python_fae observer: no parameters are supported; got {params}")
         private = iig_obs_type.private_info
         if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
             raise ValueError("python_fae observer: private_info=ALL_PLAYERS is not supported (the spirits are hidden)")
-        if not iig_obs_type.public_info:
-            raise ValueError("python_fae observer: public_info=False is not supported")
         self._private = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self._public = bool(iig_obs_type.public_info)
         self._recall = iig_obs_type.perfect_recall
-        pieces = [("position", _OBS_SIZE, (_OBS_SIZE,))]
-        if self._recall:
-            pieces.append(("history", MAX_DECISIONS * NUM_ACTIONS, (MAX_DECISIONS, NUM_ACTIONS)))
+        pieces = []
+        if self._public:
+            pieces.append(("position", _OBS_SIZE, (_OBS_SIZE,)))
+            if self._recall and full_history:
+                pieces.append(("history", MAX_DECISIONS * NUM_ACTIONS, (MAX_DECISIONS, NUM_ACTIONS)))
+        elif self._private:
+            pieces.append(("own_colour", NUM_COLOURS, (NUM_COLOURS,)))
         self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
         self.dict, i = {}, 0
         for name, size, shape in pieces:
@@ -287,17 +322,22 @@ class FaeObserver:
         self.tensor.fill(0)
         if state.fae is None:
             return
-        pos = observe(state.fae, player)
-        if not self._private:
-            pos[_OWN] = 0
-        self.dict["position"][:] = pos
-        if self._recall:
+        if "own_colour" in self.dict:
+            self.dict["own_colour"][state.fae.colours[player]] = 1
+        if "position" in self.dict:
+            pos = observe(state.fae, player)
+            if not self._private:
+                pos[_OWN] = 0
+            self.dict["position"][:] = pos
+        if "history" in self.dict:
             decisions = state._public[NUM_REGIONS:] if state._origin is None else state._public
             self.dict["history"][np.arange(len(decisions)), decisions] = 1
 
     def string_from(self, state: FaeOpenSpielState, player: int) -> str:
         colour = state.own_colour(player)
         own = f"seat {player}, own colour {'?' if colour is None or not self._private else colour}"
+        if not self._public:  # the private view only: nothing of the board or the history
+            return own if self._private else ""
         if self._recall:
             return f"{own} | {state.public_record()}"
         if state.fae is None:

@@ -252,3 +252,218 @@ def test_out_of_range_chance_outcomes_are_value_errors(node, action):
     with pytest.raises(ValueError):
         s.apply_action(action)
     assert s.history() == before and s.is_chance_node()
+
+
+# ---------------------------------------------------------------------- issue 39 item 6: OpenSpiel's own code, unchanged
+from fae_rl.observation import observation_size  # noqa: E402
+from fae_rl.openspiel import MAX_DECISIONS  # noqa: E402
+
+COMPACT = observation_size("summary")  # 1,703 floats
+FULL = COMPACT + MAX_DECISIONS * 330  # 25,133 floats: the position + the whole decision history one-hot
+
+
+def test_information_state_tensor_is_compact_by_default_and_full_on_request():
+    game = load(2)
+    assert game.information_state_tensor_size() == COMPACT == game.observation_tensor_size()
+    full = pyspiel.load_game("python_fae(info_state_tensor=full)")
+    assert full.information_state_tensor_size() == FULL and full.observation_tensor_size() == COMPACT
+    s, t = dealt(game, FaeState.new(2, seed=4)), dealt(full, FaeState.new(2, seed=4))
+    for _ in range(6):
+        a = s.legal_actions()[-1]
+        s.apply_action(a)
+        t.apply_action(a)
+    # The default is the observation (own colour + history summary); full appends the decisions one-hot.
+    assert s.information_state_tensor(0) == s.observation_tensor(0)
+    assert t.information_state_tensor(0)[:COMPACT] == s.observation_tensor(0)
+    history = np.asarray(t.information_state_tensor(0)[COMPACT:]).reshape(MAX_DECISIONS, 330)
+    assert history.sum() == 6 and history[5, a] == 1
+    with pytest.raises(Exception, match="info_state_tensor must be one of"):
+        pyspiel.load_game("python_fae(info_state_tensor=all)")
+
+
+def test_rl_environment_default_gives_the_compact_tensor():
+    rl_environment = pytest.importorskip("open_spiel.python.rl_environment")
+    env = rl_environment.Environment("python_fae")  # the examples' env line, default arguments
+    assert env.observation_spec()["info_state"] == (COMPACT,)
+    ts = env.reset()
+    assert len(ts.observations["info_state"][ts.observations["current_player"]]) == COMPACT
+
+
+@pytest.mark.parametrize("tensor", ["summary", "full"])
+def test_information_state_tensors_hide_other_seats_colours_with_a_control(tensor):
+    """F-I1 for both information-state tensors; control: the seat's OWN colour does change them,
+    so a tensor that ignored colours altogether would not pass."""
+    game = pyspiel.load_game(f"python_fae(players=3,info_state_tensor={tensor})")
+    s = dealt(game, FaeState.new(3, seed=2))
+    rng = np.random.default_rng(2)
+    for _ in range(9):
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    for p in range(3):
+        base = s.information_state_tensor(p)
+        for other in other_colourings(s.fae, p):
+            t = s.clone()
+            t.fae = other
+            assert t.information_state_tensor(p) == base
+        d = s.fae.to_dict()
+        spare = next(c for c in range(5) if c not in d["colours"])
+        d["colours"][p] = spare  # the control: a different own colour
+        t = s.clone()
+        t.fae = FaeState.from_dict(d)
+        assert t.information_state_tensor(p) != base
+
+
+def make_observation(game, public, private, recall=False):
+    from open_spiel.python.observation import make_observation as make
+
+    return make(game, pyspiel.IIGObservationType(public_info=public, perfect_recall=recall, private_info=private))
+
+
+def test_observer_takes_every_iig_observation_type_but_all_players():
+    P = pyspiel.PrivateInfoType
+    game = load(3)
+    s = dealt(game, FaeState.new(3, seed=8))
+    s.apply_action(s.legal_actions()[0])
+    private = make_observation(game, False, P.SINGLE_PLAYER)
+    public = make_observation(game, True, P.NONE)
+    nothing = make_observation(game, False, P.NONE)
+    for p in range(3):
+        private.set_from(s, p)
+        assert list(private.dict) == ["own_colour"] and np.flatnonzero(private.tensor).tolist() == [s.fae.colours[p]]
+        assert private.string_from(s, p) == f"seat {p}, own colour {s.fae.colours[p]}"
+        public.set_from(s, p)
+        assert not public.tensor[observation_layout_own()].any()  # the own-colour block stays zero
+        assert "own colour ?" in public.string_from(s, p)
+    nothing.set_from(s, 0)
+    assert nothing.tensor.size == 0 and nothing.string_from(s, 0) == ""
+    with pytest.raises(ValueError, match="ALL_PLAYERS is not supported"):
+        make_observation(game, True, P.ALL_PLAYERS)
+
+
+def observation_layout_own():
+    from fae_rl.observation import observation_layout
+
+    return observation_layout("summary")["own_colour"]
+
+
+@pytest.mark.parametrize("game_string", ["python_fae", "python_fae(players=3,big_stack_merge=true)"])
+def test_open_spiel_generate_playthrough_runs_to_the_end(game_string):
+    """OpenSpiel's playthrough generator asks for public-only and private-only observers (it
+    failed on public_info=False before); a whole random game, the same text for the same seed."""
+    generate_playthrough = pytest.importorskip("open_spiel.python.algorithms.generate_playthrough")
+    text = generate_playthrough.playthrough(game_string, None, seed=3)
+    assert f"InformationStateTensorSize() = {COMPACT}" in text
+    assert "PrivateObservationString(0) = \"seat 0, own colour " in text
+    assert text.rstrip().splitlines()[-1].startswith("Returns() = [")
+    assert generate_playthrough.playthrough(game_string, None, seed=3) == text
+
+
+def test_open_spiel_playthrough_example_script_unchanged(tmp_path):
+    """OpenSpiel's examples/playthrough.py, run as shipped (only the import that registers the game)."""
+    pytest.importorskip("open_spiel.python.examples.playthrough")
+    out = tmp_path / "fae.txt"
+    code = ("import runpy, sys, fae_rl.openspiel\n"
+            f"sys.argv = ['playthrough', '--game', 'python_fae', '--output_file', {str(out)!r}]\n"
+            "runpy.run_module('open_spiel.python.examples.playthrough', run_name='__main__')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert out.read_text().startswith("game: python_fae\n")
+
+
+def transition_bytes(buffer) -> float:
+    """Bytes a preallocated OpenSpiel buffer holds per transition (all its arrays)."""
+    import tree
+
+    return sum(x.nbytes for x in tree.flatten(buffer.experience)) / int(buffer.capacity)
+
+
+def nfsp_run(episodes, capacity=2_000, **params):
+    """nfsp_leduc_pytorch.py's loop and hyper-parameters with its env line unchanged
+    (`rl_environment.Environment(game, players=2)`), smaller buffers and a shorter warm-up."""
+    pytest.importorskip("torch")
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import nfsp  # needs dm-tree: the openspiel extra brings it
+
+    env = rl_environment.Environment("python_fae", **{"players": 2}, **params)
+    info_state_size = env.observation_spec()["info_state"][0]
+    num_actions = env.action_spec()["num_actions"]
+    kwargs = dict(replay_buffer_capacity=capacity, reservoir_buffer_capacity=capacity, min_buffer_size_to_learn=200,
+                  anticipatory_param=0.1, batch_size=128, learn_every=64, rl_learning_rate=0.01,
+                  sl_learning_rate=0.01, optimizer_str="sgd", loss_str="mse", update_target_network_every=19200,
+                  discount_factor=1.0, epsilon_decay_duration=int(20e6), epsilon_start=0.06, epsilon_end=0.001)
+    agents = [nfsp.NFSP(idx, info_state_size, num_actions, [128], **kwargs) for idx in range(2)]
+    for _ in range(episodes):
+        time_step = env.reset()
+        while not time_step.last():
+            player_id = time_step.observations["current_player"]
+            agent_output = agents[player_id].step(time_step)
+            time_step = env.step([agent_output.action])
+        for agent in agents:
+            agent.step(time_step)
+    return env, agents
+
+
+def dqn_run(episodes, capacity=2_000, **params):
+    """dqn_breakthrough_pytorch.py's loop and hyper-parameters, the env line changed to this game."""
+    pytest.importorskip("torch")
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import dqn
+
+    env = rl_environment.Environment("python_fae", **params)
+    info_state_size = env.observation_spec()["info_state"][0]
+    num_actions = env.action_spec()["num_actions"]
+    agents = [dqn.DQN(player_id=idx, state_representation_size=info_state_size, num_actions=num_actions,
+                      hidden_layers_sizes=[64, 64], replay_buffer_capacity=capacity, batch_size=32)
+              for idx in range(2)]
+    for _ in range(episodes):
+        time_step = env.reset()
+        while not time_step.last():
+            player_id = time_step.observations["current_player"]
+            time_step = env.step([agents[player_id].step(time_step).action])
+        for agent in agents:
+            agent.step(time_step)
+    return env, agents
+
+
+# A transition holds one information state (NFSP's reservoir) or two (DQN's replay buffer) plus
+# small fields: with the compact tensor it stays under these bounds; the full history is ~15x more.
+NFSP_BYTES = COMPACT * 4 + 2_000
+DQN_BYTES = 2 * COMPACT * 4 + 3_000
+
+
+def check_openspiel_learners(episodes):
+    """Both example loops; every buffer they preallocated holds the compact tensor within the bounds."""
+    np.random.seed(0)  # NFSP and DQN draw exploration and NFSP's episode mode from numpy's global generator
+    _, nfsp_agents = nfsp_run(episodes)
+    _, dqn_agents = dqn_run(episodes)
+    buffers = [a._rl_agent._replay_buffer for a in nfsp_agents] + [a._replay_buffer for a in dqn_agents]
+    for buffer in buffers:
+        assert buffer.experience.info_state.shape[1] == COMPACT and transition_bytes(buffer) <= DQN_BYTES
+    for agent in nfsp_agents:  # NFSP fills its reservoir in best-response episodes only (10% of them)
+        if agent._reservoir_buffer is not None:
+            assert agent._reservoir_buffer.experience.info_state.shape[1] == COMPACT
+            assert transition_bytes(agent._reservoir_buffer) <= NFSP_BYTES
+    return nfsp_agents, dqn_agents
+
+
+def test_openspiel_nfsp_and_dqn_examples_run_on_the_default_env():
+    """Issue 39 item 6: OpenSpiel's NFSP and DQN example loops on `rl_environment.Environment` with
+    default arguments (the full-history tensor made NFSP's example ask for 187 GiB at once)."""
+    nfsp_agents, dqn_agents = check_openspiel_learners(episodes=8)
+    assert all(len(a._replay_buffer) > 120 for a in dqn_agents)  # 8 games of ~24 decisions a seat
+
+
+@pytest.mark.slow
+def test_openspiel_nfsp_and_dqn_examples_learn_over_a_few_hundred_episodes():
+    nfsp_agents, dqn_agents = check_openspiel_learners(episodes=300)
+    for agent in nfsp_agents:
+        assert len(agent._rl_agent._replay_buffer) == 2_000  # filled, and kept its preallocated size
+        assert agent._reservoir_buffer is not None and agent.loss[0] is not None  # supervised steps ran
+    assert all(len(a._replay_buffer) == 2_000 and a.loss is not None for a in dqn_agents)
+
+
+def test_transition_bound_would_catch_the_full_history_tensor():
+    """Control for the bounds above: the same loops on info_state_tensor=full exceed them."""
+    _, (nfsp_agent, _) = nfsp_run(1, capacity=10, info_state_tensor="full")
+    assert transition_bytes(nfsp_agent._rl_agent._replay_buffer) > DQN_BYTES
+    _, (dqn_agent, _) = dqn_run(1, capacity=10, info_state_tensor="full")
+    assert transition_bytes(dqn_agent._replay_buffer) > DQN_BYTES
