@@ -53,6 +53,11 @@ old import path).
   (docs/usage/envs.md has the whole loop; tests/test_selfplay_gym.py runs it.)
   For N games in one process, `gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")`
   builds the learner core's `LearnerVectorEnv` instead (batched where the game has an engine).
+- Rendering: `render_mode="ansi"` (`env.render()` returns the text board) or `"rgb_array"` (an
+  image). `render_mode="human"` raises a ValueError saying so: Gymnasium would otherwise wrap the env
+  in its `HumanRendering` pygame window at the env's `render_fps` of 1, one step a second, and
+  training would look hung. For a window, wrap it yourself, knowing the pace:
+  `gymnasium.wrappers.HumanRendering(gymnasium.make(id, render_mode="rgb_array"))`.
 - Checkpoints: `get_snapshot()` / `set_snapshot()` (plain JSON: the game's `to_dict`, the core's
   counters and generators; the pool is saved on its own, `OpponentPool.state_dict`).
 """
@@ -93,16 +98,30 @@ def _as_pool(opponent) -> OpponentPool:
 class SelfPlayEnv(LearnerEnv):
     """The learner at one seat of `game`; the other seats are played by opponents (module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+    RENDER_MODES = ("ansi", "rgb_array")  # the modes render() draws: each instance's metadata lists these
+    # The class lists "human" too, for gymnasium.make alone: it reads the entry point's class metadata,
+    # and for a mode not listed there it wraps the env in its HumanRendering pygame window at
+    # render_fps (1 frame a second: training looks hung). Listed, "human" reaches __init__, which
+    # refuses it naming the alternatives. Instances list only what they draw (Gymnasium's check_env
+    # makes one env per mode listed there).
+    metadata = {"render_modes": [*RENDER_MODES, "human"], "render_fps": 1}
 
     def __init__(self, game: str = "fae", num_players: int = 2, opponent="random", reward: str = "win_loss",
                  seat: int | None = None, win_bonus: float = 0.0, reward_scale: float = 1.0, render_mode: str | None = None,
                  max_steps: int | None = None, cut_reward: float = 0.0, **options):
+        self.metadata = {**type(self).metadata, "render_modes": list(self.RENDER_MODES)}
         spec = get_game(game)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}; got {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None; got {render_mode!r}")
+        if render_mode == "human":
+            raise ValueError(
+                'render_mode="human" is not offered: Gymnasium would show a pygame window at 1 frame a second, one '
+                'step a second, and training would look hung. Use render_mode="ansi" (print(env.render()): the text '
+                'board) or "rgb_array" (an image); for a window anyway, wrap it yourself: '
+                'gymnasium.wrappers.HumanRendering(gymnasium.make(id, render_mode="rgb_array")). To watch a game, '
+                'play it in the web app (tabletop-web).')
+        if render_mode is not None and render_mode not in self.RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {list(self.RENDER_MODES)} or None; got {render_mode!r}")
         batch = make_batch(spec, 1, num_players, batched=False, **options)  # checks num_players and options
         core = LearnerCore(batch, spec, opponents=_as_pool(opponent), reward=reward, win_bonus=win_bonus,
                            reward_scale=reward_scale, max_steps=max_steps, cut_reward=cut_reward, seed=None,

@@ -54,3 +54,31 @@ def test_readme_vector_sampling_loop_survives_autoreset():
     assert zero_rows_at_end == episodes
     assert infos["action_mask"][~pending_reset].any(axis=1).all()
     envs.close()
+
+
+@pytest.mark.parametrize("gym_id", ["fae_rl:fae_rl/Fae-v0", "fantastiqa_rl:fantastiqa_rl/Fantastiqa-v0"])
+def test_human_render_mode_is_refused_with_the_alternatives(gym_id):
+    """Issue 39 item 6: gymnasium.make(..., render_mode="human") silently wrapped the env in a
+    pygame window at 1 frame a second (training looked hung); now it raises, naming what to use."""
+    with pytest.raises(ValueError, match=r'render_mode="human" is not offered.*"ansi".*"rgb_array".*HumanRendering'):
+        gymnasium.make(gym_id, opponent="random", render_mode="human")
+    # The alternatives it names do work through the same make().
+    env = gymnasium.make(gym_id, opponent="random", render_mode="ansi")
+    env.reset(seed=0)
+    assert isinstance(env.render(), str) and env.render()
+    env = gymnasium.make(gym_id, opponent="random", render_mode="rgb_array")
+    env.reset(seed=0)
+    assert env.render().ndim == 3
+    with pytest.warns(UserWarning, match="not in the possible render_modes"), \
+            pytest.raises(ValueError, match=r"render_mode must be one of \['ansi', 'rgb_array'\] or None; got 'bogus'"):
+        gymnasium.make(gym_id, opponent="random", render_mode="bogus")
+
+
+def test_instances_list_only_the_render_modes_they_draw():
+    """The class lists "human" for gymnasium.make's sake only; an env lists what render() draws, so
+    Gymnasium's check_env (one env per listed mode) passes with render modes checked."""
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("fae_rl:fae_rl/Fae-v0", opponent="random", render_mode="ansi")
+    assert env.metadata["render_modes"] == ["ansi", "rgb_array"]
+    check_env(env.unwrapped)
