@@ -144,7 +144,7 @@ def test_a_game_against_the_plain_search_plays_to_the_end():
 
 
 def test_registered_and_bad_settings_name_the_problem():
-    assert "mcts_guided" in agent_names("fae") and "mcts_guided" not in agent_names("fantastiqa")
+    assert "mcts_guided" in agent_names("fae") and type(make_agent("fae", "mcts_guided", seed=0)) is FaeGuidedMCTS
     for kwargs, needle in [({"iterations": 0}, "iterations"), ({"iterations": 2.5}, "iterations"),
                            ({"c_puct": -1.0}, "c_puct"), ({"c_puct": float("nan")}, "c_puct"), ({"width": 0}, "width"), ({"width": True}, "width"),
                            ({"wave": 1000}, "wave"), ({"policy": "nope"}, "nope")]:
