@@ -369,6 +369,17 @@ def test_open_spiel_playthrough_example_script_unchanged(tmp_path):
     assert out.read_text().startswith("game: python_fae\n")
 
 
+@pytest.fixture
+def one_torch_thread():
+    """Small nets on a shared machine: torch's thread pool fighting for the cores made each backward
+    pass ~100x slower than one thread (OpenSpiel's examples leave the default)."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def transition_bytes(buffer) -> float:
     """Bytes a preallocated OpenSpiel buffer holds per transition (all its arrays)."""
     import tree
@@ -445,7 +456,7 @@ def check_openspiel_learners(episodes):
     return nfsp_agents, dqn_agents
 
 
-def test_openspiel_nfsp_and_dqn_examples_run_on_the_default_env():
+def test_openspiel_nfsp_and_dqn_examples_run_on_the_default_env(one_torch_thread):
     """Issue 39 item 6: OpenSpiel's NFSP and DQN example loops on `rl_environment.Environment` with
     default arguments (the full-history tensor made NFSP's example ask for 187 GiB at once)."""
     nfsp_agents, dqn_agents = check_openspiel_learners(episodes=8)
@@ -453,7 +464,7 @@ def test_openspiel_nfsp_and_dqn_examples_run_on_the_default_env():
 
 
 @pytest.mark.slow
-def test_openspiel_nfsp_and_dqn_examples_learn_over_a_few_hundred_episodes():
+def test_openspiel_nfsp_and_dqn_examples_learn_over_a_few_hundred_episodes(one_torch_thread):
     nfsp_agents, dqn_agents = check_openspiel_learners(episodes=300)
     for agent in nfsp_agents:
         assert len(agent._rl_agent._replay_buffer) == 2_000  # filled, and kept its preallocated size
@@ -461,7 +472,7 @@ def test_openspiel_nfsp_and_dqn_examples_learn_over_a_few_hundred_episodes():
     assert all(len(a._replay_buffer) == 2_000 and a.loss is not None for a in dqn_agents)
 
 
-def test_transition_bound_would_catch_the_full_history_tensor():
+def test_transition_bound_would_catch_the_full_history_tensor(one_torch_thread):
     """Control for the bounds above: the same loops on info_state_tensor=full exceed them."""
     _, (nfsp_agent, _) = nfsp_run(1, capacity=10, info_state_tensor="full")
     assert transition_bytes(nfsp_agent._rl_agent._replay_buffer) > DQN_BYTES
