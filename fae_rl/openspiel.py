@@ -32,10 +32,14 @@ whole history. OpenSpiel's `rl_environment.Environment(game)` hands `information
 its agents whenever a game provides one, and DQN, NFSP and Deep CFR store it in every transition of
 buffers preallocated for their capacity: with the whole history one-hot (71 decisions x 330
 actions + the position = 25,133 floats) NFSP's example buffers asked for 187 GiB at the first
-transition and stepping was ~8x slower. So the tensor those algorithms get by default has a fixed
-size that does not grow with the history (tests/test_openspiel_fae.py runs OpenSpiel's NFSP and
-DQN on the unchanged env line). `python_fae(info_state_tensor=full)` appends the whole public
-decision history one-hot (perfect recall, 25,133 floats) for those who want it.
+transition and stepping was several times slower (docs/usage/libraries.md has the figures). The
+game keeps providing an information-state tensor, now of a fixed size that does not grow with the
+history, rather than none (which would make rl_environment fall back to the observation): code
+written for OpenSpiel reads `information_state_tensor` directly (NFSP's example policy, Deep CFR),
+and OpenSpiel users expect the default env to give one. tests/test_openspiel_fae.py runs
+OpenSpiel's NFSP and DQN loops on the unchanged env line. `python_fae(info_state_tensor=full)`
+appends the whole public decision history one-hot (perfect recall, 25,133 floats) for those who
+want it.
 
 None of the views reveals anything another seat hides (tested by permuting the other seats'
 colours). The observer takes OpenSpiel's `IIGObservationType` as its Python games do:
@@ -118,7 +122,8 @@ class FaeGame(pyspiel.Game):
         params = dict(params or {})
         unknown = sorted(set(params) - set(_GAME_TYPE.parameter_specification))
         if unknown:
-            raise ValueError(f"python_fae: unknown parameter(s) {unknown}; known: {sorted(_GAME_TYPE.parameter_specification)}")
+            known = sorted(_GAME_TYPE.parameter_specification)
+            raise ValueError(f"python_fae: unknown parameter(s) {unknown}; known: {known}")
         players = params.get("players", 2)
         if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"python_fae: players must be 2, 3 or 4; got {players!r}")

@@ -254,7 +254,7 @@ def test_out_of_range_chance_outcomes_are_value_errors(node, action):
     assert s.history() == before and s.is_chance_node()
 
 
-# ---------------------------------------------------------------------- issue 39 item 6: OpenSpiel's own code, unchanged
+# ---------------------------------------------------------------- issue 39 item 6: OpenSpiel's own code, unchanged
 from fae_rl.observation import observation_size  # noqa: E402
 from fae_rl.openspiel import MAX_DECISIONS  # noqa: E402
 
