@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from fantastiqa_rl.vector_state import kernel
+
 # the state words
 ST_HI, ST_LO, INC_HI, INC_LO, HAS32, UINT32 = range(6)
 STATE_WORDS = 6
@@ -61,7 +63,7 @@ def _mul(a, b):
     return p3 + (p1 >> _U32) + (p2 >> _U32) + (mid >> _U32), (p0 & _M32) | (mid << _U32)
 
 
-@njit(cache=True)
+@kernel
 def next64(st):
     """PCG64's next 64-bit output (pcg_setseq_128_xsl_rr_64_random_r): step the state, then XSL-RR."""
     hi, lo = st[ST_HI], st[ST_LO]
@@ -76,7 +78,7 @@ def next64(st):
     return (v >> rot) | (v << ((_U0 - rot) & _U63))
 
 
-@njit(cache=True)
+@kernel
 def next32(st):
     """PCG64's next_uint32: the buffered high half of the last output, else the low half of a new one."""
     if st[HAS32]:
@@ -88,7 +90,7 @@ def next32(st):
     return v & _M32
 
 
-@njit(cache=True)
+@kernel
 def random_interval(st, mx):
     """numpy's random_interval(bitgen, max) for max < 2**32: a uniform int in [0, max]."""
     if mx == 0:
@@ -106,7 +108,7 @@ def random_interval(st, mx):
             return np.int64(v)
 
 
-@njit(cache=True)
+@kernel
 def shuffle(c, i, base, n, st):
     """c[i, base:base + n] shuffled in place exactly as `Generator.shuffle` shuffles that list."""
     for t in range(n - 1, 0, -1):

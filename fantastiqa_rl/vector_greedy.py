@@ -28,7 +28,6 @@ discard (never their order), and public state, as the bot does.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_kernels as K
@@ -42,6 +41,7 @@ from fantastiqa_rl.vector_state import (L_ABBEY_ASIDE, L_ABBEY_DECK, L_ABBEY_RET
                                         MAX_SEATS, NUM_OPEN_QUESTS, P_ABBEY, P_C_CARDS, P_C_OF, P_DECK, P_DISCARD,
                                         P_HAND, P_QUESTS, S_GEMS, S_POS, S_SCORES, W_ACTION_USED, W_BGEMS, W_BOARD,
                                         W_CUR, W_NAMEPOS, W_OPEN, W_PHASE, W_REGION, W_SEATS, W_STATUE)
+from fantastiqa_rl.vector_state import kernel
 
 # the bot's effect lists (tabletop_rl.agents.fantastiqa_greedy: GOOD_EFFECTS, the setup order, _best_buy)
 GOOD_EFFECTS = frozenset({"gain_gems", "draw", "gain_carpet", "gain_reshuffle", "steal_richer", "draw_keep",
@@ -97,17 +97,17 @@ def bot_tables(g, goal_lines, abbey: bool) -> tuple:
 
 
 # ---------------------------------------------------------------- knowledge helpers (the bot's)
-@njit(cache=True)
+@kernel
 def _pos(w, i, p):
     return w[i, W_SEATS + MAX_SEATS * S_POS + p]
 
 
-@njit(cache=True)
+@kernel
 def _gems(w, i, p):
     return w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
 
 
-@njit(cache=True)
+@kernel
 def _add_kind(prof, k, have):
     """Card kind k's symbols added to have, as _own_symbols counts them (a companion for both)."""
     m = prof[0, k, 2]
@@ -118,14 +118,14 @@ def _add_kind(prof, k, have):
             have[b] += m
 
 
-@njit(cache=True)
+@kernel
 def _add_symbols(c, w, i, cap, T, j, have):
     """_own_symbols over list j, added to have."""
     for t in range(R.ln(w, i, j)):
         _add_kind(T[2], T[0][R.at(c, i, j, cap, t)], have)
 
 
-@njit(cache=True)
+@kernel
 def _add_committed_symbols(c, w, i, cap, T, p, q, have):
     """_own_symbols over committed[p][q], added to have."""
     cards, of = R.seat_list(p, P_C_CARDS), R.seat_list(p, P_C_OF)
@@ -134,7 +134,7 @@ def _add_committed_symbols(c, w, i, cap, T, p, q, have):
             _add_kind(T[2], T[0][R.at(c, i, cards, cap, t)], have)
 
 
-@njit(cache=True)
+@kernel
 def _deficit(T, qkind, have):
     need_sym, need_cnt = T[9], T[10]
     d = 0
@@ -143,13 +143,13 @@ def _deficit(T, qkind, have):
     return d
 
 
-@njit(cache=True)
+@kernel
 def _quest_count(c, w, i, cap, p):
     """len(quests[p]) + the open quests: the bot's `_quests` are t < this, via _quest_at."""
     return R.ln(w, i, R.seat_list(p, P_QUESTS)) + NUM_OPEN_QUESTS
 
 
-@njit(cache=True)
+@kernel
 def _quest_at(c, w, i, cap, p, t):
     """Item t of the bot's `_quests(s, p)` (personal quests, then open ones), -1 for an empty open slot."""
     quests = R.seat_list(p, P_QUESTS)
@@ -157,7 +157,7 @@ def _quest_at(c, w, i, cap, p, t):
     return R.at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
 
 
-@njit(cache=True)
+@kernel
 def _needed(c, w, i, cap, T, p, need):
     """_needed_syms: per symbol, the most any of p's quests asks."""
     qk, need_sym, need_cnt = T[1], T[9], T[10]
@@ -172,7 +172,7 @@ def _needed(c, w, i, cap, T, p, need):
             need[s] = max(need[s], need_cnt[kq, j])
 
 
-@njit(cache=True)
+@kernel
 def _value(T, k, need):
     """_card_value: how much the seat wants to keep a card of kind k."""
     prof, power = T[2], T[5]
@@ -191,7 +191,7 @@ def _value(T, k, need):
     return v
 
 
-@njit(cache=True)
+@kernel
 def _target(c, w, i, cap, T, B, p, have, hand):
     """_target: (quest instance, position) of the quest p can soonest complete; (-1, bazaar) for
     the nearest Beast Bazaar; (-1, -1) for none; (-1, NOT_DECIDED) where the bot would fail."""
@@ -221,7 +221,7 @@ def _target(c, w, i, cap, T, B, p, have, hand):
     return best, best_pos
 
 
-@njit(cache=True)
+@kernel
 def _good_step(w, i, B, p, dests, nd, tpos):
     """_good_step: the best destination of dests[:nd] (closer to tpos, or a creature with a gem), or -1."""
     dist = B[0]
@@ -244,7 +244,7 @@ def _good_step(w, i, B, p, dests, nd, tpos):
     return best
 
 
-@njit(cache=True)
+@kernel
 def _dragons_owned(c, w, i, cap, T, p):
     hk, power = T[0], T[5]
     n = 0
@@ -256,7 +256,7 @@ def _dragons_owned(c, w, i, cap, T, p):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _first(row):
     for a in range(row.size):
         if row[a]:
@@ -265,7 +265,7 @@ def _first(row):
 
 
 # ---------------------------------------------------------------- MAIN (the bot's _main over the flat set)
-@njit(cache=True)
+@kernel
 def _quest_here(c, w, i, cap, T, p):
     """_quest_here: one of p's quests or an open quest lies in p's region."""
     here = w[i, W_REGION + _pos(w, i, p)]
@@ -276,7 +276,7 @@ def _quest_here(c, w, i, cap, T, p):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _copy_row(c, w, i, cc, ww, r):
     """Row i of (c, w) into row r of (cc, ww): the scalars and each list's items (not the unused tail)."""
     ww[r] = w[i]
@@ -287,7 +287,7 @@ def _copy_row(c, w, i, cc, ww, r):
             cc[r, base + t] = c[i, base + t]
 
 
-@njit(cache=True)
+@kernel
 def _glass_may_complete(c, w, i, cap, T, p, wi, wp):
     """Whether some quest in p's region is met by p's whole hand with every card doubled (plus the
     cards committed to it): a bound on the trial of a Glass that draws nothing, whose hand after the
@@ -313,7 +313,7 @@ def _glass_may_complete(c, w, i, cap, T, p, wi, wp):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row, wi, wp, draws_nothing):
     """_glass_completes_quest, tried on row copies (cc, ww rows 0 and 1) with the step kernel: the
     hand kind whose doubling lets p complete a quest; -1 if none; NOT_DECIDED where a step is not ported."""
@@ -344,7 +344,7 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
     return -1
 
 
-@njit(cache=True)
+@kernel
 def _free_move(c, w, i, cap, T, B, p, full, tpos):
     """_free_move: a FLY card or a carpet that brings p closer to its target's region, or -1."""
     dist, prof, power = B[0], T[2], T[5]
@@ -365,7 +365,7 @@ def _free_move(c, w, i, cap, T, B, p, full, tpos):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def _abbey_held(c, w, i, T, p):
     """abbey_held: Abbey cards held by p's side (its team's sum with teams)."""
     if T[12][R.F_TEAMS]:
@@ -373,7 +373,7 @@ def _abbey_held(c, w, i, T, p):
     return R.ln(w, i, R.seat_list(p, P_ABBEY))
 
 
-@njit(cache=True)
+@kernel
 def _explore_ok(c, w, i, cap, T, B, p):
     """Abbey._why_no_explore(p) == '' (Q-B2, Q-B5): EXPLORE among p's MAIN options."""
     if w[i, W_ACTION_USED] or not B[9][_pos(w, i, p)] or _abbey_held(c, w, i, T, p) >= ABBEY_CAP:
@@ -389,7 +389,7 @@ def _explore_ok(c, w, i, cap, T, B, p):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _abbey_continue(c, w, i, cap, T, B, p, row):
     """The bot's ABBEY_CHOICE stop threshold (its module docstring): True to continue exploring."""
     if not row[B[6][1] + 2]:
@@ -420,7 +420,7 @@ def _abbey_continue(c, w, i, cap, T, B, p, row):
     return match / n > aside / (aside + 1)
 
 
-@njit(cache=True)
+@kernel
 def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, row, wi, wp, have, hand):
     """The bot's _main over the flat set `full`; NOT_DECIDED where the scalar bot must decide."""
     hk, power, qpoints = T[0], T[5], T[16]
@@ -502,7 +502,7 @@ def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, r
 
 
 # ---------------------------------------------------------------- the other decisions
-@njit(cache=True)
+@kernel
 def _keep_discard(c, w, i, cap, T, B, p, row, have, hand, keep):
     """END_DISCARD: the first hand kind held beyond _keep_for_target's copies, else DONE;
     NOT_DECIDED where the bot's target fails."""
@@ -559,7 +559,7 @@ def _keep_discard(c, w, i, cap, T, B, p, row, have, hand, keep):
     return A.DONE
 
 
-@njit(cache=True)
+@kernel
 def _chest(c, w, i, cap, T, B, quest0, p, row, have):
     """CHEST: keep the quest of best (deficit + distance - points, kind), or DONE."""
     qregion, qpoints, dist = T[8], T[16], B[0]
@@ -583,7 +583,7 @@ def _chest(c, w, i, cap, T, B, quest0, p, row, have):
     return A.DONE
 
 
-@njit(cache=True)
+@kernel
 def _best_buy(T, B, row, need):
     """BUY: _best_buy's card (score: symbols, +3 for a needed one, the effects; then cost, kind), or DONE."""
     prof, cost, buy_fx = T[2], T[13], B[5]
@@ -602,7 +602,7 @@ def _best_buy(T, B, row, need):
     return A.DONE if best < 0 else A.HAND + 2 * Kn + best
 
 
-@njit(cache=True)
+@kernel
 def _statue_option(c, w, i, cap, T, p, row, plan):
     was = plan[i, p]
     plan[i, p] = 0
@@ -618,7 +618,7 @@ def _statue_option(c, w, i, cap, T, p, row, plan):
     return _first(row)
 
 
-@njit(cache=True)
+@kernel
 def _region_nearest(row, dist, want):
     """The legal REGION r of least (dist[r][want], r) (MOVE_DEST, SETUP_PLACE); NOT_DECIDED if none."""
     best = -1
@@ -628,7 +628,7 @@ def _region_nearest(row, dist, want):
     return NOT_DECIDED if best < 0 else A.REGION + best
 
 
-@njit(cache=True)
+@kernel
 def _extreme_value(T, row, lo, need, highest):
     """The kind k with row[lo + k] of least (val, k), or with highest: most (val, -k); -1 if none."""
     Kn = T[2].shape[1]
@@ -641,7 +641,7 @@ def _extreme_value(T, row, lo, need, highest):
     return best
 
 
-@njit(cache=True)
+@kernel
 def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, scratch, wi, wp, need, have, hand,
             keep):
     """The bot's act() for game i (row: its legal mask); NOT_DECIDED where the scalar bot must."""
@@ -763,7 +763,7 @@ def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, sc
     return _first(row)                              # COMMIT_TARGET, WITHDRAW_FROM, WARDROBE: legal[0]
 
 
-@njit(cache=True)
+@kernel
 def greedy(c, w, games, legal, cap, T, B, quest0, plan, glass, out, wi, wp):
     """out[g] = the greedy move of game games[g] (legal[games[g]]: its mask), or NOT_DECIDED."""
     A_n = legal.shape[1]

@@ -31,6 +31,7 @@ from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, L_OFFER_ARTIFACTS, L
                                         P_C_OF, P_C_ORDER, P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS,
                                         S_GEMS, S_POS, W_ACTION_USED, W_BOARD, W_CANCELS, W_COUNT, W_CUR, W_KEY,
                                         W_LEN, W_PHASE, W_PREV, W_REASON, W_RET, W_SEATS, W_TARGET, W_VISITED)
+from fantastiqa_rl.vector_state import kernel
 
 
 @njit(cache=True, inline="always")
@@ -44,7 +45,7 @@ def _seat(p, f):
 
 
 # ---------------------------------------------------------------- legal actions
-@njit(cache=True)
+@kernel
 def _setup_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Rules._legal_setup_quest, _legal_setup_artifact, _legal_setup_place."""
     flags = T[12]
@@ -69,7 +70,7 @@ def _setup_row(c, w, i, cap, T, row, quest0, wi, wp):
     return True
 
 
-@njit(cache=True)
+@kernel
 def _end_discard_row(c, w, i, cap, T, row):
     """Rules._legal_end_discard."""
     hk = T[0]
@@ -79,7 +80,7 @@ def _end_discard_row(c, w, i, cap, T, row):
         row[A.HAND + hk[c[i, hand * cap + t]]] = True
 
 
-@njit(cache=True)
+@kernel
 def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
     """Rules._legal_main; False (the scalar core) with the Abbey, for its EXPLORE."""
     if T[12][R.F_ABBEY]:
@@ -102,13 +103,13 @@ def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
     return True
 
 
-@njit(cache=True)
+@kernel
 def _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp):
     p = w[i, W_CUR]
     R.legal_free(c, w, i, cap, T, p, row, wi)
 
 
-@njit(cache=True)
+@kernel
 def _statue_option_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Statues._legal_statue_option."""
     p = w[i, W_CUR]
@@ -117,7 +118,7 @@ def _statue_option_row(c, w, i, cap, T, row, quest0, wi, wp):
         row[A.CANCEL] = True
 
 
-@njit(cache=True)
+@kernel
 def _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Rules._legal_adv_move."""
     flags = T[12]
@@ -139,14 +140,14 @@ def _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp):
                 row[A.HAND + hk[x]] = True
 
 
-@njit(cache=True)
+@kernel
 def _pay_row(c, w, i, cap, T, row, quest0, wi, wp):
     ph = w[i, W_PHASE]
     p = w[i, W_CUR]
     R.legal_pay(c, w, i, cap, T, p, ph == A.QUEST_PAY, row, wi, wp)
 
 
-@njit(cache=True)
+@kernel
 def _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Rules._legal_move_dest."""
     flags = T[12]
@@ -163,7 +164,7 @@ def _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp):
         row[A.REGION + d] = True
 
 
-@njit(cache=True)
+@kernel
 def _buy_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Statues._legal_buy."""
     hk = T[0]
@@ -177,7 +178,7 @@ def _buy_row(c, w, i, cap, T, row, quest0, wi, wp):
             row[A.HAND + 2 * K + k] = True
 
 
-@njit(cache=True)
+@kernel
 def _chest_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Statues._legal_chest."""
     p = w[i, W_CUR]
@@ -188,7 +189,7 @@ def _chest_row(c, w, i, cap, T, row, quest0, wi, wp):
             row[quest0 + T[1][c[i, L_REVEALED * cap + t]]] = True
 
 
-@njit(cache=True)
+@kernel
 def _release_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Statues._legal_release."""
     hk = T[0]
@@ -207,7 +208,7 @@ def _release_row(c, w, i, cap, T, row, quest0, wi, wp):
             row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
 
 
-@njit(cache=True)
+@kernel
 def _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Rules._legal_commit_target."""
     p = w[i, W_CUR]
@@ -216,7 +217,7 @@ def _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp):
         row[quest0 + T[1][qs[t]]] = True
 
 
-@njit(cache=True)
+@kernel
 def _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Rules._legal_withdraw_from."""
     hk = T[0]
@@ -230,7 +231,7 @@ def _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp):
                 break
 
 
-@njit(cache=True)
+@kernel
 def _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Powers._legal_target_seat."""
     flags = T[12]
@@ -242,7 +243,7 @@ def _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp):
             row[A.SEAT + o] = True
 
 
-@njit(cache=True)
+@kernel
 def _effect_row(c, w, i, cap, T, row, quest0, wi, wp):
     """Powers._legal_glass, _legal_bell, _legal_brew_card, _legal_wardrobe."""
     hk, ph = T[0], w[i, W_PHASE]
@@ -268,7 +269,7 @@ def _effect_row(c, w, i, cap, T, row, quest0, wi, wp):
                 row[A.SPACE + s_] = True
 
 
-@njit(cache=True)
+@kernel
 def _cancel_budget(w, i, flags, row):
     """Rules._legal_list: once Q-T2's budget is spent, CANCEL is legal only where nothing else is."""
     if flags[R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
@@ -276,7 +277,7 @@ def _cancel_budget(w, i, flags, row):
             row[A.CANCEL] = False
 
 
-@njit(cache=True)
+@kernel
 def legal(c, w, games, out, cap, T, quest0, wi, wp):
     """out[i] = the legal actions of game i (cleared here first: the row is then in the cache), for
     the decisions ported; returns 1 per game handled, 0 where the caller must ask the scalar core."""
@@ -330,7 +331,7 @@ def legal(c, w, games, out, cap, T, quest0, wi, wp):
     return done
 
 
-@njit(cache=True)
+@kernel
 def first_illegal(legal, games, actions):
     """The first g where actions[g] is out of range or not legal[games[g]]; -1 if none."""
     for g in range(games.size):
@@ -341,7 +342,7 @@ def first_illegal(legal, games, actions):
 
 
 # ---------------------------------------------------------------- transitions
-@njit(cache=True)
+@kernel
 def step(c, w, games, actions, cap, T, quest0, rng):
     """Apply actions[g] (legal: the caller checked) to game games[g] where ported (vector_steps.apply);
     returns 1 per game stepped, 0 where the caller must (nothing of that game changed then).

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from fantastiqa_rl.board import NUM_SYMBOLS
+from fantastiqa_rl.vector_state import kernel
 
 _BITS = 62          # reachable counts and values live in int64 bit sets: 0..61
 
@@ -55,7 +56,7 @@ def _value(s, y, creature, v):
     return y if s == v else y >> 1
 
 
-@njit(cache=True)
+@kernel
 def _best(base, x, esym, ne, chooser, nch, creature, v, need, cnt):
     """The best over the wild pairs' choices (chooser[:nch], rows (a, b, m)) of the payment over the
     enumerated symbols esym[:ne] with counts base[s] + x[e]: a creature's value there, or for a
@@ -84,7 +85,7 @@ def _best(base, x, esym, ne, chooser, nch, creature, v, need, cnt):
     return best
 
 
-@njit(cache=True)
+@kernel
 def offered_by_counts(creature, v, strength, need, sel, nsel, items, start, nk, flags):
     """flags[u] = 1 where hand kind u (its copies' profiles at items[start[u]:start[u + 1]], rows
     (a, b, m)) is offered for the payment with the profiles sel[:nsel] chosen already: a creature

@@ -24,6 +24,7 @@ from fantastiqa_rl.vector_state import (OP_ID, G_LISTS, L_ARTIFACT_DECK, L_BOOST
                                         P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, S_GEMS, S_POS,
                                         S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_LEN, W_OPEN, W_REGION,
                                         W_SEATS, W_STATUE, W_TARGET)
+from fantastiqa_rl.vector_state import kernel
 
 
 def _padded(rows) -> tuple[np.ndarray, np.ndarray]:
@@ -147,7 +148,7 @@ def seat_field(w, i, f, p):
 
 
 
-@njit(cache=True)
+@kernel
 def append(c, w, i, j, cap, x):
     k = w[i, W_LEN + j]
     c[i, j * cap + k] = x
@@ -159,7 +160,7 @@ def set_len(w, i, j, k):
     w[i, W_LEN + j] = k
 
 
-@njit(cache=True)
+@kernel
 def remove_at(c, w, i, j, cap, t):
     """del list_j[t]."""
     k = w[i, W_LEN + j]
@@ -169,7 +170,7 @@ def remove_at(c, w, i, j, cap, t):
     w[i, W_LEN + j] = k - 1
 
 
-@njit(cache=True)
+@kernel
 def index(c, w, i, j, cap, x):
     """list_j.index(x), or -1."""
     base = j * cap
@@ -185,13 +186,13 @@ def contains(c, w, i, j, cap, x):
     return index(c, w, i, j, cap, x) >= 0
 
 
-@njit(cache=True)
+@kernel
 def remove(c, w, i, j, cap, x):
     """list_j.remove(x) (x is there)."""
     remove_at(c, w, i, j, cap, index(c, w, i, j, cap, x))
 
 
-@njit(cache=True)
+@kernel
 def extend(c, w, i, dst, src, cap):
     """list_dst += list_src; list_src = []."""
     for t in range(w[i, W_LEN + src]):
@@ -199,7 +200,7 @@ def extend(c, w, i, dst, src, cap):
     w[i, W_LEN + src] = 0
 
 
-@njit(cache=True)
+@kernel
 def find(c, w, i, j, cap, hk, k, prefer_boosted):
     """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
     base = j * cap
@@ -389,7 +390,7 @@ def statue_options(c, w, i, cap, p, leaving):
     return out
 
 
-@njit(cache=True)
+@kernel
 def write_statue_options(row, bits):
     if bits & 1:
         row[A.STATUE_DRAW] = True
@@ -400,7 +401,7 @@ def write_statue_options(row, bits):
 
 
 # ---------------------------------------------------------------- quests (Rules._completable, _commit_targets)
-@njit(cache=True)
+@kernel
 def completable(c, w, i, cap, T, p, out, wi, wp):
     """Rules._completable: quest instances p may complete now, personal ones first, into out; returns how many."""
     hk, qk, prof, qregion = T[0], T[1], T[2], T[8]
@@ -460,13 +461,15 @@ def opponents_here(w, i, T, p):
     return False
 
 
-@njit(cache=True)
+@kernel
 def legal_free(c, w, i, cap, T, p, row, wi):
     """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
     return free_actions(c, w, i, cap, T, p, row, wi, False)
 
 
-@njit(cache=True, inline="always")
+# a call, not inlined: numba inlines a function by copying its IR per call site, 6 s of compile a site
+# here (145 blocks), and LLVM inlines what pays
+@kernel
 def free_actions(c, w, i, cap, T, p, row, wi, first):
     """Rules._legal_free(p) into row (bool, all False on entry); returns how many. With `first`,
     stops at the first one found (Rules._has_free: MAIN asks only whether there is one)."""
@@ -549,7 +552,7 @@ def free_actions(c, w, i, cap, T, p, row, wi, first):
     return count
 
 
-@njit(cache=True)
+@kernel
 def action_used(w, i):
     return w[i, W_ACTION_USED] != 0
 
@@ -563,7 +566,7 @@ def met(T, creature, req, strength, pr, n, wi):
     return quest_met(T, req, pr, n, wi)
 
 
-@njit(cache=True)
+@kernel
 def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
     """payment.offered_kinds: mark HAND k in row for each hand kind some completion of the payment
     needs its next copy for (copies in use order: doubled first), given the profiles wp[:nsel] chosen:
@@ -643,7 +646,7 @@ def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
             row[A.HAND + kinds[u]] = True
 
 
-@njit(cache=True)
+@kernel
 def legal_pay(c, w, i, cap, T, p, quest_pay, row, wi, wp):
     """Rules._legal_pay (ADV_PAY, QUEST_PAY) into row."""
     hk, qk = T[0], T[1]

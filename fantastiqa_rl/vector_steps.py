@@ -32,6 +32,7 @@ from fantastiqa_rl.vector_state import (OP_ID, L_ADVENTURE, L_ARTIFACT_DECK, L_B
                                         W_END_REASON, W_KEY, W_NWIN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_PREV,
                                         W_REASON, W_RET, W_SEATS, W_STATUE, W_SUPPLY, W_TARGET, W_TURNS,
                                         W_VISITED, W_WIN)
+from fantastiqa_rl.vector_state import kernel
 
 SUP_GEMS, SUP_CARPETS, SUP_BONUS = W_SUPPLY, W_SUPPLY + 1, W_SUPPLY + 3
 
@@ -42,7 +43,7 @@ def sf(p, f):
     return W_SEATS + MAX_SEATS * f + p
 
 
-@njit(cache=True)
+@kernel
 def take(w, i, col, k):
     """TurnFlow._take: up to k from the supply counter at column col; returns what was taken."""
     t = min(w[i, col], k)
@@ -51,7 +52,7 @@ def take(w, i, col, k):
 
 
 # ---------------------------------------------------------------- committed maps (seat p's quest -> cards)
-@njit(cache=True)
+@kernel
 def committed_pop(c, w, i, cap, p, q, dst):
     """list_dst += committed[p].pop(q, []) (in commit order)."""
     order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
@@ -69,7 +70,7 @@ def committed_pop(c, w, i, cap, p, q, dst):
             u += 1
 
 
-@njit(cache=True)
+@kernel
 def committed_add(c, w, i, cap, p, q, x):
     """committed[p][q].append(x)."""
     R.append(c, w, i, seat_list(p, P_C_CARDS), cap, x)
@@ -77,7 +78,7 @@ def committed_add(c, w, i, cap, p, q, x):
 
 
 # ---------------------------------------------------------------- the end of a turn and of the game
-@njit(cache=True)
+@kernel
 def end_by_score(c, w, i, cap, T, reason):
     """TurnFlow._end_by_score: highest (final score, completed quests, gems) per side; else shared."""
     qk, qpoints, n, teams = T[1], T[16], T[12][F_N], T[12][F_TEAMS]
@@ -111,7 +112,7 @@ def end_by_score(c, w, i, cap, T, reason):
     w[i, W_PHASE] = A.TERMINAL
 
 
-@njit(cache=True)
+@kernel
 def reset_turn(w, i):
     """TurnFlow._reset_turn."""
     w[i, W_ACTION_USED] = 0
@@ -129,7 +130,7 @@ def reset_turn(w, i):
     w[i, W_CANCELS] = 0
 
 
-@njit(cache=True)
+@kernel
 def replenish(c, w, i, cap, T):
     """TurnFlow._replenish(game_start=False) (Q-R1..Q-R4): a Raven now is resolved, never set aside."""
     hk, gem, raven, n = T[0], T[14], T[15], T[12][F_N]
@@ -164,7 +165,7 @@ def replenish(c, w, i, cap, T):
             w[i, W_OBONUS + j] = take(w, i, SUP_BONUS, 1)
 
 
-@njit(cache=True)
+@kernel
 def draw(c, w, i, cap, p, k, dst, st):
     """TurnFlow._draw of k cards from p's deck into list dst; where the deck runs out and the discard
     is not empty, the discard becomes the deck, shuffled with p's Generator (Q-X1: `st`, its state
@@ -185,7 +186,7 @@ def draw(c, w, i, cap, p, k, dst, st):
     return True
 
 
-@njit(cache=True)
+@kernel
 def finish_turn(c, w, i, cap, T, p, st):
     """TurnFlow._finish_turn: draw (see `draw`), the turn limit, the next turn."""
     flags = T[12]
@@ -207,7 +208,7 @@ def finish_turn(c, w, i, cap, T, p, st):
     return True
 
 
-@njit(cache=True)
+@kernel
 def end_turn(c, w, i, cap, T, p, st):
     """TurnFlow._end_turn: the cards used for their power go to the discard; then END_DISCARD or the draw."""
     hk, held = T[0], T[7]
@@ -237,7 +238,7 @@ def end_turn(c, w, i, cap, T, p, st):
 
 
 # ---------------------------------------------------------------- MAIN and FREE_MENU (Rules._apply_main)
-@njit(cache=True)
+@kernel
 def move_to(w, i, p, dest):
     """Rules._move_to."""
     w[i, W_PREV] = w[i, sf(p, S_POS)]
@@ -245,7 +246,7 @@ def move_to(w, i, p, dest):
     w[i, W_VISITED] |= 1 << dest
 
 
-@njit(cache=True)
+@kernel
 def use_carpet(w, i, p):
     """Rules._use_carpet (Q-F3)."""
     w[i, sf(p, S_CARPETS)] -= 1
@@ -254,7 +255,7 @@ def use_carpet(w, i, p):
     w[i, W_PHASE] = A.MOVE_DEST
 
 
-@njit(cache=True)
+@kernel
 def mark(c, w, i, cap, T, p, j):
     """Rules._mark (Q-F2)."""
     q = w[i, W_OPEN + j]
@@ -270,7 +271,7 @@ def mark(c, w, i, cap, T, p, j):
     return True
 
 
-@njit(cache=True)
+@kernel
 def commit_to(c, w, i, cap, T, p, qkind):
     """Rules._apply_commit_target: the first committed quest of kind qkind takes a hand card of kind target."""
     order = seat_list(p, P_C_ORDER)
@@ -285,7 +286,7 @@ def commit_to(c, w, i, cap, T, p, qkind):
             return
 
 
-@njit(cache=True)
+@kernel
 def commit(c, w, i, cap, T, p, k):
     """Rules._commit: COMMIT_TARGET, skipped when only one quest can take the card."""
     w[i, W_TARGET] = k
@@ -295,7 +296,7 @@ def commit(c, w, i, cap, T, p, k):
         commit_to(c, w, i, cap, T, p, T[1][qs[0]])
 
 
-@njit(cache=True)
+@kernel
 def withdraw_from(c, w, i, cap, T, p, qkind):
     """Rules._apply_withdraw_from: a committed card of kind target, from the first quest of kind qkind holding one."""
     hk, k = T[0], w[i, W_TARGET]
@@ -322,7 +323,7 @@ def withdraw_from(c, w, i, cap, T, p, qkind):
         return
 
 
-@njit(cache=True)
+@kernel
 def withdraw(c, w, i, cap, T, p, k):
     """Rules._withdraw: WITHDRAW_FROM, skipped when only one quest holds that kind."""
     hk = T[0]
@@ -341,7 +342,7 @@ def withdraw(c, w, i, cap, T, p, k):
         withdraw_from(c, w, i, cap, T, p, T[1][only])
 
 
-@njit(cache=True)
+@kernel
 def play_card(c, w, i, cap, T, p, k, st):
     """Powers._play_card (Q-F1); for an artifact without `st`, the caller checked that its effects draw
     no reshuffle."""
@@ -390,7 +391,7 @@ def play_card(c, w, i, cap, T, p, k, st):
         run_effects(c, w, i, cap, T, p, st)
 
 
-@njit(cache=True)
+@kernel
 def main(c, w, i, cap, T, p, a, quest0, st):
     """Rules._apply_main (MAIN, and FREE_MENU after it set MAIN); a step that may shuffle only with
     p's Generator (`st`)."""
@@ -434,7 +435,7 @@ def main(c, w, i, cap, T, p, a, quest0, st):
 
 
 # ---------------------------------------------------------------- quests (Rules._start_quest, _complete_quest)
-@njit(cache=True)
+@kernel
 def start_quest(c, w, i, cap, T, p, qkind):
     """Rules._start_quest: pay first for the first quest instance of kind qkind p may complete."""
     rows = max(cap, T[2].shape[1]) + 8             # R.workspace's sizes (a quest start is rare)
@@ -449,7 +450,7 @@ def start_quest(c, w, i, cap, T, p, qkind):
     w[i, W_PHASE] = A.QUEST_PAY
 
 
-@njit(cache=True)
+@kernel
 def complete_quest(c, w, i, cap, T, p):
     """Rules._complete_quest (Q-Q3); False, nothing changed, where it reaches the goal (Q-E1) or the
     goal is the Abbey's lines: the scalar core ends the game."""
@@ -499,7 +500,7 @@ def complete_quest(c, w, i, cap, T, p):
 
 
 # ---------------------------------------------------------------- adventures (Rules._apply_adv_move, _apply_adv_pay)
-@njit(cache=True)
+@kernel
 def pay_card(c, w, i, cap, T, p, k):
     """Rules._pay_card."""
     hand = seat_list(p, P_HAND)
@@ -508,7 +509,7 @@ def pay_card(c, w, i, cap, T, p, k):
     R.append(c, w, i, L_PAY, cap, x)
 
 
-@njit(cache=True)
+@kernel
 def adv_move(c, w, i, cap, T, p, a, st):
     K = T[2].shape[1]
     if a == A.DONE:
@@ -535,7 +536,7 @@ def adv_move(c, w, i, cap, T, p, a, st):
     return True
 
 
-@njit(cache=True)
+@kernel
 def adv_pay(c, w, i, cap, T, p, a):
     if a == A.CANCEL:                               # Rules._cancel_payment
         R.extend(c, w, i, seat_list(p, P_HAND), L_PAY, cap)
@@ -559,7 +560,7 @@ def adv_pay(c, w, i, cap, T, p, a):
     return True
 
 
-@njit(cache=True)
+@kernel
 def quest_pay(c, w, i, cap, T, p, a):
     if a == A.CANCEL:
         R.extend(c, w, i, seat_list(p, P_HAND), L_PAY, cap)
@@ -571,7 +572,7 @@ def quest_pay(c, w, i, cap, T, p, a):
     return True
 
 
-@njit(cache=True)
+@kernel
 def move_dest(c, w, i, cap, T, p, a, st):
     """Rules._apply_move_dest."""
     ret = w[i, W_RET]
@@ -585,7 +586,7 @@ def move_dest(c, w, i, cap, T, p, a, st):
 
 
 # ---------------------------------------------------------------- statues (fantastiqa_rl.statues)
-@njit(cache=True)
+@kernel
 def statue_done(w, i):
     """Statues._statue_done."""
     if w[i, W_KEY]:
@@ -595,7 +596,7 @@ def statue_done(w, i):
     w[i, W_PHASE] = A.MAIN
 
 
-@njit(cache=True)
+@kernel
 def statue_option(c, w, i, cap, T, p, a):
     """Statues._apply_statue_option / _statue."""
     if a == A.CANCEL:
@@ -629,7 +630,7 @@ def statue_option(c, w, i, cap, T, p, a):
     return True
 
 
-@njit(cache=True)
+@kernel
 def return_revealed(c, w, i, cap):
     """Statues._return_revealed: the revealed cards to the bottom of their deck, in draw order."""
     st = w[i, W_STATUE + w[i, sf(w[i, W_CUR], S_POS)]]
@@ -644,7 +645,7 @@ def return_revealed(c, w, i, cap):
     R.set_len(w, i, L_REVEALED, 0)
 
 
-@njit(cache=True)
+@kernel
 def buy(c, w, i, cap, T, p, a):
     """Statues._apply_buy."""
     if a == A.DONE:
@@ -662,7 +663,7 @@ def buy(c, w, i, cap, T, p, a):
     return True
 
 
-@njit(cache=True)
+@kernel
 def take_quest(c, w, i, cap, T, p, a, quest0, src):
     """The first quest of list src whose QUEST action is a becomes a personal quest of p, with an empty
     committed list (Statues._apply_chest, Rules._apply_setup_quest); False, unchanged, if none."""
@@ -678,7 +679,7 @@ def take_quest(c, w, i, cap, T, p, a, quest0, src):
     return False
 
 
-@njit(cache=True)
+@kernel
 def chest(c, w, i, cap, T, p, a, quest0):
     """Statues._apply_chest."""
     if a == A.DONE:
@@ -693,7 +694,7 @@ def chest(c, w, i, cap, T, p, a, quest0):
     return True
 
 
-@njit(cache=True)
+@kernel
 def release(c, w, i, cap, T, p, a):
     """Statues._apply_release."""
     K = T[2].shape[1]
@@ -721,7 +722,7 @@ def release(c, w, i, cap, T, p, a):
     return True
 
 
-@njit(cache=True)
+@kernel
 def target_seat(c, w, i, cap, T, p, a, st):
     """Powers._apply_target_seat."""
     if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
@@ -743,7 +744,7 @@ OP_STEAL, OP_DOUBLE, OP_DRAW_KEEP = OP_ID["steal_richer"], OP_ID["double_symbols
 OP_GIVE, OP_SWAP = OP_ID["give_card"], OP_ID["swap_creatures"]
 
 
-@njit(cache=True)
+@kernel
 def effects_may_reshuffle(c, w, i, cap, T, p, k):
     """Whether the queued effects (and those of a card of kind k about to be played, k >= 0) draw
     more cards than p's deck holds: a draw could reshuffle (the caller leaves the step to the
@@ -762,7 +763,7 @@ def effects_may_reshuffle(c, w, i, cap, T, p, k):
     return need > ln(w, i, seat_list(p, P_DECK))
 
 
-@njit(cache=True)
+@kernel
 def run_effects(c, w, i, cap, T, p, st):
     """Powers._run_effects: resolve queued effects until one needs a decision (the caller gave p's
     Generator `st`, or checked with effects_may_reshuffle that no draw reshuffles)."""
@@ -813,7 +814,7 @@ def run_effects(c, w, i, cap, T, p, st):
                 w[i, W_PHASE] = A.WARDROBE
 
 
-@njit(cache=True)
+@kernel
 def glass(c, w, i, cap, T, p, a, st):
     """Powers._apply_glass."""
     if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
@@ -830,7 +831,7 @@ def glass(c, w, i, cap, T, p, a, st):
     return True
 
 
-@njit(cache=True)
+@kernel
 def bell(c, w, i, cap, T, p, a, st):
     """Powers._apply_bell."""
     if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
@@ -847,7 +848,7 @@ def bell(c, w, i, cap, T, p, a, st):
     return True
 
 
-@njit(cache=True)
+@kernel
 def brew_card(c, w, i, cap, T, p, a):
     """Powers._apply_brew_card."""
     K = T[2].shape[1]
@@ -860,7 +861,7 @@ def brew_card(c, w, i, cap, T, p, a):
     return True
 
 
-@njit(cache=True)
+@kernel
 def wardrobe(c, w, i, cap, T, p, a, st):
     """Powers._apply_wardrobe."""
     s_ = a - A.SPACE
@@ -879,7 +880,7 @@ def wardrobe(c, w, i, cap, T, p, a, st):
 
 
 # ---------------------------------------------------------------- setup (Rules._apply_setup_*)
-@njit(cache=True)
+@kernel
 def setup(c, w, i, cap, T, p, a, quest0):
     """SETUP_QUEST, SETUP_ARTIFACT, and SETUP_PLACE but the last seat's (its end of setup shuffles)."""
     ph = w[i, W_PHASE]
@@ -906,7 +907,7 @@ def setup(c, w, i, cap, T, p, a, quest0):
     return True
 
 
-@njit(cache=True)
+@kernel
 def apply(c, w, i, cap, T, a, quest0, st):
     """Apply legal action a to game i where ported (True), else change nothing (False); `st`: the
     mover's chance Generator as state words (vector_chance), left as the step's shuffles leave it, or
