@@ -46,8 +46,10 @@ from fantastiqa_rl.state import FantastiqaState
 # ---------------------------------------------------------------- the kernels' decorator
 # The modules whose source the compiled kernels hold: the kernel modules, and the modules whose
 # constants and tables they freeze in at compile time (numba reads a global's value once).
+# A module that uses @kernel must be listed (its own file is no longer the stamp): `kernel` checks.
 _KERNEL_SOURCES = ("vector_state", "vector_chance", "vector_pay", "vector_rules", "vector_steps", "vector_kernels",
-                   "vector_greedy", "actions", "board", "cards", "powers", "statues", "turn_flow", "options", "abbey")
+                   "vector_greedy", "obs_kernel", "observation", "actions", "board", "cards", "powers", "statues",
+                   "turn_flow", "options", "abbey")
 
 
 def _sources_stamp() -> str:
@@ -90,6 +92,9 @@ class _Kernel(CPUDispatcher):
 def kernel(fn):
     """@kernel: @njit(cache=True) for the vector kernels, one compile per argument types (`_Kernel`),
     cached under the hash of the kernel sources (`_KernelCache`)."""
+    if fn.__module__.rpartition(".")[2] not in _KERNEL_SOURCES:
+        raise ValueError(f"@kernel on {fn.__module__}.{fn.__qualname__}: add its module to _KERNEL_SOURCES, or its "
+                         f"cached code would outlive changes to its own file")
     disp = _Kernel(py_func=fn, locals={}, targetoptions={"nopython": True, "boundscheck": None})
     disp.enable_caching()
     return disp
