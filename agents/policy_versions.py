@@ -15,8 +15,8 @@ can only ever pick one of the shipped files.
 
 A version's `figures` may hold `exploit_probe`: a list of probes of it (`tabletop_rl.agents.exploit`),
 each with its `minutes`, `best_response_win_share`, `wilson95`, `games`, `learner_steps`, `date` and
-`measured_by` (the command); an empty list says it was never probed. `probe_figure` reads the latest
-probe at a budget (10 minutes: the figure the baselines table publishes).
+`measured_by` (the command); an empty list says it was never probed. `probe_figure` reads the
+strongest probe at a budget (10 minutes: the figure the baselines table publishes).
 
 `any_card_file` (optional) names the version the default `ppo` plays on another card file than its
 default's (Fantastiqa's card-reading policy plays any card file; the default reads the STAND-IN's).
@@ -180,10 +180,12 @@ def version_entry(game: str, version: str | None = None) -> dict:
 
 
 def probe_figure(game: str, version: str | None = None, minutes: float = 10) -> dict | None:
-    """The latest exploitability probe of `version` (default: the default one) at `minutes` of
-    training, as the catalogue records it; None where it was not measured at that budget."""
+    """The exploitability probe of `version` (default: the default one) at `minutes` of training
+    whose best response won most: each probe is a lower bound on exploitability, so the highest is
+    the tightest (a probe on a loaded machine runs fewer learner steps and finds less). None where
+    it was not measured at that budget."""
     probes = [p for p in version_entry(game, version)["figures"].get("exploit_probe", []) if p["minutes"] == minutes]
-    return max(probes, key=lambda p: p["date"]) if probes else None
+    return max(probes, key=lambda p: p["best_response_win_share"]) if probes else None
 
 
 def version_path(game: str, version: str | None = None) -> Path:

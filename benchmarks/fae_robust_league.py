@@ -68,7 +68,7 @@ def pool_weights(brs: int, br_weight: float, mcts_weight: float, start_weight: f
 
 def _probe_record(result: dict, minutes: float) -> dict:
     keys = ("target", "seed", "minutes", "steps", "steps_per_second", "train_seconds", "eval_games", "win_share",
-            "wilson95", "policy", "run_dir")
+            "wilson95", "curve", "policy", "run_dir")
     return {**{k: result[k] for k in keys}, "minutes": minutes}
 
 

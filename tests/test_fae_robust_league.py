@@ -26,7 +26,7 @@ def test_one_round_adds_the_best_response_to_the_pool_and_writes_its_figures(tmp
     assert saved == out
     (r0,) = saved["rounds"]
     assert r0["policy"] == "fae_2p_v1" and r0["probe"]["target"] == "ppo:version=fae_2p_v1"
-    assert r0["probe"]["eval_games"] == 4 and r0["probe"]["steps"] == 1024
+    assert r0["probe"]["eval_games"] == 4 and r0["probe"]["steps"] == 1024 and r0["probe"]["curve"]
     br = r0["probe"]["policy"]
     assert r0["pool"]["best_responses"] == [br] and (tmp_path / "t_r0_probe" / "policy.npz").exists()
     assert r0["pool"]["opponents"] == {"league_br0": 0.4, "league_start": 0.15}
