@@ -4,6 +4,8 @@ rollouts cut after a number of turns and a leaf evaluation fitted on greedy self
     bot = make_agent("fantastiqa", "mcts", seed=0)                      # the measured defaults
     bot = make_agent("fantastiqa", "mcts", seed=0, iterations=48, horizon=4)
     bot = make_agent("fantastiqa", "mcts", seed=0, paired=False)        # the suite's SO-ISMCTS tree
+    bot = make_agent("fantastiqa", "mcts_guided", seed=0)               # candidates from the shipped policy
+    bot = make_agent("fantastiqa", "mcts_guided", seed=0, policy="fantastiqa_2p_cards_v1", policy_rollouts=True)
 
 What the bot does at each of its decisions:
 - One legal action: played without search.
@@ -53,8 +55,43 @@ searched decision (16,922 of them, 85 per game): median 0.069 s, p90 0.123 s, ma
 median <= 0.5 s); over every act() call median 0.0001 s. (Against the greedy bot before it played
 its Looking Glass, on the STAND-IN set before the starting-artifact re-tune: 0.710 [0.644, 0.768].)
 
-Registered as ("fantastiqa", "mcts") when `tabletop_rl.agents` is imported, whatever else was
-imported before (the game package knows nothing of bots).
+Guided search (`mcts_guided`, issue 40; `FantastiqaGuidedMCTSAgent`): the same paired search, the
+same budget (`iterations` rollouts a searched decision, default 24) and every knob of the plain bot,
+but its candidates are the greedy move and the shipped policy's most probable other legal moves
+(ties: lower action id) instead of random ones. The policy is read through `PPOAgent`'s own path
+(its observation options, the greedy block's follower, the card view's padded mask) from the
+seat's own observation of the real state at the root, never from a determinization, so other
+seats' hands and every deck order cannot change the prior (tested, with an own-hand control); it
+is read at every decision of the seat with a choice, searched or not, so the greedy block's bots
+follow the game as they do when the `ppo` bot plays. `policy=VERSION` picks a shipped version
+(an unknown name is refused, listing the known ones); by default it is what the `ppo` bot plays
+by default: the catalogue's default (`fantastiqa_2p_v3`, the STAND-IN's) on the STAND-IN cards, the
+`any_card_file` version (`fantastiqa_2p_cards_v1`, the card-reading policy) on any other card file.
+`policy_rollouts=True` lets the searcher's own seat play the policy's move in the rollouts (a
+`PPOAgent` on its observation of the determinization, the others greedy): the same number of
+rollouts, each slower (a numpy forward and an observation per own step).
+Not built: a PUCT-style split of the samples by prior (it would break the pairing: every candidate
+is played on every sample) and a policy value at the leaves (the shipped files keep no value head).
+
+Measured (2 players, env defaults, STAND-IN cards, so the prior is fantastiqa_2p_v3; 2026-12-02 on
+the 2-core dev machine shared with other jobs, load average 4-12, under nice -n 19; seat-rotated
+duplicate deals, pooled over arena runs of seeds 1..K, each
+`python -m tabletop_rl.agents.arena --game fantastiqa --agents A B --games G --seed K --workers 1`):
+- mcts_guided vs mcts (24 iterations each; G=10, seeds 1-40): 195 of 400 = 0.487, Wilson 95%
+  [0.439, 0.536], deal-clustered [0.440, 0.535] (guided in seat 0: 0.490, seat 1: 0.485).
+  Target (issue 40, set for Fae at 300 iterations): >= 0.60 over 400 games. Not met: at this
+  budget the policy's candidates do no better than random ones (not measured why; a guess: the
+  margin rule keeps the greedy move at most decisions whichever the candidates).
+- mcts_guided vs greedy (G=20, seeds 1-10): 154 of 200 = 0.770 [0.707, 0.823]; plain mcts vs
+  greedy on the same deals (same command with `--agents mcts greedy`): 143 of 200 = 0.715
+  [0.649, 0.773]. The 0.055 difference is inside the noise.
+- policy_rollouts=True vs mcts (`--agents mcts_guided:policy_rollouts=true mcts`, G=10, seeds 1-2):
+  10 of 20 = 0.500 [0.299, 0.701]: no sign that it helps, and slower (p90 time a move 0.72-0.77 s
+  against 0.29-0.33 s for the default guided bot in runs at the same time); too few games to
+  say more.
+
+Registered as ("fantastiqa", "mcts") and ("fantastiqa", "mcts_guided") when `tabletop_rl.agents` is
+imported, whatever else was imported before (the game package knows nothing of bots).
 """
 from __future__ import annotations
 
