@@ -1,4 +1,4 @@
-"""Helpers shared by the Fantastiqa rule tests: action ids by card name, and stepping."""
+"""Helpers shared by the Fantastiqa tests: action ids by card name, stepping, and positions greedy play reaches."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,6 +6,8 @@ import numpy as np
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.debug import play_setup
 from fantastiqa_rl.state import FantastiqaState
+from tabletop_rl.agents import make_agent
+from tabletop_rl.agents.fantastiqa_mcts import FantastiqaMCTSAgent
 
 # The STAND-IN item card of each symbol (fantastiqa_rl.board.SYMBOLS order): hands that subdue a creature.
 ITEMS = ["Spatula", "Candle", "Pail", "Broom", "Cat", "Net", "Helmet", "Bat", "Toothbrush"]
@@ -127,3 +129,19 @@ def reorder_decks(s, rng):
         rng.shuffle(getattr(t, name))
     edited(t)
     return t
+
+
+def greedy_position(seed: int, plies: int, n: int = 2, **options) -> FantastiqaState:
+    """A position reached by greedy play (realistic hands and quests), stopped at a decision of
+    the bot's default search phases (None when the game ends first)."""
+    s = FantastiqaState.new(n, seed=seed, **options)
+    bots = [make_agent("fantastiqa", "greedy", seed=i) for i in range(n)]
+    searched = FantastiqaMCTSAgent(seed=0).search_phases
+    for i in range(10_000):
+        if i >= plies and s.phase in searched and s.legal_actions().size > 1:
+            return s
+        if s.is_terminal():
+            return None
+        p = s.current_player
+        s.apply(bots[p].act(None, None, state=s, seat=p))
+    raise AssertionError("no searched decision found")

@@ -12,26 +12,10 @@ from tabletop_rl.agents import make_agent
 from tabletop_rl.agents.fantastiqa_mcts import FantastiqaMCTSAgent, fantastiqa_evaluate
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.envs.registry import get_game
-from tests.fantastiqa_helpers import random_state, reorder_decks, swap_hidden
+from tests.fantastiqa_helpers import greedy_position, random_state, reorder_decks, swap_hidden
 
 SPEC = get_game("fantastiqa")
 SMALL = dict(iterations=6, horizon=1)  # the tests' budget: the defaults' code paths, less work
-
-
-def _greedy_position(seed: int, plies: int, n: int = 2, **options) -> FantastiqaState:
-    """A position reached by greedy play (realistic hands and quests), stopped at a decision of
-    the bot's default search phases (None when the game ends first)."""
-    s = FantastiqaState.new(n, seed=seed, **options)
-    bots = [make_agent("fantastiqa", "greedy", seed=i) for i in range(n)]
-    searched = FantastiqaMCTSAgent(seed=0).search_phases
-    for i in range(10_000):
-        if i >= plies and s.phase in searched and s.legal_actions().size > 1:
-            return s
-        if s.is_terminal():
-            return None
-        p = s.current_player
-        s.apply(bots[p].act(None, None, state=s, seat=p))
-    raise AssertionError("no searched decision found")
 
 
 def _act(bot, s):
@@ -48,7 +32,7 @@ def test_registered_with_fantastiqa_knowledge():
 @pytest.mark.parametrize("paired", [True, False])
 @pytest.mark.parametrize("seed,plies", [(0, 30), (1, 80), (2, 150), (3, 260)])
 def test_plays_legal_moves_and_same_seed_same_move(seed, plies, paired):
-    s = _greedy_position(seed, plies)
+    s = greedy_position(seed, plies)
     before = s.to_dict()
     moves = [_act(make_agent("fantastiqa", "mcts", seed=5, paired=paired, **SMALL), s) for _ in range(2)]
     assert moves[0] == moves[1] and action_mask(s, s.current_player)[moves[0]]
@@ -64,7 +48,7 @@ def test_margin_keeps_the_greedy_move_and_zero_margin_lets_the_search_decide():
     greedy = make_agent("fantastiqa", "greedy", seed=0)
     departed = 0
     for seed, plies in ((0, 30), (1, 80), (2, 150), (3, 260), (6, 40), (7, 90)):
-        s = _greedy_position(seed, plies)
+        s = greedy_position(seed, plies)
         g = _act(greedy, s)
         assert _act(make_agent("fantastiqa", "mcts", seed=1, margin=1.99, **SMALL), s) == g
         departed += _act(make_agent("fantastiqa", "mcts", seed=1, margin=0.0, **SMALL), s) != g
@@ -72,13 +56,13 @@ def test_margin_keeps_the_greedy_move_and_zero_margin_lets_the_search_decide():
 
 
 def test_time_limit_runs_and_is_legal():
-    s = _greedy_position(2, 100)
+    s = greedy_position(2, 100)
     bot = make_agent("fantastiqa", "mcts", seed=0, time_limit=0.05, horizon=1)
     assert action_mask(s, s.current_player)[_act(bot, s)] and bot.last_iterations >= 2
 
 
 def test_searches_only_the_chosen_decisions_and_forced_ones_never():
-    s = _greedy_position(4, 40)
+    s = greedy_position(4, 40)
     bot = make_agent("fantastiqa", "mcts", seed=0, **SMALL)
     _act(bot, s)
     assert bot.last_iterations > 0
@@ -98,7 +82,7 @@ def test_searches_only_the_chosen_decisions_and_forced_ones_never():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_decision_ignores_other_hands_and_deck_orders(seed):
     """Q-I1: change only what the seat to move cannot know; the same seed gives the same move."""
-    s = _greedy_position(seed + 10, 60 + 45 * seed)
+    s = greedy_position(seed + 10, 60 + 45 * seed)
     seat = s.current_player
     rng = np.random.default_rng(seed)
     move = _act(make_agent("fantastiqa", "mcts", seed=3, **SMALL), s)
@@ -111,7 +95,7 @@ def test_own_hand_change_changes_the_decision_control():
     it does see, changes its move somewhere."""
     changed = 0
     for seed in range(8):       # 8 positions since Q-T2 (issue 25) changed play: the 4 before showed no change
-        s = _greedy_position(seed + 10, 60 + 45 * seed)
+        s = greedy_position(seed + 10, 60 + 45 * seed)
         if s is None:
             continue
         seat = s.current_player
@@ -123,7 +107,7 @@ def test_own_hand_change_changes_the_decision_control():
 
 
 def test_evaluation_is_a_bounded_margin():
-    s = _greedy_position(5, 120)
+    s = greedy_position(5, 120)
     v = fantastiqa_evaluate(s)
     assert len(v) == 2 and all(-1 < x < 1 for x in v) and v[0] == pytest.approx(-v[1])
     t = s.clone()

@@ -17,8 +17,7 @@ from tabletop_rl.agents.policy_versions import any_card_file_version, default_ve
 from tabletop_rl.agents.ppo_agent import PolicyWeights
 from tabletop_rl.envs.fantastiqa_batch import observe_block_game
 from tabletop_rl.envs.registry import get_game
-from tests.fantastiqa_helpers import reorder_decks, swap_hidden
-from tests.test_fantastiqa_mcts import _greedy_position
+from tests.fantastiqa_helpers import greedy_position, reorder_decks, swap_hidden
 
 SPEC = get_game("fantastiqa")
 SMALL = dict(iterations=6, horizon=1)  # the tests' budget: the defaults' code paths, less work
@@ -59,7 +58,7 @@ def test_registered_with_the_plain_defaults_and_the_ppo_bots_default_policy():
 def test_candidates_are_greedys_move_then_the_policys_most_probable(version):
     want_version = version or default_version("fantastiqa")
     for seed, plies in POSITIONS:
-        s = _greedy_position(seed, plies)
+        s = greedy_position(seed, plies)
         bot = make_agent("fantastiqa", "mcts_guided", seed=0, policy=version, **SMALL)
         greedy, order = _policy_order(s, want_version)
         _act(bot, s)
@@ -69,7 +68,7 @@ def test_candidates_are_greedys_move_then_the_policys_most_probable(version):
 @pytest.mark.parametrize("kwargs", [{}, {"policy_rollouts": True}, {"policy": "fantastiqa_2p_cards_v1"}])
 @pytest.mark.parametrize("seed,plies", POSITIONS)
 def test_plays_legal_moves_and_same_seed_same_move(seed, plies, kwargs):
-    s = _greedy_position(seed, plies)
+    s = greedy_position(seed, plies)
     before = s.to_dict()
     moves = [_act(make_agent("fantastiqa", "mcts_guided", seed=5, **SMALL, **kwargs), s) for _ in range(2)]
     assert moves[0] == moves[1] and action_mask(s, s.current_player)[moves[0]]
@@ -82,7 +81,7 @@ def test_plays_legal_moves_and_same_seed_same_move(seed, plies, kwargs):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_decision_ignores_other_hands_and_deck_orders(seed, kwargs):
     """Change only what the seat to move cannot know: its prior, candidates and move stay the same."""
-    s = _greedy_position(seed + 10, 60 + 45 * seed)
+    s = greedy_position(seed + 10, 60 + 45 * seed)
     seat = s.current_player
     rng = np.random.default_rng(seed)
     bot = make_agent("fantastiqa", "mcts_guided", seed=3, margin=0.0, **SMALL, **kwargs)
@@ -97,7 +96,7 @@ def test_own_hand_change_changes_the_decision_control():
     does see, changes its candidates or its move somewhere."""
     changed = 0
     for seed in range(8):
-        s = _greedy_position(seed + 10, 60 + 45 * seed)
+        s = greedy_position(seed + 10, 60 + 45 * seed)
         if s is None:
             continue
         seat = s.current_player

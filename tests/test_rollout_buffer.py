@@ -78,7 +78,7 @@ def test_annealed_rate_falls_with_steps_or_time_whichever_ends_first():
     assert rate(1.0) == pytest.approx(1e-3) and rate(0.25) == pytest.approx(2.5e-4) and rate(0.0) == 0.0
     timed = AnnealedRate(1e-3, 10.0, history)  # 600 s
     assert timed(1.0) == pytest.approx(1e-3)
-    history.update(setup_seconds=60.0, wall_seconds=240.0)  # half the time used, a quarter of the steps
+    history.update(setup_seconds=60.0, wall_seconds=300.0)  # half of PPO's time used (the warm start counts apart), a quarter of the steps
     assert timed(0.75) == pytest.approx(5e-4)
     assert timed(0.2) == pytest.approx(2e-4)  # the steps end first here
     history.update(wall_seconds=900.0)  # past the limit (the run stops at its next rollout)

@@ -192,8 +192,11 @@ def test_shipped_policy_is_the_ppo_bot_and_beats_random():
 
     path = ppo.default_policy_path("fae")
     assert path.is_file() and 50_000 < path.stat().st_size < 1_000_000
-    info = json.loads(path.with_suffix(".json").read_text())
-    assert info["command"] and info["win_share"]["random"]["games"] >= 1000
+    from tabletop_rl.agents.policy_versions import version_entry
+
+    entry = version_entry("fae")  # a policy's figures come from its versions.json entry
+    assert entry["file"] == path.name and entry["command"]
+    assert max(r["games"] for r in entry["figures"]["vs"].values()) >= 1000
     bot = make_agent("fae", "ppo", seed=0)
     assert isinstance(bot, ppo.PPOAgent) and bot.policy.meta["game"] == "fae"
     opts = bot.policy.meta["options"]  # the observation it was trained on (action_features=versus)
