@@ -7,7 +7,8 @@ This folder is the package `tabletop_rl.agents` (pyproject.toml `[tool.setuptool
     action = bot.act(observation, action_mask, state=state, seat=seat)
 
 Bots: `random`, `first` (its lowest legal action: a known weakness) and `mcts` (every game), `greedy`
-(per game), `ppo` (a trained policy; shipped by version for Fae and Fantastiqa),
+(per game), `ppo` (a trained policy; shipped by version for Fae and Fantastiqa), `mcts_batched` (Fae),
+`mcts_guided` (search with a policy's prior: Fae, and Fantastiqa's paired search),
 and, when OpenSpiel is installed (the `openspiel` extra), `openspiel_mcts` and `openspiel_ismcts` for
 Fae (`tabletop_rl.agents.openspiel_bots`). See `tabletop_rl.agents.base.Agent` for the interface.
 """
@@ -15,7 +16,7 @@ from tabletop_rl.agents.base import Agent, RandomAgent
 from tabletop_rl.agents.registry import agent_names, make_agent, register_agent
 
 # Game bots register themselves on import.
-from tabletop_rl.agents import fae_greedy, fae_mcts_batched, fantastiqa_greedy, fantastiqa_mcts, first_legal, mcts, ppo_agent  # noqa: E402,F401
+from tabletop_rl.agents import fae_greedy, fae_mcts_batched, fae_mcts_guided, fantastiqa_greedy, fantastiqa_mcts, first_legal, mcts, ppo_agent  # noqa: E402,F401
 
 
 

@@ -2,8 +2,7 @@
 
     bot = make_agent("fae", "mcts_guided", seed=0)                            # the default policy, 300 iterations
     bot = make_agent("fae", "mcts_guided", iterations=1000, policy="fae_2p_v4")
-    python -m tabletop_rl.agents.arena --game fae --import tabletop_rl.agents.fae_mcts_guided \\
-        --agents mcts_guided mcts_batched --games 400
+    python -m tabletop_rl.agents.arena --game fae --agents mcts_guided mcts_batched --games 400
 
 The search is `mcts_batched`'s (`fae_rl.vector_mcts`): each iteration determinizes the root (the
 other seats' colours drawn among those the seat does not hold), one tree for all

@@ -38,7 +38,7 @@ from tabletop_rl.agents.baseline_table import DEFAULT_DOC, write_section
 BUDGETS = (30, 100, 300, 1000, 3000)
 #: game -> (the MCTS bot spec at budget {n}, the entrants by default, modules that register them)
 GAMES = {
-    "fae": ("mcts_batched:iterations={n}", ("ppo", "mcts_guided"), ("tabletop_rl.agents.fae_mcts_guided",)),
+    "fae": ("mcts_batched:iterations={n}", ("ppo", "mcts_guided"), ()),
     "fantastiqa": ("mcts:iterations={n}", ("ppo",), ()),
 }
 

@@ -32,7 +32,7 @@ from fantastiqa_rl.vector_state import (L_ADVENTURE, L_ARTIFACT_DECK, L_BEAST_DE
                                         P_QUESTS, S_BONUS, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
                                         S_SCORES, S_TOKEN, W_ACTION_USED, W_BGEMS, W_BOARD, W_COUNT, W_CUR, W_KEY,
                                         W_LEN, W_NAMEPOS, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_REASON, W_REGION,
-                                        W_STATUE, W_SUPPLY, W_TARGET, W_TURNS, W_VISITED)
+                                        W_STATUE, W_SUPPLY, W_TARGET, W_TURNS, W_VISITED, kernel)
 from fantastiqa_rl.vector_rules import ln, seat_field, seat_list
 
 # Offsets the kernel needs, in this order (OFF[j] = encoder offset of _OFF_NAMES[j]).
@@ -260,7 +260,7 @@ def _encode_row(row, c, w, i, seat, n, cap, off, poff, hk, qk, units, space_feat
         row[scaled_at[x]] *= scaled_by[x]
 
 
-@njit(cache=True)
+@kernel  # inlines vector_rules helpers: cached under the kernel sources' hash, not this file's stamp
 def encode(c, w, games, seats, out, n, cap, off, poff, hk, qk, units, space_feat, qneed, qpoints, qregion,
            scaled_at, scaled_by, adj, K):
     """out[games[g]] = `observe(state, seats[g])` of game games[g] (every other row of `out` untouched)."""
