@@ -11,7 +11,7 @@ $(VPY):
 	$(VPY) -m pip install -q --upgrade pip
 
 # torch first, so no later resolver step picks another build. Which build is the caller's choice
-# (README, under the two commands): TORCH_INDEX empty means pip's own configured index; on PyPI,
+# (docs/install.md): TORCH_INDEX empty means pip's own configured index; on PyPI,
 # Linux x86_64 wheels are the CUDA build. e.g. make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
 TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=

@@ -237,7 +237,7 @@ PRESET_HELP = {
     "make-train": "Fae 2p, fae_2p_v2's recipe (beats greedy): up to 8M learner steps within 12 min, then 1000 + 1000 evaluation games",
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: a warm start (~35 s on quiet cores; a first run adds the compiles), 22 min of PPO, then 1000 + 1000 games (<= 30 min)",
     "fantastiqa-short": "Fantastiqa 2p in a few minutes: the fantastiqa preset with a 20,000-decision warm start, 3 min of PPO, 200 games vs greedy at step 0 and 400 at the end (~4-5 min on 2 cores; a first run adds the compiles)",
-    "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed: ~0.55 against mcts (fae_2p_v4: 130 min in 3 commands)",
+    "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed (how fae_2p_v4 began: docs/baselines.md)",
     "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 25 min, then 1000 + 1000 games",
     "fantastiqa-cards-greedy": "the card view over 16 card files with the greedy block (any card file's greedy bot): 18 min, then 1000 + 1000 games",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",

@@ -65,7 +65,7 @@ def load_checkpoint_policy(path, module_id: str = "main", trust_pickle: bool = F
         from ray.rllib.core.rl_module.rl_module import RLModule
     except ImportError as exc:
         raise ImportError(f"loading an RLlib checkpoint needs ray[rllib] and torch ({exc}); export a policy.npz "
-                          f"with the backend or use .venv-rllib") from exc
+                          f"with the backend or use .venv-rllib (`make venv-rllib`)") from exc
     path = Path(path).resolve()
     # An Algorithm checkpoint, a MultiRLModule's (holding module_id/), or the module's own.
     candidates = [path / "learner_group" / "learner" / "rl_module" / module_id, path / module_id]

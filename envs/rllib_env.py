@@ -48,7 +48,7 @@ try:
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(f"tabletop_rl.envs.rllib_env needs ray[rllib] ({exc}); install the `rllib` extra in its own "
-                      f"environment: `make test-rllib` creates .venv-rllib") from exc
+                      f"environment: `make venv-rllib` creates .venv-rllib (then `.venv-rllib/bin/python train.py --backend rllib`)") from exc
 
 from tabletop_rl.envs.game_state import integers
 from tabletop_rl.envs.opponents import OpponentPool
