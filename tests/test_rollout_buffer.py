@@ -16,10 +16,19 @@ from tabletop_rl.training.sb3 import AnnealedRate  # noqa: E402
 STEPS, ENVS, OBS, ACTIONS = 6, 4, 5, 7
 
 
-def _filled(cls):
-    """A full buffer of `cls` whose every row says where it came from: obs[0] = step, obs[1] = env."""
+def _filled(cls, rollouts: int = 1):
+    """A full buffer of `cls` whose every row says where it came from: obs[0] = step, obs[1] = env.
+    With `rollouts` > 1 the earlier rollouts are filled, drawn from and reset first, as PPO does."""
     buf = cls(STEPS, spaces.Box(-1e9, 1e9, (OBS,), np.float32), spaces.Discrete(ACTIONS), "cpu", n_envs=ENVS)
     rng = np.random.default_rng(0)
+    for _ in range(rollouts - 1):
+        _fill(buf, rng)
+        list(buf.get(5))
+        buf.reset()
+    return _fill(buf, rng)
+
+
+def _fill(buf, rng):
     for t in range(STEPS):
         obs = rng.normal(size=(ENVS, OBS)).astype(np.float32)
         obs[:, 0], obs[:, 1] = t, np.arange(ENVS)
@@ -43,15 +52,33 @@ def _rows(samples) -> dict:
     return out
 
 
+@pytest.mark.parametrize("rollouts", [1, 3])
 @pytest.mark.parametrize("batch_size", [5, 8, None])
-def test_flat_buffer_draws_the_same_rows_as_sb3_contribs_each_once(batch_size):
+def test_flat_buffer_draws_the_same_rows_as_sb3_contribs_each_once(batch_size, rollouts):
+    """The same rows as sb3-contrib's buffer, in the first rollout and in later ones (whose arrays
+    are the first one's, refilled)."""
     np.random.seed(1)
-    ours = _rows(_filled(FlatMaskableRolloutBuffer).get(batch_size))
-    theirs = _rows(_filled(MaskableRolloutBuffer).get(batch_size))
+    ours = _rows(_filled(FlatMaskableRolloutBuffer, rollouts).get(batch_size))
+    np.random.seed(1)
+    theirs = _rows(_filled(MaskableRolloutBuffer, rollouts).get(batch_size))
     assert len(ours) == STEPS * ENVS and ours.keys() == theirs.keys()
     for key in ours:
         for a, b in zip(ours[key], theirs[key]):
             assert a.dtype == b.dtype and torch.equal(a, b), key
+
+
+def test_later_rollouts_reuse_the_arrays_and_start_as_sb3s():
+    """reset keeps the arrays (no 190 MB allocation per rollout) and gives them SB3's fresh values."""
+    buf = _filled(FlatMaskableRolloutBuffer)
+    obs, masks = buf.observations, buf.action_masks
+    list(buf.get(5))
+    buf.reset()
+    assert buf.observations is obs and buf.action_masks is masks and buf.observations.shape == (STEPS, ENVS, OBS)
+    fresh = MaskableRolloutBuffer(STEPS, buf.observation_space, buf.action_space, "cpu", n_envs=ENVS)
+    for name in ("observations", "actions", "rewards", "returns", "episode_starts", "values", "log_probs",
+                 "advantages", "action_masks"):
+        assert np.array_equal(getattr(buf, name), getattr(fresh, name)), name
+    assert (buf.pos, buf.full, buf.generator_ready) == (0, False, False)
 
 
 def test_flat_buffer_minibatch_sizes_and_a_second_pass():
