@@ -365,6 +365,8 @@ def main(argv=None) -> int:
                              "both engines, compared at every step")
     parser.add_argument("--greedy-games", type=int, default=200, help="with --differential: greedy games")
     parser.add_argument("--greedy-only", action="store_true", help="time only the greedy rows (no compile runs)")
+    parser.add_argument("--compile-only", action="store_true", help="only the compile rows: a fresh process's first "
+                        "step and first greedy call, with an empty NUMBA_CACHE_DIR and with the cache")
     parser.add_argument("--kernels", action="store_true", help="time each kernel alone (rows in and out of cache) "
                         "and the greedy kernel per decision: the floor under the loop's figures")
     parser.add_argument("--seed", type=int, default=0, help="with --differential: which games (another seed, "
@@ -383,6 +385,11 @@ def main(argv=None) -> int:
     load_start = os.getloadavg()[0]
     cold, warm = compile_seconds(True, _FIRST_CALLS), compile_seconds(False, _FIRST_CALLS)
     greedy_cold, greedy_warm = compile_seconds(True, _GREEDY_FIRST_CALL), compile_seconds(False, _GREEDY_FIRST_CALL)
+    if args.compile_only:
+        print(f"first FantastiqaVector step: {cold:.1f} s cold cache, {warm:.1f} s warm; first greedy_actions "
+              f"call (the engine's kernels loaded): {greedy_cold:.1f} s cold, {greedy_warm:.1f} s warm; load average "
+              f"{load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end ({os.cpu_count()} CPUs)")
+        return 0
     it = args.iters
     pool = greedy_positions(max(args.num_envs))
     positions = random_positions(max(args.num_envs))
