@@ -46,3 +46,29 @@ def random_state(seed: int, steps: int, num_players: int = 2, big: bool = False)
         legal = s.legal_actions()
         s.apply(int(legal[rng.integers(legal.size)]))
     return s
+
+
+def other_colourings(state: FaeState, seat: int, rng: np.random.Generator, tries: int = 3) -> list[FaeState]:
+    """Copies of `state` whose other seats' colours (and so the unheld ones) are redrawn, `seat`'s
+    own kept: what a search must not read. Draws equal to `state`'s are left out."""
+    own, out = state.colours[seat], []
+    for _ in range(tries):
+        other = state.clone()
+        free = rng.permutation([c for c in range(5) if c != own]).tolist()
+        other.colours = [own if p == seat else free.pop() for p in range(state.num_players)]
+        if other.colours != state.colours:
+            out.append(other)
+    return out
+
+
+def randomly_played_vector(num_envs: int, num_players: int, plies: int, seed: int = 0):
+    """A FaeVector of `num_envs` games dealt from seeds 0.., each stepped `plies` uniformly random legal moves."""
+    from fae_rl.vector import FaeVector
+
+    vec = FaeVector(num_envs, num_players)
+    vec.reset(np.arange(num_envs))
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        mask = vec.legal_mask()
+        vec.step(np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1))
+    return vec

@@ -145,3 +145,17 @@ def greedy_position(seed: int, plies: int, n: int = 2, **options) -> FantastiqaS
         p = s.current_player
         s.apply(bots[p].act(None, None, state=s, seat=p))
     raise AssertionError("no searched decision found")
+
+
+def own_hand_swaps(count: int = 8):
+    """(position, seat, the position with the seat's OWN hand and deck reshuffled) at `count` greedy
+    positions where the swap keeps the legal moves: the searches' hidden-information controls (the
+    seat sees its hand, so some of these must change a move)."""
+    for seed in range(count):
+        s = greedy_position(seed + 10, 60 + 45 * seed)
+        if s is None:
+            continue
+        seat = s.current_player
+        t = swap_hidden(s, seat, np.random.default_rng(seed))
+        if t.legal_set() == s.legal_set():
+            yield s, seat, t

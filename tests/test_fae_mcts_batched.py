@@ -15,7 +15,7 @@ from fae_rl.vector_mcts import MAX_ITERATIONS, leaf_values, order_cap, ritual_or
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.fae_mcts_batched import FaeBatchedMCTS
 from tabletop_rl.agents.mcts import _fae_scored_moves, fae_evaluate
-from tests.fae_helpers import random_state
+from tests.fae_helpers import random_state, randomly_played_vector
 
 
 def _positions(num_players: int, games: int, seed: int):
@@ -102,12 +102,7 @@ def test_control_own_colour_changes_the_move():
 
 def test_batched_search_equals_one_search_per_game():
     """search_games over a batch (numba threads) gives each game the move its own search gives."""
-    vec = FaeVector(6, 3)
-    vec.reset(np.arange(6))
-    rng = np.random.default_rng(0)
-    for _ in range(9):
-        mask = vec.legal_mask()
-        vec.step(np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1))
+    vec = randomly_played_vector(6, 3, 9)
     games, seeds = np.array([0, 2, 3, 5]), np.array([9, 8, 7, 6], dtype=np.uint64)
     stats = np.zeros((4, 2), np.int64)
     got = search_games(vec, games, seeds, iterations=60, stats=stats)

@@ -13,7 +13,7 @@ from fae_rl.vector_core import B_MOVE_OK
 from fae_rl.vector import FaeVector
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.fae_mcts_guided import FaeGuidedMCTS
-from tests.fae_helpers import random_state
+from tests.fae_helpers import other_colourings, random_state, randomly_played_vector
 
 # a few iterations and waves, and settings every test shares: each kernel compiles once for the suite
 ITERATIONS = 40
@@ -50,20 +50,12 @@ def test_one_iteration_plays_the_policys_own_move():
 def test_decision_ignores_other_seats_colours(num_players, seed, plies):
     """Permute the other seats' colours (and the unheld ones): the same seed gives the same move."""
     state = _position(num_players, seed, plies)
-    seat, own = state.current_player, state.colours[state.current_player]
     base = _act(make_agent("fae", "mcts_guided", seed=11, iterations=ITERATIONS), state)
     assert state.is_legal(base)
-    rng = np.random.default_rng(seed)
-    tried = 0
-    for _ in range(3):
-        other = state.clone()
-        free = rng.permutation([c for c in range(5) if c != own]).tolist()
-        other.colours = [own if p == seat else free.pop() for p in range(num_players)]
-        if other.colours == state.colours:
-            continue
-        tried += 1
+    others = other_colourings(state, state.current_player, np.random.default_rng(seed))
+    assert others
+    for other in others:
         assert _act(make_agent("fae", "mcts_guided", seed=11, iterations=ITERATIONS), other) == base
-    assert tried
 
 
 def test_control_own_colour_changes_the_move():
@@ -87,12 +79,7 @@ def test_reproducible_legal_and_batched_equals_one_search_per_game():
     """Same seed, same move; act_batch's trees (numba threads) give each game the move of its own
     search; a position with one legal move is not searched."""
     bot = FaeGuidedMCTS(seed=0, iterations=ITERATIONS)
-    vec = FaeVector(5, 2)
-    vec.reset(np.arange(5))
-    rng = np.random.default_rng(0)
-    for _ in range(11):
-        mask = vec.legal_mask()
-        vec.step(np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1))
+    vec = randomly_played_vector(5, 2, 11)
     games, seeds = np.array([0, 2, 3, 4]), np.array([9, 8, 7, 6], dtype=np.uint64)
     before = (vec._b.copy(), vec._w.copy())
     got = bot._search(vec, games, seeds)

@@ -12,7 +12,7 @@ from tabletop_rl.agents import make_agent
 from tabletop_rl.agents.fantastiqa_mcts import FantastiqaMCTSAgent, fantastiqa_evaluate
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.envs.registry import get_game
-from tests.fantastiqa_helpers import greedy_position, random_state, reorder_decks, swap_hidden
+from tests.fantastiqa_helpers import greedy_position, own_hand_swaps, random_state, reorder_decks, swap_hidden
 
 SPEC = get_game("fantastiqa")
 SMALL = dict(iterations=6, horizon=1)  # the tests' budget: the defaults' code paths, less work
@@ -94,15 +94,9 @@ def test_own_hand_change_changes_the_decision_control():
     """Control for the test above (so it can fail): the same swap on the seat's OWN hand, which
     it does see, changes its move somewhere."""
     changed = 0
-    for seed in range(8):       # 8 positions since Q-T2 (issue 25) changed play: the 4 before showed no change
-        s = greedy_position(seed + 10, 60 + 45 * seed)
-        if s is None:
-            continue
-        seat = s.current_player
-        t = swap_hidden(s, seat, np.random.default_rng(seed))
-        if t.legal_set() == s.legal_set():
-            changed += _act(make_agent("fantastiqa", "mcts", seed=3, **SMALL), t) != \
-                _act(make_agent("fantastiqa", "mcts", seed=3, **SMALL), s)
+    for s, _, t in own_hand_swaps(8):   # 8 positions since Q-T2 (issue 25) changed play: the 4 before showed no change
+        changed += _act(make_agent("fantastiqa", "mcts", seed=3, **SMALL), t) != \
+            _act(make_agent("fantastiqa", "mcts", seed=3, **SMALL), s)
     assert changed > 0
 
 

@@ -17,7 +17,7 @@ from tabletop_rl.agents.policy_versions import any_card_file_version, default_ve
 from tabletop_rl.agents.ppo_agent import PolicyWeights
 from tabletop_rl.envs.fantastiqa_batch import observe_block_game
 from tabletop_rl.envs.registry import get_game
-from tests.fantastiqa_helpers import greedy_position, reorder_decks, swap_hidden
+from tests.fantastiqa_helpers import greedy_position, own_hand_swaps, reorder_decks, swap_hidden
 
 SPEC = get_game("fantastiqa")
 SMALL = dict(iterations=6, horizon=1)  # the tests' budget: the defaults' code paths, less work
@@ -95,16 +95,10 @@ def test_own_hand_change_changes_the_decision_control():
     """Control for the test above (so it can fail): the same swap on the seat's OWN hand, which it
     does see, changes its candidates or its move somewhere."""
     changed = 0
-    for seed in range(8):
-        s = greedy_position(seed + 10, 60 + 45 * seed)
-        if s is None:
-            continue
-        seat = s.current_player
-        t = swap_hidden(s, seat, np.random.default_rng(seed))
-        if t.legal_set() == s.legal_set():
-            a = make_agent("fantastiqa", "mcts_guided", seed=3, margin=0.0, **SMALL)
-            b = make_agent("fantastiqa", "mcts_guided", seed=3, margin=0.0, **SMALL)
-            changed += (_act(a, s), a._candidates(s, seat, a.rng)) != (_act(b, t), b._candidates(t, seat, b.rng))
+    for s, seat, t in own_hand_swaps(8):
+        a = make_agent("fantastiqa", "mcts_guided", seed=3, margin=0.0, **SMALL)
+        b = make_agent("fantastiqa", "mcts_guided", seed=3, margin=0.0, **SMALL)
+        changed += (_act(a, s), a._candidates(s, seat, a.rng)) != (_act(b, t), b._candidates(t, seat, b.rng))
     assert changed > 0
 
 

@@ -11,6 +11,7 @@ from tabletop_rl.agents.match import play_game
 from tabletop_rl.agents.mcts import MCTSAgent, fae_evaluate, fae_prior
 from tabletop_rl.envs.registry import get_game
 from fae_rl import FaeState, action_mask, observe
+from tests.fae_helpers import other_colourings
 
 SPEC = get_game("fae")
 
@@ -58,16 +59,8 @@ def test_decision_ignores_other_seats_private_state(num_players, seed, plies, bo
     """Permute the other seats' colours (and the unheld ones): the same seed gives the same move
     (the scalar search and its numba kernel, tests/test_fae_mcts_batched.py, alike)."""
     state = _position(num_players, seed, plies)
-    seat = state.current_player
-    own = state.colours[seat]
     base = _act(make_agent("fae", bot, seed=11, iterations=iterations), state)
-    rng = np.random.default_rng(seed)
-    for _ in range(3):
-        other = state.clone()
-        free = rng.permutation([c for c in range(5) if c != own]).tolist()
-        other.colours = [own if p == seat else free.pop() for p in range(num_players)]
-        if other.colours == state.colours:
-            continue
+    for other in other_colourings(state, state.current_player, np.random.default_rng(seed)):
         assert _act(make_agent("fae", bot, seed=11, iterations=iterations), other) == base
 
 
