@@ -72,3 +72,16 @@ def randomly_played_vector(num_envs: int, num_players: int, plies: int, seed: in
         mask = vec.legal_mask()
         vec.step(np.argmax(np.where(mask, rng.random(mask.shape), -1), axis=1))
     return vec
+
+
+def assert_act_needs_the_movers_state(bot, state: FaeState) -> None:
+    """A search bot's act() refuses to run without `state=`, or for a seat that is not to move."""
+    import pytest
+
+    from fae_rl import action_mask
+
+    with pytest.raises(ValueError, match="state="):
+        bot.act(None, action_mask(state, 0))
+    other = 1 - state.current_player
+    with pytest.raises(ValueError, match="not to move"):
+        bot.act(None, action_mask(state, other), state=state, seat=other)

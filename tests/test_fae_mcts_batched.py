@@ -15,7 +15,7 @@ from fae_rl.vector_mcts import MAX_ITERATIONS, leaf_values, order_cap, ritual_or
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.fae_mcts_batched import FaeBatchedMCTS
 from tabletop_rl.agents.mcts import _fae_scored_moves, fae_evaluate
-from tests.fae_helpers import random_state, randomly_played_vector
+from tests.fae_helpers import assert_act_needs_the_movers_state, random_state, randomly_played_vector
 
 
 def _positions(num_players: int, games: int, seed: int):
@@ -143,11 +143,7 @@ def test_bad_settings_and_inputs_name_the_problem():
             FaeBatchedMCTS(seed=0, **kwargs)
     bot = FaeBatchedMCTS(seed=0, iterations=5)
     state = _position(2, seed=1, plies=2)
-    with pytest.raises(ValueError, match="state="):
-        bot.act(None, action_mask(state, 0))
-    other = 1 - state.current_player
-    with pytest.raises(ValueError, match="not to move"):
-        bot.act(None, action_mask(state, other), state=state, seat=other)
+    assert_act_needs_the_movers_state(bot, state)
     vec = _one(state)
     for games, seeds, needle in [([0, 1], [1, 2], "indices"), ([0], [1, 2], "one length"), ([-1], [0], "indices")]:
         with pytest.raises(ValueError, match=needle):

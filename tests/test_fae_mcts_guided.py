@@ -13,7 +13,7 @@ from fae_rl.vector_core import B_MOVE_OK
 from fae_rl.vector import FaeVector
 from tabletop_rl.agents import agent_names, make_agent
 from tabletop_rl.agents.fae_mcts_guided import FaeGuidedMCTS
-from tests.fae_helpers import other_colourings, random_state, randomly_played_vector
+from tests.fae_helpers import assert_act_needs_the_movers_state, other_colourings, random_state, randomly_played_vector
 
 # a few iterations and waves, and settings every test shares: each kernel compiles once for the suite
 ITERATIONS = 40
@@ -139,8 +139,4 @@ def test_registered_and_bad_settings_name_the_problem():
             FaeGuidedMCTS(seed=0, **kwargs)
     bot = FaeGuidedMCTS(seed=0, iterations=5, policy="fae_2p_v4")
     state = _position(2, seed=1, plies=2)
-    with pytest.raises(ValueError, match="state="):
-        bot.act(None, action_mask(state, 0))
-    other = 1 - state.current_player
-    with pytest.raises(ValueError, match="not to move"):
-        bot.act(None, action_mask(state, other), state=state, seat=other)
+    assert_act_needs_the_movers_state(bot, state)
