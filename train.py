@@ -117,6 +117,7 @@ class Config(RLlibFields):
     vf_arch: str = ""  # hidden sizes of the value MLP alone ("" = net_arch's); only training runs it, so the shipped policy file does not grow
     skip_init: float = 3.0  # a game with per-action blocks (its batch's action_blocks: Fae's action_features, Fantastiqa's greedy): initial scale of the greedy blocks added to the logits (Fae's margin and best, Fantastiqa's greedy; 0 = learn from nothing; Fae's versus blocks start at 0)
     skip_lr_scale: float = 10.0  # the skip scales learn this many times faster than the weights (Adam; see tabletop_rl.ppo_policy)
+    anchor_coef: float = 0.0  # Fantastiqa's card view with the greedy block: weight of the loss term pulling the policy toward the greedy bot's move (tabletop_rl.card_net, the anchor; 0 = none)
     mlp_inputs: str = "board"  # what the MLPs read: "board" (the observation less the per-action blocks, which reach the logits through the skips, and Fae's constant terrain block) or "all"
     activation: str = "relu"  # "tanh" or "relu"
     # --- opponent pool
@@ -262,8 +263,11 @@ def _field_help() -> dict[str, str]:
 
 def parse_args(argv=None) -> Config:
     helps = _field_help()
+    from tabletop_rl.envs.registry import rule_options_help
+
     epilog = "presets (--preset NAME; explicit flags override them):\n" + "\n".join(
-        f"  {name:11s} {PRESET_HELP[name]}\n              {PRESETS[name]}" for name in PRESETS)
+        f"  {name:11s} {PRESET_HELP[name]}\n              {PRESETS[name]}" for name in PRESETS) \
+        + "\n\nrule options (--options NAME=VALUE,...; the default first):\n" + rule_options_help()
     parser = argparse.ArgumentParser(description=__doc__, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     rllib = parser.add_argument_group("RLlib backend (--backend rllib; run with .venv-rllib/bin/python, `make venv-rllib`)")
     rllib_names = {f.name for f in dataclasses.fields(RLlibFields)}

@@ -10,6 +10,13 @@ names. The value head reads the same pooled input through its own two tanh layer
 depends on the number of card or quest kinds, so one policy trains on and plays any card file
 within the view's maxima. Rollouts use the same Gumbel-max sampling and masked log-softmax as
 `SkipPolicy` (tabletop_rl.ppo_policy).
+
+The anchor (`anchor_coef`, over the greedy block only): PPO's loss gains `anchor_coef` times the mean
+cross-entropy of the policy to the greedy bot's move (the block's 1), so the updates keep the policy
+near greedy play except where the advantages pull it away consistently (a KL to a reference policy,
+as a KL to the supervised policy in AlphaStar or to the initial model in RLHF; here the reference is
+the bot the warm start cloned). It enters through `with_added_loss` on the values, so sb3-contrib's
+`MaskablePPO.train` is used as it is.
 """
 from __future__ import annotations
 
@@ -94,11 +101,41 @@ class CardNet(nn.Module):
         return logits, v
 
 
+class _AddLoss(torch.autograd.Function):
+    """x unchanged forward; backward also sends a gradient of 1 to `extra` (a scalar): whatever loss
+    `x` enters then reads as loss + extra, with one backward pass."""
+
+    @staticmethod
+    def forward(ctx, x, extra):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, torch.ones((), dtype=grad.dtype, device=grad.device)
+
+
+def with_added_loss(x: torch.Tensor, extra: torch.Tensor) -> torch.Tensor:
+    """`x`, through which a backward pass also differentiates the scalar `extra` (the anchor's term:
+    PPO's loss reads each minibatch's values exactly once)."""
+    return _AddLoss.apply(x, extra)
+
+
+def anchor_loss(log_p: torch.Tensor, block: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy to the greedy block's move over the rows that have one (the mover's
+    decisions; 0 when none has)."""
+    marked = block.sum(dim=-1) > 0
+    ce = -(log_p.clamp_min(-30.0) * block).sum(dim=-1)
+    return (ce * marked).sum() / marked.sum().clamp_min(1)
+
+
 class CardPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy over the card view (module docstring)."""
 
     def __init__(self, *args, card_hidden: int = 64, quest_hidden: int = 32, hidden: int = 128, entity: int = 32,
-                 greedy_init: float = 3.0, **kwargs):
+                 greedy_init: float = 3.0, anchor_coef: float = 0.0, **kwargs):
+        self.anchor_coef = float(anchor_coef)
+        if not self.anchor_coef >= 0:
+            raise ValueError(f"anchor_coef must be >= 0; got {anchor_coef!r}")
         self.card_sizes = dict(card_hidden=int(card_hidden), quest_hidden=int(quest_hidden), hidden=int(hidden),
                                entity=int(entity))
         self.greedy_init = float(greedy_init)
@@ -107,6 +144,8 @@ class CardPolicy(MaskableActorCriticPolicy):
                 or getattr(self.action_space, "n", None) != NUM_ACTIONS_MAX:
             raise ValueError(f"CardPolicy takes Fantastiqa's card view ({VIEW_SIZE} values, {NUM_ACTIONS_MAX} actions: "
                              f"the option view=cards); got {self.observation_space.shape} and {self.action_space}")
+        if self.anchor_coef > 0 and not self.net.greedy:
+            raise ValueError("anchor_coef > 0 anchors to the greedy block's move: it needs the option action_features=greedy")
 
     def _build(self, lr_schedule) -> None:
         greedy = self.observation_space.shape == (VIEW_SIZE + NUM_ACTIONS_MAX,)   # view=cards + the greedy block
@@ -122,6 +161,8 @@ class CardPolicy(MaskableActorCriticPolicy):
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks=None):
         logits, values = self.net(obs.float())
         log_p, mask = masked_log_softmax(logits, action_masks)
+        if self.anchor_coef > 0:
+            values = with_added_loss(values, self.anchor_coef * anchor_loss(log_p, obs[:, VIEW_SIZE:].float()))
         return (values, *log_prob_and_entropy(log_p, mask, actions))
 
     def get_distribution(self, obs, action_masks=None):
@@ -139,7 +180,7 @@ class CardPolicy(MaskableActorCriticPolicy):
 
     def _get_constructor_parameters(self) -> dict:
         data = super()._get_constructor_parameters()
-        data.update(self.card_sizes, greedy_init=self.greedy_init)
+        data.update(self.card_sizes, greedy_init=self.greedy_init, anchor_coef=self.anchor_coef)
         return data
 
 

@@ -302,8 +302,12 @@ def build(cfg, pool):
         if len(sizes) != 4:
             raise SystemExit("--net-arch of the card-reading policy (view=cards) is 4 sizes: card encoder, quest "
                              f"encoder, context, entity (e.g. 64,32,128,32); got {cfg.net_arch!r}")
-        kw = dict(zip(("card_hidden", "quest_hidden", "hidden", "entity"), sizes), greedy_init=cfg.skip_init)
+        kw = dict(zip(("card_hidden", "quest_hidden", "hidden", "entity"), sizes), greedy_init=cfg.skip_init,
+                  anchor_coef=cfg.anchor_coef)
         return venv, MaskablePPO(CardPolicy, venv, policy_kwargs=kw, **common)
+    if cfg.anchor_coef != 0:
+        raise SystemExit("--anchor-coef anchors the card-reading policy to the greedy block: it needs --options "
+                         "view=cards,action_features=greedy (Fantastiqa)")
     skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
     hidden = hidden_sizes(cfg.net_arch, "net_arch")
