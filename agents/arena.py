@@ -480,7 +480,11 @@ def run_arena(config: ArenaConfig, out: str | None = None, plot: bool = True, qu
 
 
 def main(argv=None) -> int:
+    from tabletop_rl.envs.registry import rule_options_help
+
     parser = argparse.ArgumentParser(prog="python -m tabletop_rl.agents.arena", description=__doc__,
+                                     epilog="rule options (--option NAME=VALUE; the default first):\n"
+                                            + rule_options_help(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help="game name or env id, e.g. fae")
     parser.add_argument("--agents", nargs="+", required=True, metavar="BOT",
@@ -491,7 +495,8 @@ def main(argv=None) -> int:
     parser.add_argument("--deals", choices=("duplicate", "independent"), default="duplicate")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: CPU count; 1 = no pool)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="rule or observation option of the game, e.g. big_stack_merge=true (repeatable)")
+                        help="rule or observation option of the game, e.g. big_stack_merge=true (repeatable); "
+                             "the rule options are listed below")
     parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                         help="import MODULE first (it registers your own bots with tabletop_rl.agents.register_agent)")
     parser.add_argument("--trust-pickle", action="store_true",

@@ -125,7 +125,11 @@ def main(argv=None) -> int:
     from tabletop_rl.agents.base import limit_blas_threads
 
     limit_blas_threads()
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from tabletop_rl.envs.registry import rule_options_help
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="rule options (--option NAME=VALUE; the default first):\n"
+                                            + rule_options_help())
     parser.add_argument("game", help="game name, e.g. fae")
     parser.add_argument("--agents", nargs="+", required=True,
                         help="one bot name per seat, e.g. greedy random (with --human: the other seats)")
@@ -133,7 +137,8 @@ def main(argv=None) -> int:
     parser.add_argument("--players", type=int, default=None, help="defaults to the number of --agents (+1 with --human)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="rule/observation option, e.g. big_stack_merge=true (repeatable)")
+                        help="rule/observation option, e.g. big_stack_merge=true (repeatable); the rule options "
+                             "are listed below")
     parser.add_argument("--record", default=None, metavar="PATH", help="write a JSONL game record per game")
     parser.add_argument("--human", type=int, default=None, metavar="SEAT", help="play seat SEAT yourself")
     args = parser.parse_args(argv)

@@ -6,7 +6,8 @@ bookkeeping of reset and of every step (the native replacement for PettingZoo's
 the next agent), the win_loss rewards, the native replacement for `TerminateIllegalWrapper` (an
 illegal move ends the game with -1 for the offender and 0 for the others), and `close`. Each
 game's env keeps its own rules calls, observation, score_diff rewards, end-of-game infos and
-drawings (`_set_rewards`, `_finish`, `_render_text`, `_render_rgb`); `render` itself is shared.
+drawings (`_potential`, `_finish`, `_render_text`, `_render_rgb`); `render` and the rewards
+(`_set_rewards`: the names of `tabletop_rl.envs.rewards`) are shared.
 
 The edges every env shares (issue 36): an action that is a 0-d integer array (SB3's `predict`) is
 its integer; `reset`'s seed is checked before the game's own `reset` runs (`__init_subclass__`
@@ -25,6 +26,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from tabletop_rl.envs.game_state import integers, one_integer
+from tabletop_rl.envs.rewards import AEC_REWARDS, WIN_LOSS, check_reward
 from tabletop_rl.shown import shown
 
 
@@ -57,7 +59,12 @@ class _Seats(dict):
 class TurnBasedAECEnv(AECEnv):
     """Base of the suite's AEC envs. A subclass's `__init__` validates its own options and calls
     `_setup(...)`; it provides `reset`, `observe`, `_apply` (the rules call of a move), `_is_legal`,
-    `_set_rewards`, `_finish`, `_render_text` and `_render_rgb`; `step` is shared."""
+    `_potential` (the score_diff potential), `_finish`, `_render_text` and `_render_rgb`; `step`,
+    `_set_rewards` and `render` are shared.
+
+    A move, as pgx splits it: the base checks it (`_step_allowed`, `_is_legal`), the game applies it
+    (`_apply`), the base pays the rewards and picks the next agent (`_after_move`), calling the
+    game's `_finish` at the end."""
 
     def __init_subclass__(cls, **kwargs):
         """A subclass's own `reset` gets its seed checked first (`check_seed`): every game's env alike."""
@@ -73,9 +80,11 @@ class TurnBasedAECEnv(AECEnv):
         checked_reset._checks_seed = True
         cls.reset = checked_reset
 
-    def _setup(self, num_players: int, obs_space, act_space: gymnasium.spaces.Discrete, render_mode, protected: bool):
+    def _setup(self, num_players: int, obs_space, act_space: gymnasium.spaces.Discrete, render_mode, protected: bool,
+               reward: str = WIN_LOSS):
         """What every env's `__init__` sets: the agents `player_0..N-1`, their (shared) spaces, the
-        render mode (checked) and the protection flag. No game until `reset`."""
+        render mode and the reward (both checked) and the protection flag. No game until `reset`."""
+        self.reward_type = check_reward(reward, AEC_REWARDS)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None; got {render_mode!r}")
         self.render_mode = render_mode
@@ -141,7 +150,7 @@ class TurnBasedAECEnv(AECEnv):
         self.agent_selection = self.possible_agents[game.current_player]
         self._skip_agent_selection = None
         self._illegal_ended = False
-        self._phi = [0.0] * len(self.possible_agents)  # score_diff potentials, per seat
+        self._phi = [0.0] * len(self.possible_agents)  # the score_diff potentials of the last move, per seat
 
     def _step_allowed(self, action) -> bool:
         """The checks before a move. False: nothing to apply (a dead step was taken, or a warning)."""
@@ -189,15 +198,23 @@ class TurnBasedAECEnv(AECEnv):
             return None
         return text
 
-    def _set_win_loss_rewards(self) -> None:
-        """win_loss rewards: the game's returns at the end, zero before."""
+    def _set_rewards(self) -> None:
+        """The rewards of the move just made (tabletop_rl.envs.rewards): "win_loss", the game's
+        returns at the end and zero before; "score_diff", each seat's change of the game's public
+        potential (the subclass's `_potential(state, seat)`, its spec's `potential`)."""
         game, rewards = self.game, self.rewards
-        if game.is_terminal():
-            for a, r in zip(self.possible_agents, game.returns()):
-                rewards[a] = float(r)
-        else:
-            for a in rewards:
-                rewards[a] = 0.0
+        if self.reward_type == WIN_LOSS:
+            if game.is_terminal():
+                for a, r in zip(self.possible_agents, game.returns()):
+                    rewards[a] = float(r)
+            else:
+                for a in rewards:
+                    rewards[a] = 0.0
+            return
+        for seat, a in enumerate(self.possible_agents):
+            phi = self._potential(game, seat)
+            rewards[a] = phi - self._phi[seat]
+            self._phi[seat] = phi
 
     def _end_by_illegal_move(self, agent) -> None:
         """As PettingZoo's TerminateIllegalWrapper: the game ends, the offender gets -1."""

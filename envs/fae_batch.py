@@ -23,8 +23,9 @@ from fae_rl.board import NUM_ACTIONS
 from fae_rl.features import action_features_size, batch_features, check_action_features, feature_bounds, feature_layout
 from fae_rl.observation import _check_history, observation_high, observation_layout, observation_size
 from fae_rl.vector import FaeVector
+from tabletop_rl.envs.rewards import SCORE_DIFF
 
-POTENTIALS = ("score_diff", "seat_diff")
+POTENTIALS = (SCORE_DIFF, "seat_diff")  # Fae's potentials: the spec's score_diff and its own seat_diff
 
 
 class FaeBatch:

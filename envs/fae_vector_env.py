@@ -58,12 +58,13 @@ pass through `FaeLearnerCore`.
 """
 from __future__ import annotations
 
-from tabletop_rl.envs.fae_batch import FaeBatch
+from tabletop_rl.envs.fae_batch import POTENTIALS, FaeBatch
 from tabletop_rl.envs.learner import LearnerCore
 from tabletop_rl.envs.learner_envs import LearnerVectorEnv, lazy_attribute
+from tabletop_rl.envs.rewards import learner_rewards
 
 FIXED_OPPONENTS = ("random", "greedy")  # the batched bots of the original env (any registered bot works now)
-REWARDS = ("win_loss", "score_diff", "seat_diff")
+REWARDS = learner_rewards(POTENTIALS)  # win_loss and Fae's potentials (tabletop_rl.envs.rewards)
 
 
 class FaeLearnerCore(LearnerCore):

@@ -57,12 +57,12 @@ import numpy as np
 from tabletop_rl.envs.game_state import BatchedGame, integers, missing_members
 from tabletop_rl.envs.opponents import OpponentPool
 from tabletop_rl.envs.registry import GameSpec, get_game
+from tabletop_rl.envs.rewards import SCORE_DIFF, WIN_LOSS, check_reward, learner_rewards
 from tabletop_rl.envs.scalar_batch import ScalarBatch
 
 # Games with a batched engine: name -> "module:class", built as cls(num_envs, num_players, **options);
 # a new game joins with one line here (a game without one runs on ScalarBatch).
 BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.envs.fantastiqa_batch:FantastiqaBatch"}
-BUILTIN_REWARDS = ("win_loss",)
 _SEED_SPACE = 2**62
 
 
@@ -134,8 +134,7 @@ class LearnerCore:
         # the rules a cut game is dealt again with (default: the batch's `rule_options`, if it names them)
         self.rule_options = dict(getattr(batch, "rule_options", None) or {}) if rule_options is None else dict(rule_options)
         self.potentials = self._potential_names()
-        if reward not in BUILTIN_REWARDS + self.potentials:
-            raise ValueError(f"reward must be one of {BUILTIN_REWARDS + self.potentials}; got {reward!r}")
+        check_reward(reward, learner_rewards(self.potentials))
         if reward_fn is not None and not callable(reward_fn):
             raise ValueError(f"reward_fn must be callable(batch, seats, dones); got {reward_fn!r}")
         if not (seats in ("rotate", "random") or (isinstance(seats, (int, np.integer)) and not isinstance(seats, bool)
@@ -212,7 +211,7 @@ class LearnerCore:
         own = getattr(self.batch, "POTENTIALS", None)
         if own is not None:
             return tuple(own)
-        return ("score_diff",) if self.spec.potential is not None else ()
+        return (SCORE_DIFF,) if self.spec.potential is not None else ()
 
     def _potential(self) -> np.ndarray:
         b = self.batch
@@ -371,7 +370,7 @@ class LearnerCore:
         cut = self._cut() & self.active
         dones = ended | cut
         rewards = np.zeros(self.num_envs, dtype=np.float64)
-        if self.reward_type != "win_loss":
+        if self.reward_type != WIN_LOSS:
             phi = np.where(self.active, self._potential(), self.phi)
             rewards += phi - self.phi
             self.phi = phi
@@ -382,7 +381,7 @@ class LearnerCore:
             g = np.flatnonzero(dones)
             returns = b.returns()
             ret = returns[g, self.seat[g]]
-            result = ret if self.reward_type == "win_loss" else self.win_bonus * ret
+            result = ret if self.reward_type == WIN_LOSS else self.win_bonus * ret
             rewards[g] += np.where(cut[g], self.cut_reward, result)
             rewards *= self.reward_scale
             self.ep_return += rewards

@@ -26,6 +26,7 @@ class GameSpec:
     observe: Callable[..., np.ndarray]  # observe(state, seat, **observation_options) -> ndarray
     action_mask: Callable[[Any, int], np.ndarray]  # action_mask(state, seat) -> int8 ndarray
     rule_options: tuple[str, ...] = ()  # env kwargs that are rules (passed to new_state)
+    option_table: tuple = ()  # the rule options' declarations (tabletop_rl.options.Option: values, default, rule id, doc)
     observation_options: tuple[str, ...] = ()  # env kwargs passed to observe
     min_players: int = 2
     max_players: int = 4
@@ -87,6 +88,14 @@ def get_game(name_or_id: str) -> GameSpec:
         raise ValueError(f"unknown game {name_or_id!r}; known: {list_games()} "
                          f"(env ids: {[_GAMES[g].env_id for g in _GAMES]})")
     return spec
+
+
+def rule_options_help() -> str:
+    """Every game's rule options, a line a game (`name=v1|v2 (rule id)`, the default first): the
+    CLIs' `--option` help, read from the option tables (`GameSpec.option_table`)."""
+    from tabletop_rl.options import options_help
+
+    return "\n".join(options_help(name, get_game(name).option_table) for name in list_games())
 
 
 def make(env_id: str, raw: bool = False, **kwargs):

@@ -70,8 +70,9 @@ from tabletop_rl.envs.learner import LearnerCore, make_batch
 from tabletop_rl.envs.learner_envs import LearnerEnv
 from tabletop_rl.envs.opponents import OpponentPool
 from tabletop_rl.envs.registry import get_game
+from tabletop_rl.envs.rewards import AEC_REWARDS, check_reward
 
-REWARDS = ("win_loss", "score_diff")
+REWARDS = AEC_REWARDS  # the AEC envs' (tabletop_rl.envs.rewards)
 
 
 def _as_pool(opponent) -> OpponentPool:
@@ -111,8 +112,7 @@ class SelfPlayEnv(LearnerEnv):
                  max_steps: int | None = None, cut_reward: float = 0.0, **options):
         self.metadata = {**type(self).metadata, "render_modes": list(self.RENDER_MODES)}
         spec = get_game(game)
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}; got {reward!r}")
+        check_reward(reward, REWARDS)
         if render_mode == "human":
             raise ValueError(
                 'render_mode="human" is not offered: Gymnasium would show a pygame window at 1 frame a second, one '

@@ -28,8 +28,9 @@ fae_rl.env(num_players=2, big_stack_merge=False, history="summary", reward="win_
 ```
 
 - `num_players`: 2, 3 or 4.
-- `big_stack_merge`: F-T4 (Clans rule; off in Fae's text): a stack of 7+ may move onto an adjacent
-  stack at least as big.
+- The rule options (`fae_rl.options.RULE_OPTIONS`, the default first):
+
+{rule_options}
 - `history`: `"summary"` adds, for each other seat, the druids of each colour it has moved, the
   points each colour gained from rituals it triggered and its last move (the evidence from which
   a memoryless policy can infer colours); `"none"` leaves them out.
@@ -91,18 +92,21 @@ which would cost more than the game itself. `raw_env()` does none of this and ra
 from __future__ import annotations
 
 import inspect
+import textwrap
+
 import numpy as np
 from gymnasium import spaces
 from tabletop_rl.envs.aec_base import RENDER_MODES, TurnBasedAECEnv
+from tabletop_rl.options import options_doc
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS
 from fae_rl.features import action_features_size, check_action_features, feature_bounds, observe_features
+from fae_rl.options import RULE_OPTIONS, check_option
 from fae_rl.observation import HISTORY_OPTIONS, action_mask, observation_high, observation_size, observe
 from fae_rl.render import render_rgb, render_text
 from fae_rl.state import MAX_PLAYERS, FaeState, _check_num_players
 
-REWARD_OPTIONS = ("win_loss", "score_diff")
 ENV_ID = "fae_v0"
 
 
@@ -117,8 +121,13 @@ def potential(state: FaeState, seat: int) -> float:
     return float(scores[own] + state.ritual_cards_of(seat) - max(s for c, s in enumerate(scores) if c != own))
 
 
+# the doc page lists the rule options from their one declaration
+__doc__ = __doc__.replace("{rule_options}", textwrap.indent(options_doc(RULE_OPTIONS), "  "))
+
+
 class raw_env(TurnBasedAECEnv):
     __doc__ = __doc__
+    _potential = staticmethod(potential)  # score_diff (the spec's potential)
     metadata = {"render_modes": list(RENDER_MODES), "name": ENV_ID, "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 2, big_stack_merge: bool = False, history: str = "summary",
@@ -126,17 +135,13 @@ class raw_env(TurnBasedAECEnv):
                  _protected: bool = False):
         super().__init__()
         self.num_players = _check_num_players(num_players)
-        if not isinstance(big_stack_merge, (bool, np.bool_)):
-            raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
+        check_option("big_stack_merge", big_stack_merge)
         if history not in HISTORY_OPTIONS:
             raise ValueError(f"history must be one of {HISTORY_OPTIONS}; got {history!r}")
         check_action_features(action_features)
-        if reward not in REWARD_OPTIONS:
-            raise ValueError(f"reward must be one of {REWARD_OPTIONS}; got {reward!r}")
         self.big_stack_merge = bool(big_stack_merge)
         self.history = history
         self.action_features = action_features
-        self.reward_type = reward
         n_obs = observation_size(history)
         low, high = feature_bounds(action_features)
         low = np.concatenate([np.zeros(n_obs, dtype=np.float32), low])
@@ -145,7 +150,7 @@ class raw_env(TurnBasedAECEnv):
             "observation": spaces.Box(low, high, shape=(n_obs + action_features_size(action_features),), dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
         })
-        self._setup(self.num_players, obs_space, spaces.Discrete(NUM_ACTIONS), render_mode, _protected)
+        self._setup(self.num_players, obs_space, spaces.Discrete(NUM_ACTIONS), render_mode, _protected, reward)
         n_state = n_obs + MAX_PLAYERS * NUM_COLOURS + MAX_PLAYERS
         self.state_space = spaces.Box(0.0, np.inf, shape=(n_state,), dtype=np.float32)
 
@@ -166,16 +171,6 @@ class raw_env(TurnBasedAECEnv):
     def _apply(self, action) -> bool:
         self.game.apply(action)
         return False  # Fae games always end by the rules
-
-    def _set_rewards(self) -> None:
-        game, rewards = self.game, self.rewards
-        if self.reward_type == "win_loss":
-            self._set_win_loss_rewards()
-            return
-        for seat, a in enumerate(self.possible_agents):  # score_diff: potential-based shaping
-            phi = potential(game, seat)
-            rewards[a] = phi - self._phi[seat]
-            self._phi[seat] = phi
 
     def _finish(self, truncated: bool = False) -> None:  # Fae games always end by the rules
         game = self.game

@@ -3,6 +3,7 @@ from tabletop_rl.envs.registry import GameSpec, register_game
 from fae_rl import ENV_ID, FaeState, action_mask, env, raw_env
 from fae_rl.environment import potential
 from fae_rl.features import observe_features
+from fae_rl.options import RULE_OPTIONS
 from fae_rl.render import render_rgb, render_text, view_text
 
 GAME_SPEC = GameSpec(
@@ -13,7 +14,8 @@ GAME_SPEC = GameSpec(
     new_state=FaeState.new,
     observe=observe_features,
     action_mask=action_mask,
-    rule_options=("big_stack_merge",),
+    rule_options=tuple(o.name for o in RULE_OPTIONS),
+    option_table=RULE_OPTIONS,
     observation_options=("history", "action_features"),
     gym_id="fae_rl/Fae-v0",
     potential=potential,

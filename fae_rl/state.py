@@ -38,6 +38,7 @@ from fae_rl.board import (
     string_to_action,
 )
 from fae_rl.serialization import DICT_KEYS, DICT_VERSION, HISTORY_KEYS, state_from_dict  # noqa: F401  (DICT_KEYS, HISTORY_KEYS: re-exported)
+from fae_rl.options import check_option
 from tabletop_rl.envs.game_state import one_integer
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -111,8 +112,7 @@ class FaeState:
         (`fae_rl.openspiel`). A bad deal raises a ValueError naming the problem.
         """
         num_players = _check_num_players(num_players)
-        if not isinstance(big_stack_merge, (bool, np.bool_)):
-            raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
+        check_option("big_stack_merge", big_stack_merge)
         rows, colours = _int_rows(regions), _int_rows([colours])
         if rows is None or len(rows) != NUM_SPACES // 5 or any(sorted(r) != list(range(NUM_COLOURS)) for r in rows):
             raise ValueError(f"regions must be {NUM_SPACES // 5} permutations of the colours 0..4; got {regions!r}")

@@ -66,6 +66,7 @@ from fae_rl import obs_kernel as _obs
 from fae_rl import vector_core as _core
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
 from fae_rl.observation import _check_history, observation_size
+from fae_rl.options import check_option
 from fae_rl.serialization import DRUIDS_PER_COLOUR, MAX_MOVED, MAX_POINTS
 from fae_rl.state import _REGION_COLOURS, _ROW_STARTS, FaeState, _check_num_players
 from fae_rl.vector_core import (
@@ -207,8 +208,7 @@ class FaeVector:
     def __init__(self, num_envs: int, num_players: int = 2, big_stack_merge: bool = False):
         self.num_envs = _check_num_envs(num_envs)
         self.num_players = _check_num_players(num_players)
-        if not isinstance(big_stack_merge, (bool, np.bool_)):
-            raise ValueError(f"big_stack_merge must be True or False; got {big_stack_merge!r}")
+        check_option("big_stack_merge", big_stack_merge)
         self.big_stack_merge = bool(big_stack_merge)
         _settle_malloc()  # before the first step, not at the first observe() (issue 38)
         self._b = np.zeros((self.num_envs, _core.B_SIZE), dtype=np.uint8)

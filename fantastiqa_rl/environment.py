@@ -36,33 +36,10 @@ fantastiqa_rl.env(num_players=2, goal="short", card_set=None, adventure_path="si
 ```
 
 - `num_players`: 2, 3 or 4.
-- `goal`: `"short"` or `"long"` (the quest goal, Q-S1, from the card file).
-- `card_set`: None (the STAND-IN cards) or the path of a card file (TOML/JSON).
-- Rule options (ASSUMED readings of the rules, defaults first; see `fantastiqa_rl.state`):
-  `adventure_path` "simple" | "loops" (Q-A3), `fly_in_adventure` True | False (turn action A), `bought_to`
-  "discard" | "hand" (Q-V1), `card_use` "symbol_or_power" | "both" (Q-F1), `draw_rule`
-  "up_to_5" | "draw_5" (Q-T1), `abbey` False | True (the Abandoned Abbey expansion, Q-B),
-  `teams` False | True (team variant, 4 players, Q-TM).
-- `mark_return`: "forbid" (default) | "allow". An ENGINE ASSUMPTION, not in the spec: with
-  "forbid", MARK (Q-F2) cannot move your quest token back to an open quest it left this turn.
-  The spec puts no limit on MARK, so "allow" lets a turn loop forever; "forbid" removes only
-  such loops (every end-of-turn position stays reachable, through WITHDRAW).
-- `turn_loops` (Q-T2, an ENGINE rule): "forbid" (default) | "allow". With "forbid" every turn
-  ends: a turn may take 3 CANCELs while another action is legal (then CANCEL is legal only
-  where it is the only action), and a card played for its power lies in play (`turn.powered`)
-  until the end of the turn, so a draw cannot reshuffle it back into hand. "allow" is the
-  unbounded reading (the rules of `fantastiqa_v0`): a turn can loop forever (VISIT_STATUE,
-  CANCEL, ...), which the step guard below stops.
-- `turn_limit` (Q-E5, an ENGINE rule of the rules core): after this many completed turns PER
-  PLAYER the game ENDS (terminal, not truncated), scored exactly like the creature-deck end
-  (final scores, Q-E3; tie-breaks, Q-E4); `infos[agent]["end_reason"] == "turn_limit"`. Default
-  100: greedy games end by themselves in a median of 11-29 turns per player, p95 at most 47
-  (the pacing table in `docs/rules/fantastiqa.md`), so it cuts only games that would not end
-  (uniform-random play takes hundreds to thousands of turns; a game where nobody subdues or
-  completes a quest never ends by the rulebook). It counts turns; inside one turn Q-T2 bounds the
-  steps (with `turn_loops="allow"` or `mark_return="allow"` a policy can stall inside a turn,
-  which the step guard below stops: truncation).
-  `None`: the rulebook's unbounded game.
+- The rule options (`fantastiqa_rl.options.RULE_OPTIONS`; ASSUMED readings of the rules and the
+  engine rules, each with its rule id, the default first):
+
+{rule_options}
 - `max_turns`: TRUNCATION (the old end, now an option; default None: off) after this many
   completed turns per player. Whichever of `turn_limit` / `max_turns` is set also arms a step
   guard: truncation after `limit x num_players x 100` steps (with `turn_loops="allow"` or
@@ -150,18 +127,21 @@ which would cost more than the game itself. `raw_env()` does none of this and ra
 from __future__ import annotations
 
 import inspect
+import textwrap
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from tabletop_rl.envs.aec_base import RENDER_MODES, TurnBasedAECEnv
+from tabletop_rl.options import options_doc
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fantastiqa_rl.card_view import card_view, check_view, observe_view, view_high
 from fantastiqa_rl.observation import MAX_PLAYERS, action_mask, observation_high, observation_size, observe
+from fantastiqa_rl.options import RULE_OPTIONS
 from fantastiqa_rl.render import render_rgb, render_text
 from fantastiqa_rl.state import DEFAULT_TURN_LIMIT, FantastiqaState
 
-REWARD_OPTIONS = ("win_loss", "score_diff")
 ENV_ID = "fantastiqa_v1"
 STEPS_PER_TURN = 100  # step guard: truncate after (max_turns or turn_limit) x num_players x this many steps
 
@@ -176,8 +156,13 @@ def potential(state, seat: int) -> float:
     return float(state.side_score(seat) - max(state.side_score(p) for p in range(state.n) if state.is_opponent(seat, p)))
 
 
+# the doc page lists the rule options from their one declaration
+__doc__ = __doc__.replace("{rule_options}", textwrap.indent(options_doc(RULE_OPTIONS), "  "))
+
+
 class raw_env(TurnBasedAECEnv):
     __doc__ = __doc__
+    _potential = staticmethod(potential)  # score_diff (the spec's potential)
     metadata = {"render_modes": list(RENDER_MODES), "name": ENV_ID, "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 2, goal: str = "short", card_set: str | None = None,
@@ -197,8 +182,6 @@ class raw_env(TurnBasedAECEnv):
         if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer))
                                       or max_turns < 1):
             raise ValueError(f"max_turns must be an int >= 1 (turns per player) or None; got {max_turns!r}")
-        if reward not in REWARD_OPTIONS:
-            raise ValueError(f"reward must be one of {REWARD_OPTIONS}; got {reward!r}")
         if render_seat is not None and (isinstance(render_seat, bool) or render_seat not in range(num_players)):
             raise ValueError(f"render_seat must be None (the agent to move) or in 0..{num_players - 1}; "
                              f"got {render_seat!r}")
@@ -206,7 +189,6 @@ class raw_env(TurnBasedAECEnv):
         self.goal = goal
         self.card_set = card_set
         self.max_turns = None if max_turns is None else int(max_turns)
-        self.reward_type = reward
         self.render_seat = render_seat
         check_view(view)
         self.view = view
@@ -219,7 +201,7 @@ class raw_env(TurnBasedAECEnv):
             "observation": spaces.Box(0.0, high, shape=high.shape, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(self.num_actions,), dtype=np.int8),
         })
-        self._setup(self.num_players, obs_space, spaces.Discrete(self.num_actions), render_mode, _protected)
+        self._setup(self.num_players, obs_space, spaces.Discrete(self.num_actions), render_mode, _protected, reward)
         self._n_kinds = probe.layout.K
         n_state = n_obs + MAX_PLAYERS * self._n_kinds * 2
         self.state_space = spaces.Box(0.0, np.inf, shape=(n_state,), dtype=np.float32)
@@ -254,16 +236,6 @@ class raw_env(TurnBasedAECEnv):
             if guard is not None and self._steps >= guard * self.num_players * STEPS_PER_TURN:
                 truncated = True
         return truncated
-
-    def _set_rewards(self) -> None:
-        game, rewards = self.game, self.rewards
-        if self.reward_type == "win_loss":
-            self._set_win_loss_rewards()
-            return
-        for seat, a in enumerate(self.possible_agents):  # score_diff: potential-based shaping
-            phi = potential(game, seat)
-            rewards[a] = phi - self._phi[seat]
-            self._phi[seat] = phi
 
     def _finish(self, truncated: bool) -> None:
         game = self.game

@@ -24,8 +24,9 @@ import numpy as np
 
 from fantastiqa_rl.actions import TERMINAL
 from fantastiqa_rl.observation import GEM_SCALE, SCORE_SCALE, SIZE_SCALE, observation_layout
+from tabletop_rl.envs.rewards import SCORE_DIFF
 
-POTENTIALS = ("score_diff", "progress")
+POTENTIALS = (SCORE_DIFF, "progress")  # Fantastiqa's potentials: the spec's score_diff (from the rows) and its own progress
 # progress: points per unit (a quest is worth 1-4 points, the short goal 9)
 PROGRESS_WEIGHTS = {"gems": 0.1, "cards": 0.1, "completed": 0.5}
 # p{k}_counters: gems, carpets, reshuffles, score, bonus tokens, hand, deck, discard sizes, completed quests

@@ -16,14 +16,13 @@ from fantastiqa_rl.environment import ENV_ID, GYM_ID, env, potential, raw_env, r
 from fantastiqa_rl.information import attach
 from fantastiqa_rl.card_view import observe_view
 from fantastiqa_rl.observation import action_mask
+from fantastiqa_rl.options import RULE_OPTIONS
 from fantastiqa_rl.render import render_rgb, render_text, view_text
 from fantastiqa_rl.state import FantastiqaState
 
 attach()
 register_envs()
 
-RULE_OPTIONS = ("goal", "card_set", "adventure_path", "fly_in_adventure", "bought_to", "card_use", "draw_rule",
-                "abbey", "teams", "mark_return", "turn_loops", "turn_limit")
 
 GAME_SPEC = GameSpec(
     name="fantastiqa",
@@ -33,7 +32,8 @@ GAME_SPEC = GameSpec(
     new_state=FantastiqaState.new,
     observe=observe_view,  # observation option `view`: "flat" (version 1, the default) or "cards" (fantastiqa_rl.card_view)
     action_mask=action_mask,
-    rule_options=RULE_OPTIONS,
+    rule_options=tuple(o.name for o in RULE_OPTIONS),
+    option_table=RULE_OPTIONS,
     observation_options=("view",),
     gym_id=GYM_ID,
     potential=potential,

@@ -25,37 +25,9 @@ Usage:
         s.apply(int(s.legal_actions()[0]))
     s.winners(), s.returns()
 
-Options (keyword arguments of `new`, checked by `fantastiqa_rl.options`; a bad value raises
-ValueError naming the allowed values):
-    goal             "short" (default) | "long"                    Q-S1
-    card_set         None (the STAND-IN set) | path to a card file (TOML/JSON)
-    adventure_path   "simple" (default, ASSUMED: never re-enter a region of this adventure)
-                     | "loops" (re-entering allowed, but not the region just left)        Q-A3
-    fly_in_adventure True (default: the rulebook lets cards use powers while adventuring:
-                     a FLY card / carpet may be a path step) | False (strict: none)    A
-    bought_to        "discard" (default, ASSUMED) | "hand"                                Q-V1
-    card_use         "symbol_or_power" (default, ASSUMED) | "both": a card played for its
-                     power stays in hand for its symbols and is discarded at end of turn  Q-F1
-    draw_rule        "up_to_5" (default, ASSUMED) | "draw_5"                              Q-T1
-    abbey            False (default) | True: the Abandoned Abbey expansion (Q-B1..Q-B5)
-    teams            False (default) | True: the team variant, 4 players only (Q-TM1..Q-TM4)
-    turn_limit       100 (default, ENGINE rule) | an int >= 1 | None (no limit, the rulebook's
-                     unbounded game): after that many completed turns per player the game
-                     ends, terminal, scored as a creature-deck end, end_reason "turn_limit" Q-E5
-    mark_return      "forbid" (default, ENGINE ASSUMPTION, not in the spec) | "allow"     Q-F2
-                     "forbid": MARK may not move your token back to an open quest it left
-                     this turn. The spec sets no limit on MARK, so "allow" lets a turn loop
-                     forever (MARK A, MARK B, MARK A, ...), which a learning agent can fall
-                     into. Nothing is lost: returning to a quest left this turn leaves it
-                     empty, which WITHDRAW of its cards (and discarding at end of turn)
-                     reaches without moving, so every end-of-turn position stays reachable.
-    turn_loops       "forbid" (default, ENGINE rule) | "allow" (the unbounded reading)     Q-T2
-                     "forbid": every turn ends. A turn may CANCEL 3 times (CANCEL_BUDGET)
-                     where another action is legal, then only where nothing else is; a card
-                     played for its power lies in play (turn.powered) until the end of the
-                     turn, so a draw cannot reshuffle it back. The spec, Q-T2, gives the
-                     reason, the positions no longer reachable and the bound on a turn's
-                     steps (`fantastiqa_rl.turn_search`).
+Options: the keyword arguments of `new` (goal, card_set and the rule options), each declared once
+in `fantastiqa_rl.options.RULE_OPTIONS` with its values (the default first), rule id and meaning;
+`help(fantastiqa_rl.env)` lists them. A bad value raises ValueError naming the allowed values.
 
 Chance sources: one numpy Generator per source, spawned from the seed (`fantastiqa_rl.chance`).
 
@@ -115,7 +87,7 @@ from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG
                                   RNG_SEAT0, RNG_SETUP, RNG_TOWER, STATUE_RNG)
 from fantastiqa_rl.cards import resolve_card_set
 from fantastiqa_rl.game import get_game
-from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_options
+from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_option, check_options
 from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL, Powers
 from fantastiqa_rl.rules import Rules
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
@@ -153,10 +125,8 @@ class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
             **rule_options) -> "FantastiqaState":
         if isinstance(num_players, bool) or num_players not in (2, 3, 4):
             raise ValueError(f"bad num_players {num_players!r}; allowed values: [2, 3, 4]")
-        if goal not in ("short", "long"):
-            raise ValueError(f"bad goal {goal!r}; allowed values: ['short', 'long']")
-        if card_set is not None and not isinstance(card_set, str):
-            raise ValueError(f"bad card_set {card_set!r}; allowed values: None or a file path")
+        check_option("goal", goal)
+        check_option("card_set", card_set)
         opts = check_options(rule_options)
         if opts["teams"] and num_players != 4:
             raise ValueError(f"bad num_players {num_players!r} for teams=True; allowed values: [4]")

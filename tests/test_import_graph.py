@@ -26,14 +26,14 @@ RANKS = {"base": 0, "data": 1, "rules": 2, "encoders": 3, "env": 4, "bots": 5, "
 
 LAYERS = {
     # the contract and shared utilities: no suite imports at all
-    "base": ["tabletop_rl", "tabletop_rl.envs.game_state", "tabletop_rl.stats", "tabletop_rl.options",
+    "base": ["tabletop_rl", "tabletop_rl.envs.game_state", "tabletop_rl.envs.rewards", "tabletop_rl.stats", "tabletop_rl.options",
              "tabletop_rl.extras", "tabletop_rl.shown"],
     # constants, tables, card files
     "data": ["fae_rl.board", "fantastiqa_rl.board", "fantastiqa_rl.actions", "fantastiqa_rl.cards",
              "fantastiqa_rl.data.make_standin", "fantastiqa_rl.card_gen"],
     # the rules cores (no PettingZoo); fae_rl.render draws a position from the board alone, and the
     # state's own text (str, view_text) is drawn by it
-    "rules": ["fae_rl.state", "fae_rl.serialization", "fae_rl.vector_core", "fae_rl.render", "fantastiqa_rl.state",
+    "rules": ["fae_rl.state", "fae_rl.options", "fae_rl.serialization", "fae_rl.vector_core", "fae_rl.render", "fantastiqa_rl.state",
               "fantastiqa_rl.game", "fantastiqa_rl.payment", "fantastiqa_rl.validation", "fantastiqa_rl.debug",
               # fantastiqa_rl/state.py's jobs (issue 17 part B): the state class and its rule mixins
               "fantastiqa_rl.rules", "fantastiqa_rl.powers", "fantastiqa_rl.statues", "fantastiqa_rl.turn_flow",
@@ -218,9 +218,10 @@ def test_layers_point_down():
 
 def test_game_packages_import_only_the_env_base_of_the_suite():
     """fae_rl and fantastiqa_rl know nothing of bots, training or apps: of the suite they import only
-    tabletop_rl.envs' registry, AEC base and the GameState contract, and the loaders' bounded repr."""
+    tabletop_rl.envs' registry, AEC base, reward names and the GameState contract, the option
+    declarations (tabletop_rl.options) and the loaders' bounded repr."""
     allowed = {"tabletop_rl.envs", "tabletop_rl.envs.registry", "tabletop_rl.envs.aec_base",
-               "tabletop_rl.envs.game_state", "tabletop_rl.shown"}
+               "tabletop_rl.envs.game_state", "tabletop_rl.envs.rewards", "tabletop_rl.options", "tabletop_rl.shown"}
     mods, graph = build_graph()
     bad = [f"{mods[m].relative_to(ROOT)}:{line}: {m} imports {t}" for m, edges in graph.items()
            if m.split(".")[0] in ("fae_rl", "fantastiqa_rl") for t, line in edges

@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletop_rl.envs.rewards import AEC_REWARDS, check_reward
 from tabletop_rl.options import parse_options
 
 # train.py's (SB3-style) names -> this module's names, where they mean the same thing.
@@ -184,8 +185,7 @@ class RLlibTrainConfig:
             raise ValueError("eval_opponents must name at least one bot when eval_games > 0")
         if self.target_win_rate is not None and not self.eval_games:
             raise ValueError("target_win_rate needs eval_games > 0 (it is measured by the evaluation)")
-        if self.reward not in ("win_loss", "score_diff"):
-            raise ValueError(f"reward must be 'win_loss' or 'score_diff'; got {self.reward!r}")
+        check_reward(self.reward, AEC_REWARDS)
         from tabletop_rl.agents.registry import make_agent
 
         from tabletop_rl import agents  # noqa: F401  (registers the built-in bots)
@@ -603,7 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", dest="num_players", type=int, default=d.num_players)
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="rule/observation option, e.g. history=none (repeatable)")
-    p.add_argument("--reward", default=d.reward, choices=["win_loss", "score_diff"])
+    p.add_argument("--reward", default=d.reward, choices=list(AEC_REWARDS))
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--timesteps", type=int, default=d.timesteps, help="env steps to sample in total")
     p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate)

@@ -1,0 +1,27 @@
+"""Fae's rule options, each declared once (`tabletop_rl.options.Option`): `FaeState` validates with
+them, `fae_rl.env`'s docstring lists them, the CLIs' help and the web form read them."""
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop_rl.options import Option
+
+
+def _bool(v) -> str | None:
+    return None if isinstance(v, (bool, np.bool_)) else "must be True or False"
+
+
+RULE_OPTIONS = (
+    Option("big_stack_merge", (False, True), "F-T4", "The Clans rule (off in Fae's text): a stack of 7 or more "
+           "druids may move onto an adjacent space holding at least as many.", check=_bool),
+)
+
+
+def check_option(name: str, value) -> None:
+    """ValueError if `value` is not allowed for the rule option `name`."""
+    bad = next(o for o in RULE_OPTIONS if o.name == name).error(value)
+    if bad is not None:
+        raise ValueError(bad)
+
+
+__all__ = ["RULE_OPTIONS", "check_option"]
