@@ -29,7 +29,10 @@ ROWS = ("core", "env", "greedy", "mask+step", "observe+mask+step", "greedy_actio
 
 def worker(tree: str) -> None:
     """Answer one measurement per line read ("core", "env", ...), as a JSON number."""
-    sys.path[:0] = [tree, str(Path(tree) / "benchmarks")]
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from trees import mount_tree
+
+    mount_tree(tree)   # tabletop_rl.envs too (fantastiqa_rl.environment imports its AEC base)
     warnings.simplefilter("ignore")
     import bench_fantastiqa_vector as B
     import fantastiqa_rl

@@ -297,7 +297,10 @@ class FantastiqaCardSets:
         out = self._obs if out is None else out
         seats = self.current_player if seats is None else np.asarray(seats)
         for s, p, ss in zip(self.starts, self.parts, self._split(seats)):
-            out[s:s + p.num_envs] = p.observe(ss)
+            if (ss < 0).all():  # no game of this file asked for (as p.observe would give: zeros)
+                out[s:s + p.num_envs] = 0.0
+            else:
+                out[s:s + p.num_envs] = p.observe(ss)
         return out
 
     def step(self, actions, games=None) -> None:
@@ -325,7 +328,8 @@ class FantastiqaCardSets:
 
     def greedy_actions(self, rng=None, games=None) -> np.ndarray:
         games = np.ones(self.num_envs, dtype=np.bool_) if games is None else np.asarray(games, dtype=np.bool_)
-        return np.concatenate([p.greedy_actions(rng, g) for p, g in zip(self.parts, self._split(games))])
+        return np.concatenate([p.greedy_actions(rng, g) if g.any() else np.full(p.num_envs, -1, dtype=np.int64)
+                               for p, g in zip(self.parts, self._split(games))])  # -1: not asked, as each part gives
 
     def potential(self, seats, kind: str = "score_diff") -> np.ndarray:
         return np.concatenate([p.potential(s, kind) for p, s in zip(self.parts, self._split(seats))])

@@ -369,8 +369,14 @@ class FantastiqaVector:
         elif not isinstance(out, np.ndarray) or out.shape != (self.num_envs, VIEW_SIZE) or out.dtype != np.float32:
             raise ValueError(f"out must be a float32 array of shape ({self.num_envs}, {VIEW_SIZE})")
         mask = FantastiqaVector.legal_mask(self) & (seats == self._cur)[:, None]  # the seat's own mask (zeros: not to move)
-        card_view(self.card_set).encode(flat, mask, out=out)
-        out[seats < 0] = 0.0
+        live = seats >= 0
+        if live.all():
+            card_view(self.card_set).encode(flat, mask, out=out)
+        else:  # encode only the games asked for: the learner core asks for the few games a snapshot plays
+            out[~live] = 0.0
+            g = np.flatnonzero(live)
+            if g.size:
+                out[g] = card_view(self.card_set).encode(flat[g], mask[g])
         return out
 
     def returns(self) -> np.ndarray:
