@@ -1,13 +1,14 @@
 """What every turn-based AEC env of the suite shares (no rules here).
 
-`TurnBasedAECEnv` holds the pieces that are identical across games: per-agent spaces, the
-bookkeeping of reset and of every step (the native replacement for PettingZoo's
-`OrderEnforcingWrapper`: no step before reset or after the end; dead steps; rewards accumulated;
-the next agent), the win_loss rewards, the native replacement for `TerminateIllegalWrapper` (an
-illegal move ends the game with -1 for the offender and 0 for the others), and `close`. Each
-game's env keeps its own rules calls, observation, score_diff rewards, end-of-game infos and
-drawings (`_potential`, `_finish`, `_render_text`, `_render_rgb`); `render` and the rewards
-(`_set_rewards`: the names of `tabletop_rl.envs.rewards`) are shared.
+`TurnBasedAECEnv` holds the AEC protocol once (pgx's split: the base env steps, the game supplies
+its rules calls): per-agent spaces, the bookkeeping of reset and of every step (the native
+replacement for PettingZoo's `OrderEnforcingWrapper`: no step before reset or after the end; dead
+steps; rewards accumulated; the next agent), `observe` (a done agent's mask all zeros), the rewards
+(`win_loss` and `score_diff`, the names of `tabletop_rl.envs.rewards`), the native replacement for
+`TerminateIllegalWrapper` (an illegal move ends the game with -1 for the offender and 0 for the
+others), `render` and `close`. Each game's env supplies its rules calls and drawings: `reset`
+(`_start(new state)`), `_observe(seat)`, `_is_legal`, `_apply`, `_potential`, `_finish` (the
+end-of-game infos), `_render_text`, `_render_rgb`.
 
 The edges every env shares (issue 36): an action that is a 0-d integer array (SB3's `predict`) is
 its integer; `reset`'s seed is checked before the game's own `reset` runs (`__init_subclass__`
@@ -58,9 +59,10 @@ class _Seats(dict):
 
 class TurnBasedAECEnv(AECEnv):
     """Base of the suite's AEC envs. A subclass's `__init__` validates its own options and calls
-    `_setup(...)`; it provides `reset`, `observe`, `_apply` (the rules call of a move), `_is_legal`,
+    `_setup(...)`; it provides `reset`, `_observe(seat)` (observation and mask), `_apply` (the rules
+    call of a move), `_is_legal`,
     `_potential` (the score_diff potential), `_finish`, `_render_text` and `_render_rgb`; `step`,
-    `_set_rewards` and `render` are shared.
+    `observe`, `_set_rewards` and `render` are shared.
 
     A move, as pgx splits it: the base checks it (`_step_allowed`, `_is_legal`), the game applies it
     (`_apply`), the base pays the rewards and picks the next agent (`_after_move`), calling the
@@ -115,6 +117,14 @@ class TurnBasedAECEnv(AECEnv):
             return
         truncated = self._apply(action)
         self._after_move(agent, truncated)
+
+    def observe(self, agent):
+        """PettingZoo's observe: the game's observation and mask of the agent's seat (`_observe`), the
+        mask all zeros once the agent is done (`_mask`)."""
+        if self.game is None:
+            EnvLogger.error_observe_before_reset()
+        obs, mask = self._observe(self._agent_seat[agent])
+        return {"observation": obs, "action_mask": self._mask(agent, mask)}
 
     def observation_space(self, agent):
         return self.observation_spaces[self.possible_agents[self._agent_seat[agent]]]

@@ -98,7 +98,6 @@ import numpy as np
 from gymnasium import spaces
 from tabletop_rl.envs.aec_base import RENDER_MODES, TurnBasedAECEnv
 from tabletop_rl.options import options_doc
-from pettingzoo.utils.env_logger import EnvLogger
 
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS
 from fae_rl.features import action_features_size, check_action_features, feature_bounds, observe_features
@@ -158,12 +157,9 @@ class raw_env(TurnBasedAECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._start(FaeState.new(self.num_players, seed=seed, big_stack_merge=self.big_stack_merge))
 
-    def observe(self, agent):
-        if self.game is None:
-            EnvLogger.error_observe_before_reset()
-        seat = self._agent_seat[agent]
-        return {"observation": observe_features(self.game, seat, self.history, self.action_features),
-                "action_mask": self._mask(agent, action_mask(self.game, seat))}
+    def _observe(self, seat: int):
+        return (observe_features(self.game, seat, self.history, self.action_features),
+                action_mask(self.game, seat))
 
     def _is_legal(self, action) -> bool:
         return self.game.is_legal(action)

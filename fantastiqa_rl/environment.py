@@ -134,7 +134,6 @@ import numpy as np
 from gymnasium import spaces
 from tabletop_rl.envs.aec_base import RENDER_MODES, TurnBasedAECEnv
 from tabletop_rl.options import options_doc
-from pettingzoo.utils.env_logger import EnvLogger
 
 from fantastiqa_rl.card_view import card_view, check_view, observe_view, view_high
 from fantastiqa_rl.observation import MAX_PLAYERS, action_mask, observation_high, observation_size, observe
@@ -212,12 +211,8 @@ class raw_env(TurnBasedAECEnv):
                                         **self.rule_options))  # Q-S4: seat N-1 moves first
         self._steps = 0
 
-    def observe(self, agent):
-        if self.game is None:
-            EnvLogger.error_observe_before_reset()
-        seat = self._agent_seat[agent]
-        return {"observation": observe_view(self.game, seat, self.view),
-                "action_mask": self._mask(agent, action_mask(self.game, seat))}
+    def _observe(self, seat: int):
+        return observe_view(self.game, seat, self.view), action_mask(self.game, seat)
 
     def _is_legal(self, action) -> bool:
         return (not isinstance(action, (bool, np.bool_)) and isinstance(action, (int, np.integer))
