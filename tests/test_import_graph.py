@@ -45,7 +45,8 @@ LAYERS = {
                  "fantastiqa_rl.abbey_view", "fantastiqa_rl.information", "fantastiqa_rl.obs_kernel",
                  "fantastiqa_rl.vector", "fantastiqa_rl.vector_greedy", "fantastiqa_rl.vector_state",
                  "fantastiqa_rl.vector_kernels", "fantastiqa_rl.vector_pay", "fantastiqa_rl.vector_chance",
-                 "fantastiqa_rl.vector_rules", "fantastiqa_rl.vector_steps", "fantastiqa_rl.rewards"],
+                 "fantastiqa_rl.vector_rules", "fantastiqa_rl.vector_steps", "fantastiqa_rl.rewards",
+                 "fantastiqa_rl.decisions"],
     # the AEC envs, the suite registry and their base; bridges that present a game to another library
     "env": ["fae_rl", "fae_rl.environment", "fae_rl.spec", "fae_rl.openspiel", "fae_rl.playthrough",
             "fantastiqa_rl", "fantastiqa_rl.environment", "fantastiqa_rl.spec",

@@ -1,0 +1,81 @@
+"""Every decision of a Fantastiqa turn with its handlers in both engines, in one table.
+
+    from fantastiqa_rl.decisions import DECISIONS
+    DECISIONS["BUY"]   # Decision(legal=Statues._legal_buy, apply=Statues._apply_buy,
+                       #          mask_row="vector_kernels._buy_row", step="vector_steps.buy", ...)
+
+A decision (a phase of `fantastiqa_rl.actions.PHASES`) has its legal actions and its transition in
+the scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixins' methods) and, where it is ported,
+a mask row kernel (`fantastiqa_rl.vector_kernels.legal` dispatches to it) and a step kernel
+(`fantastiqa_rl.vector_steps.apply` dispatches to it). A decision that is not ported says why in
+`scalar_because`: `FantastiqaVector` then asks the scalar core for that game (its `counts` and
+`phase_counts` say how often). The dispatch chains themselves stay `if` chains in the kernels (numba
+has no function tables that run as fast; `vector_kernels.legal`'s comment), so this table is the
+map a maintainer reads, and `tests/test_fantastiqa_decisions.py` holds it to the code: every name
+resolves, every phase has an entry, the scalar pair is `rules.HANDLERS`', and the differential runs
+each ported decision in its kernels (and the unported ones on the scalar core).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+from fantastiqa_rl import actions as A
+from fantastiqa_rl.rules import HANDLERS
+
+
+@dataclass(frozen=True)
+class Decision:
+    name: str                 # the phase's name (actions.PHASES)
+    legal: Callable           # scalar: f(state, seat) -> the legal action ids
+    apply: Callable           # scalar: f(state, seat, action)
+    mask_row: str | None      # batched: "module.function" of fantastiqa_rl writing the mask row, or None
+    step: str | None          # batched: "module.function" applying an action, or None
+    scalar_because: str = ""  # why a decision without kernels is left to the scalar core
+    rare: bool = False        # the short random differential may not reach it (exercised by the long one)
+
+
+# phase name -> (mask row kernel, step kernel, why scalar, rare)
+_BATCHED = {
+    "SETUP_QUEST": ("vector_kernels._setup_row", "vector_steps.setup", "", False),
+    "SETUP_ARTIFACT": ("vector_kernels._setup_row", "vector_steps.setup", "", False),
+    "SETUP_PLACE": ("vector_kernels._setup_row", "vector_steps.setup", "", False),
+    "MAIN": ("vector_kernels._main_row", "vector_steps.main", "", False),
+    "FREE_MENU": ("vector_kernels._free_menu_row", "vector_steps.main", "", False),
+    "ADV_MOVE": ("vector_kernels._adv_move_row", "vector_steps.adv_move", "", False),
+    "ADV_PAY": ("vector_kernels._pay_row", "vector_steps.adv_pay", "", False),
+    "QUEST_PAY": ("vector_kernels._pay_row", "vector_steps.quest_pay", "", False),
+    "MOVE_DEST": ("vector_kernels._move_dest_row", "vector_steps.move_dest", "", False),
+    "BUY": ("vector_kernels._buy_row", "vector_steps.buy", "", False),
+    "CHEST": ("vector_kernels._chest_row", "vector_steps.chest", "", False),
+    "RELEASE": ("vector_kernels._release_row", "vector_steps.release", "", False),
+    "COMMIT_TARGET": ("vector_kernels._commit_target_row", "vector_steps.commit_to", "", False),
+    "WITHDRAW_FROM": ("vector_kernels._withdraw_from_row", "vector_steps.withdraw_from", "", True),
+    "TARGET_SEAT": ("vector_kernels._target_seat_row", "vector_steps.target_seat", "", False),
+    "STATUE_OPTION": ("vector_kernels._statue_option_row", "vector_steps.statue_option", "", False),
+    "GLASS": ("vector_kernels._effect_row", "vector_steps.glass", "", False),
+    "BELL": ("vector_kernels._effect_row", "vector_steps.bell", "", False),
+    "BREW_CARD": ("vector_kernels._effect_row", "vector_steps.brew_card", "", True),
+    "WARDROBE": ("vector_kernels._effect_row", "vector_steps.wardrobe", "", True),
+    # a discard is written inline in vector_steps.apply; DONE ends the turn here
+    "END_DISCARD": ("vector_kernels._end_discard_row", "vector_steps.finish_turn", "", False),
+    "TERMINAL": (None, None, "a finished game has no decision (no legal action)", False),
+    "ABBEY_MATCH": (None, None, "the Abbey expansion (Q-B) is not ported: its decisions come once per Abbey "
+                    "visit, and option abbey=True games run them on the scalar core", True),
+    "ABBEY_CHOICE": (None, None, "the Abbey expansion (Q-B), as ABBEY_MATCH", True),
+}
+
+DECISIONS = {
+    name: Decision(name, HANDLERS[ph][0], HANDLERS[ph][1], *_BATCHED[name])
+    for ph, name in enumerate(A.PHASES)
+}
+
+
+def resolve(name: str):
+    """The batched handler named "module.function" (of fantastiqa_rl)."""
+    module, function = name.split(".")
+    return getattr(importlib.import_module(f"fantastiqa_rl.{module}"), function)
+
+
+__all__ = ["Decision", "DECISIONS", "resolve"]
