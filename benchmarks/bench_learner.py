@@ -13,8 +13,9 @@ same path's env alone (random learner actions, no PPO), where the paths differ:
   dummy`, 8 envs x 1,024 steps: the same rollout), on the plain observation: the scalar cores do
   not encode the greedy block (it needs the batch's greedy bot). Target (issue 26): >= 10x the
   scalar path. The `fantastiqa-cards` row (issue 37: the card view over the STAND-IN set and six
-  generated files, read by the card-reading policy, its preset's net and 128 games x 64 steps, the
-  same PPO settings otherwise): target >= 20,000 env steps/s on 2 quiet cores.
+  generated files, read by the card-reading policy, its preset's net, games and rollout length, the
+  same PPO settings otherwise): target >= 20,000 env steps/s on 2 quiet cores. Every Fantastiqa row
+  snapshots the learner every 8,192 steps, so its opponents include snapshots, as in a whole run.
 - Fae, with the `make-train` settings: the learner core (what `FaeLearnerVecEnv` now is), then the
   same with a user's reward callable (`--reward-fn`: a numpy function over the batch), with a
   user's batched opponent (`act_batch`: one call for all its games) and with a user's per-game
@@ -126,14 +127,17 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2, help="interleaved rounds; each path's best run is reported")
     args = ap.parse_args()
     quiet = dict(bc_teacher="", eval_every=0, final_eval_games=0, checkpoint_every=0, progress=False, time_limit_min=0.0)
-    q = train.parse_args(["--preset", "fantastiqa"])
+    cards = train.PRESETS["fantastiqa-cards"]
+    # a snapshot of the learner joins the pool every 8,192 steps: a short run plays snapshot opponents
+    # as a whole run does (every 40,000 steps there), whose games the learner core observes
+    q = dataclasses.replace(train.parse_args(["--preset", "fantastiqa"]), snapshot_every=8192)
     f = train.parse_args(["--preset", "make-train"])
     scalar, fae = "SelfPlayEnv x8 in a DummyVecEnv (the scalar path)", "learner core x512 (FaeBatch; = FaeLearnerVecEnv)"
     fantastiqa_paths = {scalar: dict(vec_env="dummy", options="", n_envs=8, n_steps=1024),
                         "learner core x64 (FantastiqaBatch), plain observation": dict(options=""),
                         "learner core x64 (FantastiqaBatch), greedy block (the preset)": {},
-                        "learner core x128 over 8 card files, card view (fantastiqa-cards)": {
-                            k: train.PRESETS["fantastiqa-cards"][k] for k in ("options", "net_arch", "n_envs", "n_steps")}}
+                        f"learner core x{cards['n_envs']} over 8 card files, card view (fantastiqa-cards)": {
+                            k: cards[k] for k in ("options", "net_arch", "n_envs", "n_steps")}}
     fae_paths = {fae: {},
                  "  + a user's reward callable (--reward-fn)": dict(reward_fn=f"{HERE}:step_penalty"),
                  "  + a user's batched opponent (act_batch), weight 1.25": dict(opponents="bench_lowest_batched=1.25"),

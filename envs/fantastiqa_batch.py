@@ -162,9 +162,16 @@ class FantastiqaBatch(FantastiqaVector):
         elif not isinstance(out, np.ndarray) or out.shape != (self.num_envs, self.obs_size) or out.dtype != np.float32:
             raise ValueError(f"out must be a float32 array of shape ({self.num_envs}, {self.obs_size}); got "
                              f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
-        out[:, :self.n_base] = base
+        live = seats >= 0
+        if live.all():
+            out[:, :self.n_base] = base
+            out[:, self.n_base:] = 0.0
+        else:  # copy only the games asked for (the learner core asks for its snapshots' few)
+            out[~live] = 0.0
+            g = np.flatnonzero(live)
+            out[g, :self.n_base] = base[g]
+            out[g, self.n_base:] = 0.0
         block = out[:, self.n_base:]
-        block[:] = 0.0
         movers = (seats == cur) & (cur >= 0)
         if movers.any():
             g = np.flatnonzero(movers)

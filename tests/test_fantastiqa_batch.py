@@ -110,3 +110,25 @@ def test_potentials_equal_the_spec_and_the_public_state(num_players, options):
             break
         b.step(b.greedy_actions(rng) if t % 4 else random_actions(b.legal_mask(), rng))
     assert moved and ended
+
+
+@pytest.mark.parametrize("options", [dict(action_features="greedy"),
+                                     dict(view="cards", action_features="greedy", card_sets="standin;generated:4")])
+def test_observing_some_games_gives_their_rows_and_zeros(options):
+    """The learner core observes only its snapshot opponents' games (the other seats -1): those rows are
+    the full observation's, the greedy block included, and the rest zeros; a card file with no game asked
+    for is skipped (FantastiqaCardSets)."""
+    b = make_batch("fantastiqa", 6, 2, **options)
+    b.reset(np.arange(6))
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        b.step(random_actions(b.legal_mask(), rng))
+    cur = b.current_player.copy()
+    full = b.observe(cur).copy()
+    for asked in ([0, 4], [1], [3, 4, 5], []):
+        seats = np.full(6, -1)
+        seats[asked] = cur[asked]
+        got = b.observe(seats)
+        rest = np.setdiff1d(np.arange(6), asked)
+        assert got[asked].tobytes() == full[asked].tobytes() and not got[rest].any(), asked
+    assert full[:, -b.num_actions:].any()  # control: the rows hold a greedy block (a mover's), not zeros
