@@ -6,7 +6,7 @@ What a training run's envs do between PPO updates, without PPO: `train.py --pres
 core (its games, card files, opponent pool and rewards; `tabletop_rl.training.sb3.make_core`) with
 `--snapshots` frozen snapshots of a random policy in the pool (a run adds one every 40,000 steps, so a
 whole run plays them; a 65k-step run hardly does), stepped with random legal learner moves. Each
-TREE is a checkout of this repository (e.g. `git worktree add /tmp/old HEAD~1`), run by its own
+TREE is a checkout of this repository (e.g. `git worktree add ../old HEAD~1`), run by its own
 worker process (its `.venv/bin/python` if it has one, else this Python with the tree first on
 sys.path); the workers warm up off the clock, then every round asks each in turn (the order swapped
 every round) for `--steps` learner steps, and the median env steps/s (learner steps x games / s) of
