@@ -64,7 +64,8 @@ from tabletop_rl.training import (  # noqa: F401  (the names tests, notebooks an
 )
 from tabletop_rl.training.rllib import RLlibFields
 from tabletop_rl.training.sb3 import (  # noqa: F401  (kept importable from train: behaviour_clone, batched_teacher_data, ...)
-    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, eval_policy, evaluation_opponents,
+    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, check_anchor, eval_policy,
+    evaluation_opponents,
     final_evaluation, has_batched_greedy, import_modules, learn, learner_opponents, make_callback, make_core,
     make_pool, new_history, open_run, policy_layout, policy_weights, resolve_vec_env, restore, restores_cleanly,
     resume_from, save_run, teacher_games, user_reward, warm_start, whole_rollouts,
@@ -322,6 +323,7 @@ def _train(cfg: Config) -> dict:
     if cfg.backend != "sb3":
         raise SystemExit(f"--backend must be 'sb3' or 'rllib'; got {cfg.backend!r}")
     require_extra("train", ("torch", "stable_baselines3", "sb3_contrib"), "training with --backend sb3")
+    check_anchor(cfg)  # before the run folder is made
     cfg, run_dir, ckpt_path, ckpt = open_run(cfg, Config, GAME_OPTIONS)  # a new run folder, or --resume's
     total = whole_rollouts(cfg)
     setup_start = time.perf_counter()

@@ -38,15 +38,18 @@ def worker(tree: str, preset: str, snapshots: int, n_envs: int) -> None:
     pool = make_pool(cfg)
     core = make_core(cfg, cfg.n_envs, 0, pool)
     if reads_cards(cfg):
+        from types import SimpleNamespace
+
         import torch
+        from fantastiqa_rl.card_view import VIEW_SIZE
         from tabletop_rl.card_net import CardNet, card_weights
 
         sizes = dict(zip(("card_hidden", "quest_hidden", "hidden", "entity"), map(int, cfg.net_arch.split(","))))
-        greedy = core.obs_size > 5824
+        greedy = core.obs_size > VIEW_SIZE  # the greedy block follows the view
         for k in range(snapshots):
             torch.manual_seed(k)
             net = CardNet(**sizes, greedy_init=cfg.skip_init if greedy else None)
-            core.add_snapshot(card_weights(type("P", (), {"net": net})()))
+            core.add_snapshot(card_weights(SimpleNamespace(net=net)))  # card_weights reads a policy's .net
     core.reset(0)
     rng = np.random.default_rng(0)
 

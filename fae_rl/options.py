@@ -2,8 +2,11 @@
 them, `fae_rl.env`'s docstring lists them, the CLIs' help and the web form read them."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from tabletop_rl import options as tabletop_options
 from tabletop_rl.options import Option
 
 
@@ -17,11 +20,8 @@ RULE_OPTIONS = (
 )
 
 
-def check_option(name: str, value) -> None:
-    """ValueError if `value` is not allowed for the rule option `name`."""
-    bad = next(o for o in RULE_OPTIONS if o.name == name).error(value)
-    if bad is not None:
-        raise ValueError(bad)
+# check_option(name, value): ValueError if `value` is not allowed for the rule option `name`
+check_option = functools.partial(tabletop_options.check_option, RULE_OPTIONS)
 
 
 __all__ = ["RULE_OPTIONS", "check_option"]

@@ -8,6 +8,9 @@ value raises ValueError naming the allowed ones.
 """
 from __future__ import annotations
 
+import functools
+
+from tabletop_rl import options as tabletop_options
 from tabletop_rl.options import Option, check_values
 
 # Q-E5 (ENGINE rule, not in the rulebook): the game ends, scored as a creature-deck end, after
@@ -79,8 +82,5 @@ def check_options(opts: dict) -> dict:
     return check_values([o for o in RULE_OPTIONS if o.name in _STATE_KEYS], opts)
 
 
-def check_option(name: str, value) -> None:
-    """ValueError if `value` is not allowed for the rule option `name` (goal, card_set, ...)."""
-    bad = next(o for o in RULE_OPTIONS if o.name == name).error(value)
-    if bad is not None:
-        raise ValueError(bad)
+# check_option(name, value): ValueError if `value` is not allowed for the rule option `name` (goal, card_set, ...)
+check_option = functools.partial(tabletop_options.check_option, RULE_OPTIONS)

@@ -134,8 +134,8 @@ class CardPolicy(MaskableActorCriticPolicy):
     def __init__(self, *args, card_hidden: int = 64, quest_hidden: int = 32, hidden: int = 128, entity: int = 32,
                  greedy_init: float = 3.0, anchor_coef: float = 0.0, **kwargs):
         self.anchor_coef = float(anchor_coef)
-        if not self.anchor_coef >= 0:
-            raise ValueError(f"anchor_coef must be >= 0; got {anchor_coef!r}")
+        if not (np.isfinite(self.anchor_coef) and self.anchor_coef >= 0):
+            raise ValueError(f"anchor_coef must be a finite number >= 0; got {anchor_coef!r}")
         self.card_sizes = dict(card_hidden=int(card_hidden), quest_hidden=int(quest_hidden), hidden=int(hidden),
                                entity=int(entity))
         self.greedy_init = float(greedy_init)

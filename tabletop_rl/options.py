@@ -32,7 +32,7 @@ from tabletop_rl.shown import shown
 WORDS = {"true": True, "false": False}
 BOT_WORDS = {**WORDS, "none": None}
 
-__all__ = ["WORDS", "BOT_WORDS", "parse_value", "parse_options", "non_ascii_digit", "Option", "check_values",
+__all__ = ["WORDS", "BOT_WORDS", "parse_value", "parse_options", "non_ascii_digit", "Option", "check_option", "check_values",
            "options_doc", "options_help"]
 
 #: What a number holds besides its digits (after NFKC, so the full-width forms count too).
@@ -121,6 +121,13 @@ class Option:
             return f"bad value {shown(value)} for option {self.name!r}; allowed values: {list(self.values)}"
         why = self.check(value)
         return None if why is None else f"bad value {shown(value)} for option {self.name!r}; {why}"
+
+
+def check_option(table: Iterable[Option], name: str, value) -> None:
+    """ValueError naming the option and its allowed values if `value` is not allowed for `name`."""
+    bad = next(o for o in table if o.name == name).error(value)
+    if bad is not None:
+        raise ValueError(bad)
 
 
 def check_values(table: Iterable[Option], given: dict, what: str = "rule option") -> dict:

@@ -79,6 +79,27 @@ def test_anchor_loss_reads_the_marked_rows_only():
 def test_the_anchor_needs_the_greedy_block():
     with pytest.raises(ValueError, match="action_features=greedy"):
         _policy(0.1, greedy=False)
-    with pytest.raises(ValueError, match="anchor_coef must be >= 0"):
+    with pytest.raises(ValueError, match="anchor_coef must be a finite number >= 0"):
         _policy(-1.0)
     assert _policy(0.0, greedy=False).anchor_coef == 0.0
+
+
+@pytest.mark.parametrize("flags, named", [
+    (["--anchor-coef", "-1"], "finite number >= 0"),
+    (["--anchor-coef", "inf"], "finite number >= 0"),
+    (["--anchor-coef", "nan"], "finite number >= 0"),
+    (["--anchor-coef", "0.5", "--options", "view=cards"], "needs --options view=cards,action_features=greedy"),
+])
+def test_a_bad_anchor_stops_the_run_before_anything_is_made(tmp_path, flags, named):
+    """train.py refuses it with a message naming the flag, before the run folder, the envs or the policy."""
+    import train
+
+    cfg = train.parse_args(["--preset", "tiny", "--game", "fantastiqa", "--bc-teacher", "", "--runs-dir", str(tmp_path),
+                            "--no-progress", *(["--options", "view=cards,action_features=greedy"]
+                                               if "--options" not in flags else []), *flags])
+    with pytest.raises(SystemExit, match=named):
+        train.train(cfg)
+    assert not any(tmp_path.iterdir())
+    ok = train.parse_args(["--preset", "tiny", "--game", "fantastiqa", "--options", "view=cards,action_features=greedy",
+                           "--anchor-coef", "0.5"])
+    train.check_anchor(ok)  # control: the same run with a good anchor passes the check

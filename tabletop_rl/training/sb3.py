@@ -20,6 +20,7 @@ games comes from the game's batch (its per-action blocks, potentials, greedy) an
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import random
 import time
@@ -271,8 +272,19 @@ def hidden_sizes(text, name: str) -> list[int]:
     return sizes
 
 
+def check_anchor(cfg) -> None:
+    """--anchor-coef: a finite number >= 0, and > 0 only over the card view's greedy block (SystemExit)."""
+    coef = cfg.anchor_coef
+    if isinstance(coef, bool) or not isinstance(coef, (int, float)) or not (math.isfinite(coef) and coef >= 0):
+        raise SystemExit(f"--anchor-coef must be a finite number >= 0; got {coef!r}")
+    if coef > 0 and not (reads_cards(cfg) and parse_options(cfg.options).get("action_features") == "greedy"):
+        raise SystemExit("--anchor-coef anchors the card-reading policy to the greedy block: it needs --options "
+                         "view=cards,action_features=greedy (Fantastiqa)")
+
+
 def build(cfg, pool):
     """(vec_env, model) for `cfg`; seeds everything from cfg.seed."""
+    check_anchor(cfg)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -305,9 +317,6 @@ def build(cfg, pool):
         kw = dict(zip(("card_hidden", "quest_hidden", "hidden", "entity"), sizes), greedy_init=cfg.skip_init,
                   anchor_coef=cfg.anchor_coef)
         return venv, MaskablePPO(CardPolicy, venv, policy_kwargs=kw, **common)
-    if cfg.anchor_coef != 0:
-        raise SystemExit("--anchor-coef anchors the card-reading policy to the greedy block: it needs --options "
-                         "view=cards,action_features=greedy (Fantastiqa)")
     skip_starts, skip_init, mlp_inputs = policy_layout(cfg)
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
     hidden = hidden_sizes(cfg.net_arch, "net_arch")
