@@ -64,7 +64,7 @@ from tabletop_rl.training import (  # noqa: F401  (the names tests, notebooks an
 )
 from tabletop_rl.training.rllib import RLlibFields
 from tabletop_rl.training.sb3 import (  # noqa: F401  (kept importable from train: behaviour_clone, batched_teacher_data, ...)
-    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, check_anchor, eval_policy,
+    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, check_learning_flags, eval_policy,
     evaluation_opponents,
     final_evaluation, has_batched_greedy, import_modules, learn, learner_opponents, make_callback, make_core,
     make_pool, new_history, open_run, policy_layout, policy_weights, resolve_vec_env, restore, restores_cleanly,
@@ -119,6 +119,7 @@ class Config(RLlibFields):
     skip_init: float = 3.0  # a game with per-action blocks (its batch's action_blocks: Fae's action_features, Fantastiqa's greedy): initial scale of the greedy blocks added to the logits (Fae's margin and best, Fantastiqa's greedy; 0 = learn from nothing; Fae's versus blocks start at 0)
     skip_lr_scale: float = 10.0  # the skip scales learn this many times faster than the weights (Adam; see tabletop_rl.ppo_policy)
     anchor_coef: float = 0.0  # Fantastiqa's card view with the greedy block: weight of the loss term pulling the policy toward the greedy bot's move (tabletop_rl.card_net, the anchor; 0 = none)
+    value_warmup_steps: int = 0  # PPO's first N learner steps train the value head alone, the policy held: a fresh critic's noisy advantages (and its gradients through shared layers) would otherwise move a warm-started policy first (0 = none)
     mlp_inputs: str = "board"  # what the MLPs read: "board" (the observation less the per-action blocks, which reach the logits through the skips, and Fae's constant terrain block) or "all"
     activation: str = "relu"  # "tanh" or "relu"
     # --- opponent pool
@@ -317,13 +318,15 @@ def _train(cfg: Config) -> dict:
                 f"in the checkout run `make venv-rllib`, then `.venv-rllib/bin/python train.py --backend rllib ...` "
                 f"(or `make train-rllib`); outside a checkout, a fresh virtual environment with "
                 f"pip install \"tabletop-rl[rllib]\"", name=exc.name) from None
+        if cfg.anchor_coef or cfg.value_warmup_steps:
+            raise SystemExit("--anchor-coef and --value-warmup-steps shape MaskablePPO's updates: --backend sb3")
         from tabletop_rl.training.rllib import train_rllib  # imports ray/torch lazily; needs the rllib extra
 
         return train_rllib(cfg)
     if cfg.backend != "sb3":
         raise SystemExit(f"--backend must be 'sb3' or 'rllib'; got {cfg.backend!r}")
     require_extra("train", ("torch", "stable_baselines3", "sb3_contrib"), "training with --backend sb3")
-    check_anchor(cfg)  # before the run folder is made
+    check_learning_flags(cfg)  # before the run folder is made
     cfg, run_dir, ckpt_path, ckpt = open_run(cfg, Config, GAME_OPTIONS)  # a new run folder, or --resume's
     total = whole_rollouts(cfg)
     setup_start = time.perf_counter()

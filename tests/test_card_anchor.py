@@ -102,4 +102,4 @@ def test_a_bad_anchor_stops_the_run_before_anything_is_made(tmp_path, flags, nam
     assert not any(tmp_path.iterdir())
     ok = train.parse_args(["--preset", "tiny", "--game", "fantastiqa", "--options", "view=cards,action_features=greedy",
                            "--anchor-coef", "0.5"])
-    train.check_anchor(ok)  # control: the same run with a good anchor passes the check
+    train.check_learning_flags(ok)  # control: the same run with a good anchor passes the check

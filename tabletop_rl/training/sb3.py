@@ -282,9 +282,39 @@ def check_anchor(cfg) -> None:
                          "view=cards,action_features=greedy (Fantastiqa)")
 
 
+def check_value_warmup(cfg) -> None:
+    """--value-warmup-steps: a whole number >= 0 (SystemExit)."""
+    steps = cfg.value_warmup_steps
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise SystemExit(f"--value-warmup-steps must be a whole number >= 0; got {steps!r}")
+
+
+def check_learning_flags(cfg) -> None:
+    """The PPO flags a run folder must not be made for when they are wrong (SystemExit naming the flag)."""
+    check_anchor(cfg)
+    check_value_warmup(cfg)
+
+
+def value_head_parameters(policy) -> list:
+    """The value head's own parameters (CardPolicy's net.value1/value2/value_out; SB3's
+    mlp_extractor.value_net and value_net): what --value-warmup-steps trains alone."""
+    own = ("net.value1.", "net.value2.", "net.value_out.", "mlp_extractor.value_net.", "value_net.",
+           "vf_features_extractor.")
+    return [p for name, p in policy.named_parameters() if name.startswith(own)]
+
+
+def hold_policy(policy, held: bool) -> None:
+    """Hold (held=True) or free every parameter but the value head's. A held parameter gets no gradient,
+    so PPO's updates (Adam skips a parameter without one) leave the policy's moves as they are."""
+    value = {id(p) for p in value_head_parameters(policy)}
+    for p in policy.parameters():
+        if id(p) not in value:
+            p.requires_grad_(not held)
+
+
 def build(cfg, pool):
     """(vec_env, model) for `cfg`; seeds everything from cfg.seed."""
-    check_anchor(cfg)
+    check_learning_flags(cfg)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -378,6 +408,8 @@ def make_callback(cfg, run_dir: str, pool, venv, history: dict):
 
         def _on_rollout_start(self):
             steps = self.model.num_timesteps
+            if cfg.value_warmup_steps:  # the first updates train the value head alone (Config.value_warmup_steps)
+                hold_policy(self.model.policy, steps < cfg.value_warmup_steps)
             history["wall_seconds"] = time.perf_counter() - self.t_start
             history["env_seconds"] = venv.env_seconds - self.env_at_start
             if steps == history["last_resumed_at"]:
