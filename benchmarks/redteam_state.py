@@ -712,14 +712,19 @@ def vector_rows() -> list[dict]:
     fae = FaeState.new(2, seed=4)
     while not fae.pending:
         fae.apply(int(rng.choice(fae.legal_actions())))
-    tampers = {"seat 9": lambda s: setattr(s, "_current", 9), "pending space 200": lambda s: setattr(s, "_pending", [200]),
+    from fae_rl import vector_core as C
+
+    def row(name, offset, value):  # a FaeState is one row of FaeVector's layout (issue 38)
+        return lambda s: getattr(s, name).__setitem__((0, offset), value)
+
+    tampers = {"seat 9": row("_w", C.W_CURRENT, 9), "pending flag 2": row("_b", C.B_PENDING, 2),
                "colour 9": lambda s: setattr(s, "colours", [s.colours[0], 9]),
-               "last action 5000": lambda s: setattr(s, "_hist_last", [5000, -1]),
-               "200 druids on a space": lambda s: s._druids.__setitem__(0, 200),
-               "count 255": lambda s: s._count.__setitem__(0, 255), "resolved 2": lambda s: s._resolved.__setitem__(0, 2),
-               "13 ritual cards": lambda s: setattr(s, "_ritual_cards", [13, 0]),
-               "terminal 'yes'": lambda s: setattr(s, "_terminal", "yes"),
-               "moved 1.5": lambda s: s._hist_moved[0].__setitem__(0, 1.5)}
+               "last action 5000": row("_w", C.W_LAST, 5000),
+               "200 druids on a space": row("_b", C.B_DRUIDS, 200),
+               "count 255": row("_b", C.B_COUNT, 255), "resolved 2": row("_b", C.B_RESOLVED, 2),
+               "13 ritual cards": row("_w", C.W_RITUAL, 13),
+               "terminal 2": row("_w", C.W_TERMINAL, 2),
+               "moved -1": row("_w", C.W_MOVED, -1)}
     v = FaeVector(3, 2)
     v.reset(np.arange(3))
     for case, tamper in tampers.items():

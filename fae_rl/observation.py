@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fae_rl.board import NUM_ACTIONS, NUM_SPACES
-from fae_rl.obs_kernel import encode_row as _encode_row
+from fae_rl.board import NUM_ACTIONS
+from fae_rl.obs_kernel import encode as _encode
 from fae_rl.obs_layout import (  # noqa: F401  (re-exported: the layout is part of this module's API)
-    _NO_PENDING,
     _SIZES,
     DRUID_SCALE,
     HISTORY_OPTIONS,
@@ -32,25 +31,16 @@ from fae_rl.state import FaeState
 def observe(state: FaeState, seat: int, history: str = "summary") -> np.ndarray:
     """The observation vector of `seat` (float32, shape `(observation_size(history),)`).
 
-    Encoded by the numba kernel `fae_rl.obs_kernel.encode_row` (shared with `fae_rl.vector`); the
-    tests hold it byte-equal to a plain numpy statement of every block (tests/fae_observe_reference.py).
+    Encoded by the numba kernel `fae_rl.obs_kernel.encode` over the state's row (the call
+    `fae_rl.vector` makes for N games); the tests hold it byte-equal to a plain numpy statement of
+    every block (tests/fae_observe_reference.py).
     """
     if not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be in 0..{state.num_players - 1}; got {seat}")
     _check_history(history)
-    pending = _NO_PENDING
-    if state._pending:
-        pending = np.zeros(NUM_SPACES, dtype=np.uint8)
-        pending[state._pending] = 1
-    obs = np.empty(_SIZES[history], dtype=np.float32)
-    _encode_row(
-        obs, np.frombuffer(state._druids, dtype=np.uint8), np.frombuffer(state._count, dtype=np.uint8),
-        np.frombuffer(state._resolved, dtype=np.uint8), pending, state._cards_used,
-        np.asarray(state._scores, dtype=np.int64), np.asarray(state._ritual_cards, dtype=np.int64),
-        np.asarray(state.colours, dtype=np.int64), np.asarray(state._hist_moved, dtype=np.int64).ravel(),
-        np.asarray(state._hist_points, dtype=np.int64).ravel(), np.asarray(state._hist_last, dtype=np.int64),
-        seat, state.num_players, history == "summary",
-    )
+    obs = np.empty((1, _SIZES[history]), dtype=np.float32)
+    _encode(state._b, state._w, np.full(1, seat, dtype=np.int64), state.num_players, history == "summary", obs)
+    obs = obs[0]
     return obs
 
 

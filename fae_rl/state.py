@@ -1,44 +1,56 @@
 """The Fae rules core: state, legal actions, apply, clone, to/from dict. No PettingZoo here.
 
-Every rule of `docs/rules/fae.md` is implemented here; comments name the rule ids (F-x).
+One implementation: a `FaeState` is one game in the batched row layout of `fae_rl.vector_core`
+(one uint8 row `_b`: druids, counts, resolved / pending flags, legal-move flags; one int64 row `_w`:
+scores, ritual cards, cards used, mover, terminal, colours, public history), and its legal actions
+and moves are the numba kernels `FaeVector` steps N games with (`vector_core.legal_mask`,
+`vector_core.apply_checked`: one kernel call per apply, no array allocated for it). The rules of
+`docs/rules/fae.md` (F-x) live there; this class adds what one game needs around them: dealing,
+clear errors for illegal actions (naming the rule), (de)serialisation, information sets, text.
 
-Representation (chosen for speed: a random-legal step is a handful of Python list operations):
-- `_druids[5*i + c]`: bytearray, druids of colour c on space i+1; `_count[i]` their sum (at most
-  60, so bytes suffice). Bytearrays make clone a memcpy and observation encoding a frombuffer.
-- `_move_ok`: bytearray(270), 1 where the move action is legal ignoring pending rituals. Only the
-  edges touching the two spaces whose counts changed are recomputed after a move.
-- Ritual resolution only ever changes spaces that are isolated, whose edges are already illegal,
-  so it never touches `_move_ok`.
+The Python rules this class held before (`_move`, `_resolve`, `_end_turn`, the legal-move bits)
+are kept in `tests/fae_reference.py` as the reference implementation; `tests/test_fae_reference.py`
+plays random games through both and compares masks, states, scores and winners at every step.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from fae_rl import vector_core as _core
 from fae_rl.board import (
-    IN_MOVES,
-    INCIDENT_MOVES,
     MAX_PLAYERS,
-    MAX_STACK_TO_MOVE,
     MIN_PLAYERS,
     MOVE_DST,
-    MOVE_DST_ARRAY,
     MOVE_SRC,
-    MOVE_SRC_ARRAY,
-    NEIGHBOURS,
     NUM_ACTIONS,
     NUM_COLOURS,
     NUM_MOVE_ACTIONS,
-    NUM_RITUAL_CARDS,
     NUM_SPACES,
-    OUT_MOVES,
     RESOLVE_OFFSET,
-    RITUAL_CARDS,
-    TERRAIN,
     action_to_string,
     string_to_action,
 )
 from fae_rl.serialization import DICT_KEYS, DICT_VERSION, HISTORY_KEYS, state_from_dict  # noqa: F401  (DICT_KEYS, HISTORY_KEYS: re-exported)
 from fae_rl.options import check_option
+from fae_rl.vector_core import (
+    B_COUNT,
+    B_DRUIDS,
+    B_MOVE_OK,
+    B_PENDING,
+    B_RESOLVED,
+    B_SIZE,
+    W_CARDS,
+    W_COLOURS,
+    W_CURRENT,
+    W_LAST,
+    W_MOVED,
+    W_NPEND,
+    W_POINTS,
+    W_RITUAL,
+    W_SCORES,
+    W_SIZE,
+    W_TERMINAL,
+)
 from tabletop_rl.envs.game_state import one_integer
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -46,9 +58,9 @@ _EMPTY.flags.writeable = False
 _INT_TYPES = (int, np.int64, np.int32, np.intp)
 _REGION_COLOURS = np.tile(np.arange(NUM_COLOURS), (NUM_SPACES // 5, 1))
 _ROW_STARTS = np.arange(NUM_SPACES) * NUM_COLOURS
-_ONES_SPACES = b"\x01" * NUM_SPACES
-_ONES_MOVES = b"\x01" * NUM_MOVE_ACTIONS
-_ALL_ACTIONS = np.arange(NUM_ACTIONS, dtype=np.int64)
+_DRUID_END = B_DRUIDS + NUM_SPACES * NUM_COLOURS
+_MOVES = slice(B_MOVE_OK, B_MOVE_OK + NUM_MOVE_ACTIONS)
+_PENDING = slice(B_PENDING, B_PENDING + NUM_SPACES)
 
 
 def _check_num_players(num_players) -> int:
@@ -78,14 +90,42 @@ def win_loss_returns(winners: list[int], num_players: int) -> list[float]:
     return [1.0 / k if p in winners else -1.0 / (num_players - k) for p in range(num_players)]
 
 
+class _Parts:
+    """What `fae_rl.serialization.state_from_dict` fills in (the field names of its protocol) while it
+    checks a dict; `FaeState.from_dict` then moves them into the rows. Its board is already the row."""
+
+    @classmethod
+    def _from_parts(cls, num_players, big_stack_merge, flat_druids, colours) -> "_Parts":
+        p = cls()
+        p.state = s = FaeState._blank(num_players, bool(big_stack_merge), colours)
+        b = s._b
+        b[0, B_DRUIDS:_DRUID_END] = flat_druids
+        b[0, B_COUNT:B_COUNT + NUM_SPACES] = b[0, B_DRUIDS:_DRUID_END].reshape(NUM_SPACES, NUM_COLOURS).sum(axis=1)
+        _core.refresh_moves(b, 0, s.big_stack_merge)
+        p._move_ok = b[0, _MOVES]  # views of the row: state_from_dict reads the moves, marks the resolved
+        p._resolved = b[0, B_RESOLVED:B_RESOLVED + NUM_SPACES]
+        return p
+
+    def to_state(self) -> "FaeState":
+        s, w, n = self.state, self.state._w[0], self.state.num_players
+        w[W_SCORES:W_SCORES + NUM_COLOURS] = self._scores
+        w[W_RITUAL:W_RITUAL + n] = self._ritual_cards
+        w[W_CARDS] = self._cards_used
+        w[W_CURRENT] = self._current
+        w[W_TERMINAL] = int(self._terminal)
+        w[W_NPEND] = len(self._pending)
+        s._b[0, B_PENDING + np.asarray(self._pending, dtype=np.int64)] = 1
+        for p in range(n):
+            w[W_MOVED + NUM_COLOURS * p:W_MOVED + NUM_COLOURS * (p + 1)] = self._hist_moved[p]
+            w[W_POINTS + NUM_COLOURS * p:W_POINTS + NUM_COLOURS * (p + 1)] = self._hist_points[p]
+        w[W_LAST:W_LAST + n] = self._hist_last
+        return s
+
+
 class FaeState:
     """A Fae game position. Build one with `FaeState.new(...)` or `FaeState.from_dict(d)`."""
 
-    __slots__ = (
-        "num_players", "big_stack_merge", "_druids", "_count", "colours", "_scores",
-        "_ritual_cards", "_cards_used", "_current", "_pending", "_resolved", "_terminal",
-        "_move_ok", "_hist_moved", "_hist_points", "_hist_last", "_legal_cache",
-    )
+    __slots__ = ("num_players", "big_stack_merge", "_b", "_w", "_legal_cache")
     num_players: int  # declared for type checkers (slots hold no annotations)
 
     # ------------------------------------------------------------------ construction
@@ -120,66 +160,41 @@ class FaeState:
         if len(colours) != num_players or len(set(colours)) != num_players or not all(
                 0 <= c < NUM_COLOURS for c in colours):
             raise ValueError(f"colours must be {num_players} distinct colours in 0..4; got {colours!r}")
-        flat = np.zeros(NUM_SPACES * NUM_COLOURS, dtype=np.uint8)
-        flat[_ROW_STARTS + np.asarray(rows, dtype=np.int64).ravel()] = 1
         s = cls._blank(num_players, bool(big_stack_merge), colours)
-        s._druids = bytearray(flat.tobytes())
+        b = s._b[0]
+        b[B_DRUIDS + _ROW_STARTS + np.asarray(rows, dtype=np.int64).ravel()] = 1
         # One druid on every space: every move along every edge is legal (F-T1).
-        s._count = bytearray(_ONES_SPACES)
-        s._move_ok = bytearray(_ONES_MOVES)
+        b[B_COUNT:B_COUNT + NUM_SPACES] = 1
+        b[_MOVES] = 1
         return s
 
     @classmethod
     def _blank(cls, num_players, big_stack_merge, colours) -> "FaeState":
-        """Every field of a start-of-game state except the board (druids, counts, legal moves)."""
+        """An empty board with every other field of a start-of-game state (F-S3, F-S4: no scores, seat 0)."""
         s = cls.__new__(cls)
         s.num_players = num_players
         s.big_stack_merge = big_stack_merge
-        s.colours = list(colours)
-        s._scores = [0] * NUM_COLOURS  # F-S3
-        s._ritual_cards = [0] * num_players
-        s._cards_used = 0
-        s._current = 0  # F-S4
-        s._pending = []
-        s._resolved = bytearray(NUM_SPACES)
-        s._terminal = False
-        s._hist_moved = [[0] * NUM_COLOURS for _ in range(num_players)]
-        s._hist_points = [[0] * NUM_COLOURS for _ in range(num_players)]
-        s._hist_last = [-1] * num_players
+        s._b = np.zeros((1, B_SIZE), dtype=np.uint8)
+        s._w = np.zeros((1, W_SIZE), dtype=np.int64)
+        s._w[0, W_COLOURS:W_COLOURS + num_players] = colours
+        s._w[0, W_LAST:W_LAST + MAX_PLAYERS] = -1
         s._legal_cache = None
         return s
 
     @classmethod
-    def _from_parts(cls, num_players, big_stack_merge, flat_druids, colours) -> "FaeState":
-        """A start-of-game state from a flat list of 300 druid counts (space-major) and colours."""
-        s = cls._blank(num_players, big_stack_merge, colours)
-        s._druids = bytearray(flat_druids)
-        s._count = bytearray(sum(s._druids[i:i + 5]) for i in range(0, 5 * NUM_SPACES, 5))
-        cnt = np.frombuffer(s._count, dtype=np.uint8).astype(np.int64)
-        n_src, n_dst = cnt[MOVE_SRC_ARRAY], cnt[MOVE_DST_ARRAY]
-        ok = (n_src > 0) & (n_dst > 0) & (  # F-T1, F-T3, F-T4 for every move at once
-            (n_src <= MAX_STACK_TO_MOVE) | (big_stack_merge & (n_dst >= n_src)))
-        s._move_ok = bytearray(ok.astype(np.uint8).tobytes())
+    def _from_rows(cls, num_players: int, big_stack_merge: bool, b: np.ndarray, w: np.ndarray) -> "FaeState":
+        """A state owning the rows `b` (uint8 (1, B_SIZE)) and `w` (int64 (1, W_SIZE)), C-contiguous
+        (`FaeVector.state` hands it copies of one game's rows)."""
+        s = cls.__new__(cls)
+        s.num_players, s.big_stack_merge, s._b, s._w, s._legal_cache = num_players, big_stack_merge, b, w, None
         return s
 
     def clone(self) -> "FaeState":
         s = FaeState.__new__(FaeState)
         s.num_players = self.num_players
         s.big_stack_merge = self.big_stack_merge
-        s._druids = bytearray(self._druids)
-        s._count = bytearray(self._count)
-        s.colours = self.colours[:]
-        s._scores = self._scores[:]
-        s._ritual_cards = self._ritual_cards[:]
-        s._cards_used = self._cards_used
-        s._current = self._current
-        s._pending = self._pending[:]
-        s._resolved = bytearray(self._resolved)
-        s._terminal = self._terminal
-        s._hist_moved = [r[:] for r in self._hist_moved]
-        s._hist_points = [r[:] for r in self._hist_points]
-        s._hist_last = self._hist_last[:]
-        s._move_ok = bytearray(self._move_ok)
+        s._b = self._b.copy()
+        s._w = self._w.copy()
         s._legal_cache = self._legal_cache  # immutable once built (callers get copies)
         return s
 
@@ -191,75 +206,80 @@ class FaeState:
     @property
     def current_player(self) -> int:
         """Seat to act, or -1 when the game is over."""
-        return -1 if self._terminal else self._current
+        w = self._w
+        return -1 if w[0, W_TERMINAL] else int(w[0, W_CURRENT])
 
     def is_terminal(self) -> bool:
-        return self._terminal
+        return bool(self._w[0, W_TERMINAL])
+
+    @property
+    def colours(self) -> list[int]:
+        """The spirit colour of each seat (a fresh list; assign a list to change them)."""
+        return self._w[0, W_COLOURS:W_COLOURS + self.num_players].tolist()
+
+    @colours.setter
+    def colours(self, colours) -> None:
+        self._w[0, W_COLOURS:W_COLOURS + self.num_players] = colours
 
     @property
     def cards_used(self) -> int:
         """Ritual cards drawn so far; the next card is RITUAL_CARDS[cards_used]."""
-        return self._cards_used
+        return int(self._w[0, W_CARDS])
 
     @property
     def pending(self) -> list[int]:
         """Spaces (1-based, ascending) with a pending ritual."""
-        return sorted(i + 1 for i in self._pending)
+        if not self._w[0, W_NPEND]:
+            return []
+        return (np.flatnonzero(self._b[0, _PENDING]) + 1).tolist()
 
     def druids(self) -> np.ndarray:
         """(60, 5) int array: druids of each colour on each space (row i = space i+1)."""
-        return np.frombuffer(self._druids, dtype=np.uint8).astype(np.int64).reshape(NUM_SPACES, NUM_COLOURS)
+        return self._b[0, B_DRUIDS:_DRUID_END].astype(np.int64).reshape(NUM_SPACES, NUM_COLOURS)
 
     def counts(self) -> np.ndarray:
-        return np.frombuffer(self._count, dtype=np.uint8).astype(np.int64)
+        return self._b[0, B_COUNT:B_COUNT + NUM_SPACES].astype(np.int64)
 
     def scores(self) -> np.ndarray:
         """The 5 colour scores from rituals (without the end-of-game card bonus)."""
-        return np.asarray(self._scores, dtype=np.int64)
+        return self._w[0, W_SCORES:W_SCORES + NUM_COLOURS].copy()
 
     def ritual_cards(self) -> np.ndarray:
-        return np.asarray(self._ritual_cards, dtype=np.int64)
+        return self._w[0, W_RITUAL:W_RITUAL + self.num_players].copy()
 
     def colour_scores(self) -> list[int]:
         """`scores()` as a fresh list of ints (no array: for bots' and rewards' inner loops)."""
-        return self._scores[:]
+        return self._w[0, W_SCORES:W_SCORES + NUM_COLOURS].tolist()
 
     def ritual_cards_of(self, seat: int) -> int:
         """Ritual cards held by `seat` (public)."""
-        return self._ritual_cards[seat]
+        return self._w[0, W_RITUAL:W_RITUAL + self.num_players].tolist()[seat]
 
     def resolved(self) -> np.ndarray:
-        return np.frombuffer(self._resolved, dtype=np.uint8).astype(bool)
+        return self._b[0, B_RESOLVED:B_RESOLVED + NUM_SPACES].astype(bool)
+
+    def _mask(self) -> np.ndarray:
+        """bool (1, 330): the mover's legal actions, from the batched kernel."""
+        out = np.empty((1, NUM_ACTIONS), dtype=np.bool_)
+        _core.legal_mask(self._b, self._w, out)
+        return out
 
     def legal_actions(self) -> np.ndarray:
         """Ascending int64 array of legal action ids; empty when terminal. Read-only (cached)."""
         cache = self._legal_cache
         if cache is None:
-            if self._terminal:
-                cache = _EMPTY.view()
-            elif self._pending:
-                cache = np.asarray(sorted(RESOLVE_OFFSET + 1 + i for i in self._pending), dtype=np.int64)
-            else:
-                cache = np.frombuffer(self._move_ok, dtype=np.uint8).nonzero()[0]
+            cache = np.flatnonzero(self._mask()) if not self._w[0, W_TERMINAL] else _EMPTY.view()
             cache.flags.writeable = False  # shared with clones: callers must not mutate it
             self._legal_cache = cache
         return cache
 
     def legal_mask(self) -> np.ndarray:
         """int8 (330,) mask of the legal actions of the player to move."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if self._terminal:
-            return mask
-        if self._pending:
-            for i in self._pending:
-                mask[RESOLVE_OFFSET + 1 + i] = 1
-        else:
-            mask[:NUM_MOVE_ACTIONS] = np.frombuffer(self._move_ok, dtype=np.uint8)
-        return mask
+        return self._mask()[0].view(np.int8)
 
     def is_legal(self, action) -> bool:
-        if type(action) in _INT_TYPES and 0 <= action < NUM_MOVE_ACTIONS and not self._pending and not self._terminal:
-            return bool(self._move_ok[action])
+        if type(action) in _INT_TYPES and 0 <= action < NUM_ACTIONS:
+            return not _core._illegal(self._b, self._w, 0, int(action))
         try:
             self._check_action(action)
         except ValueError:
@@ -268,9 +288,10 @@ class FaeState:
 
     def final_colour_scores(self) -> np.ndarray:
         """F-E2: colour scores plus +1 per ritual card held by that colour's player."""
-        out = list(self._scores)
-        for seat, colour in enumerate(self.colours):
-            out[colour] += self._ritual_cards[seat]
+        w = self._w[0].tolist()
+        out = w[W_SCORES:W_SCORES + NUM_COLOURS]
+        for seat in range(self.num_players):
+            out[w[W_COLOURS + seat]] += w[W_RITUAL + seat]
         return np.asarray(out, dtype=np.int64)
 
     def seat_scores(self) -> list[float]:
@@ -281,22 +302,23 @@ class FaeState:
 
     def winners(self) -> list[int]:
         """Winning seats, ascending (F-E3, F-E4); [] before the end."""
-        if not self._terminal:
+        if not self._w[0, W_TERMINAL]:
             return []
-        final = self.final_colour_scores()
-        best = max(int(final[c]) for c in self.colours)  # F-E3: neutral colours cannot win
-        tied = [p for p in range(self.num_players) if final[self.colours[p]] == best]
-        fewest = min(self._ritual_cards[p] for p in tied)  # F-E4
-        return [p for p in tied if self._ritual_cards[p] == fewest]
+        final, colours, cards = self.final_colour_scores(), self.colours, self.ritual_cards().tolist()
+        best = max(int(final[c]) for c in colours)  # F-E3: neutral colours cannot win
+        tied = [p for p in range(self.num_players) if final[colours[p]] == best]
+        fewest = min(cards[p] for p in tied)  # F-E4
+        return [p for p in tied if cards[p] == fewest]
 
     def returns(self) -> np.ndarray:
         """win_loss returns per seat: zeros before the end."""
-        if not self._terminal:
+        if not self._w[0, W_TERMINAL]:
             return np.zeros(self.num_players, dtype=np.float64)
         return np.asarray(win_loss_returns(self.winners(), self.num_players), dtype=np.float64)
 
     # ------------------------------------------------------------------ transitions
     def _check_action(self, action) -> int:
+        """`action` as an int if it is legal; else a ValueError naming it and why (the rule id)."""
         if type(action) is not int:
             action = one_integer(action)  # a 0-d integer array (SB3's predict) is its integer
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -304,10 +326,10 @@ class FaeState:
         a = int(action)
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action {a} is out of range 0..{NUM_ACTIONS - 1}")
-        if self._terminal:
+        if self._w[0, W_TERMINAL]:
             raise ValueError(f"action {a} ({action_to_string(a)}) is illegal: the game is over")
-        if self._pending:
-            if a >= NUM_MOVE_ACTIONS and (a - RESOLVE_OFFSET - 1) in self._pending:
+        if self._w[0, W_NPEND]:
+            if a >= NUM_MOVE_ACTIONS and self._b[0, B_PENDING + a - RESOLVE_OFFSET - 1]:
                 return a
             raise ValueError(
                 f"action {a} ({action_to_string(a)}) is illegal: rituals are pending on spaces "
@@ -315,119 +337,34 @@ class FaeState:
             )
         if a >= NUM_MOVE_ACTIONS:
             raise ValueError(f"action {a} ({action_to_string(a)}) is illegal: no ritual is pending on that space")
-        if not self._move_ok[a]:
+        if not self._b[0, B_MOVE_OK + a]:
             raise ValueError(f"action {a} ({action_to_string(a)}) is illegal: {self._why_move_illegal(a)}")
         return a
 
     def _why_move_illegal(self, a: int) -> str:
         src, dst = MOVE_SRC[a], MOVE_DST[a]
-        if self._count[src] == 0:
+        n_src, n_dst = int(self._b[0, B_COUNT + src]), int(self._b[0, B_COUNT + dst])
+        if n_src == 0:
             return f"source space {src + 1} is empty (F-T1)"
-        if self._count[dst] == 0:
+        if n_dst == 0:
             return f"destination space {dst + 1} is empty; moving into an empty space is illegal (F-T1)"
         if self.big_stack_merge:
-            return (f"source space {src + 1} holds {self._count[src]} druids (7+), more than the "
-                    f"{self._count[dst]} on the destination (F-T3, F-T4)")
-        return f"source space {src + 1} holds {self._count[src]} druids; 7 or more cannot move (F-T3)"
+            return (f"source space {src + 1} holds {n_src} druids (7+), more than the "
+                    f"{n_dst} on the destination (F-T3, F-T4)")
+        return f"source space {src + 1} holds {n_src} druids; 7 or more cannot move (F-T3)"
 
     def apply(self, action) -> None:
         """Play `action` for the current player. Illegal input raises ValueError, state unchanged."""
-        # Fast path for the common case (a legal move); everything else goes through the checks.
-        if type(action) in _INT_TYPES:
-            a = int(action)
-            if 0 <= a < NUM_MOVE_ACTIONS and not self._pending and not self._terminal and self._move_ok[a]:
+        # One kernel call checks and plays an integer action; anything else (or an illegal one)
+        # goes through the checks, which name the problem.
+        if type(action) in _INT_TYPES and 0 <= action < NUM_ACTIONS:
+            if _core.apply_checked(self._b, self._w, 0, int(action), self.big_stack_merge, self.num_players):
                 self._legal_cache = None
-                self._move(a)
                 return
-        a = self._check_action(action)
+        a = self._check_action(action)  # raises: the kernel refused it, or it is not a plain int
+        if not _core.apply_checked(self._b, self._w, 0, a, self.big_stack_merge, self.num_players):
+            raise RuntimeError(f"action {a}: the kernel refused an action the checks found legal")
         self._legal_cache = None
-        if a >= NUM_MOVE_ACTIONS:
-            space = a - RESOLVE_OFFSET - 1
-            self._pending.remove(space)
-            self._resolve(space)
-            if not self._terminal and not self._pending:
-                self._end_turn()
-            return
-        self._move(a)
-
-    def _move(self, a: int) -> None:
-        src, dst = MOVE_SRC[a], MOVE_DST[a]
-        p = self._current
-        druids, count, ok = self._druids, self._count, self._move_ok
-        hist = self._hist_moved[p]
-        i, j = 5 * src, 5 * dst
-        for c in range(NUM_COLOURS):
-            n = druids[i + c]
-            if n:
-                druids[j + c] += n
-                hist[c] += n
-                druids[i + c] = 0
-        n_dst = count[dst] = count[dst] + count[src]
-        count[src] = 0
-        self._hist_last[p] = a
-        for e in INCIDENT_MOVES[src]:
-            ok[e] = 0  # the source is empty now
-        # The destination grew: recompute its edges (inlined F-T1, F-T3, F-T4 for speed).
-        big = self.big_stack_merge
-        for e in OUT_MOVES[dst]:
-            if ok[e] and n_dst > MAX_STACK_TO_MOVE:
-                ok[e] = 1 if (big and count[MOVE_DST[e]] >= n_dst) else 0
-        if big:
-            for e in IN_MOVES[dst]:
-                n_src = count[MOVE_SRC[e]]
-                if n_src > MAX_STACK_TO_MOVE:
-                    ok[e] = 1 if n_dst >= n_src else 0
-        # F-R1: only occupied neighbours of the vacated source can become isolated.
-        resolved = self._resolved
-        isolated = []
-        for n in NEIGHBOURS[src]:
-            if count[n] and not resolved[n]:
-                for m in NEIGHBOURS[n]:
-                    if count[m]:
-                        break
-                else:
-                    isolated.append(n)
-        if len(isolated) == 1:
-            self._resolve(isolated[0])
-        elif isolated:
-            self._pending = isolated  # F-R2: the mover chooses the order, one action each
-            return
-        if not self._terminal:
-            self._end_turn()
-
-    def _resolve(self, space: int) -> None:
-        """Resolve the ritual on `space` (0-based) with the next card (F-R3..F-R8)."""
-        value, blessed, cursed = RITUAL_CARDS[self._cards_used]
-        self._cards_used += 1
-        p = self._current
-        self._ritual_cards[p] += 1  # F-R7: the mover keeps the card whatever happens
-        self._resolved[space] = 1  # F-R8
-        druids, i = self._druids, 5 * space
-        terrain = TERRAIN[space]
-        if cursed is not None and terrain == cursed:  # F-R4
-            druids[i:i + 5] = [0] * NUM_COLOURS
-            self._count[space] = 0
-        else:
-            row = druids[i:i + 5]
-            if all(row):  # F-R5 strife: all 5 colours present
-                row = [0 if n == 1 else n for n in row]
-                druids[i:i + 5] = row
-                self._count[space] = sum(row)
-            remaining = self._count[space]
-            if remaining:
-                gain = remaining + (value if (blessed is None or terrain == blessed) else 0)  # F-R6
-                for c in range(NUM_COLOURS):
-                    if row[c]:
-                        self._scores[c] += gain
-                        self._hist_points[p][c] += gain
-        if self._cards_used >= NUM_RITUAL_CARDS:  # F-E1 (and F-R9: leftovers are not scored)
-            self._terminal = True
-            self._pending = []
-
-    def _end_turn(self) -> None:
-        self._current = (self._current + 1) % self.num_players
-        if 1 not in self._move_ok:  # F-T5: no legal move for the next player ends the game
-            self._terminal = True
 
     # ------------------------------------------------------------------ information sets
     def information_state(self, seat: int) -> dict:
@@ -455,21 +392,25 @@ class FaeState:
     # ------------------------------------------------------------------ (de)serialisation
     def to_dict(self) -> dict:
         """Plain-python snapshot with exactly DICT_KEYS; `from_dict(to_dict())` round-trips."""
+        w, n = self._w[0].tolist(), self.num_players
+        terminal = bool(w[W_TERMINAL])
         return {
             "version": DICT_VERSION,
-            "num_players": self.num_players,
+            "num_players": n,
             "big_stack_merge": self.big_stack_merge,
-            "druids": [list(self._druids[5 * i:5 * i + 5]) for i in range(NUM_SPACES)],
-            "colours": self.colours[:],
-            "scores": self._scores[:],
-            "ritual_cards": self._ritual_cards[:],
-            "current_player": self.current_player,
+            "druids": self._b[0, B_DRUIDS:_DRUID_END].reshape(NUM_SPACES, NUM_COLOURS).tolist(),
+            "colours": w[W_COLOURS:W_COLOURS + n],
+            "scores": w[W_SCORES:W_SCORES + NUM_COLOURS],
+            "ritual_cards": w[W_RITUAL:W_RITUAL + n],
+            "current_player": -1 if terminal else w[W_CURRENT],
             "pending_rituals": self.pending,
-            "resolved": [i + 1 for i in range(NUM_SPACES) if self._resolved[i]],
-            "terminal": self._terminal,
+            "resolved": (np.flatnonzero(self._b[0, B_RESOLVED:B_RESOLVED + NUM_SPACES]) + 1).tolist(),
+            "terminal": terminal,
             "history": [
-                {"moved": self._hist_moved[p][:], "points": self._hist_points[p][:], "last_action": self._hist_last[p]}
-                for p in range(self.num_players)
+                {"moved": w[W_MOVED + NUM_COLOURS * p:W_MOVED + NUM_COLOURS * (p + 1)],
+                 "points": w[W_POINTS + NUM_COLOURS * p:W_POINTS + NUM_COLOURS * (p + 1)],
+                 "last_action": w[W_LAST + p]}
+                for p in range(n)
             ],
         }
 
@@ -481,7 +422,7 @@ class FaeState:
         reach: druids gone without a ritual, scores the resolved spaces cannot give, more druids
         in a region than the moves recorded (`fae_rl.serialization`). `conserved=False` skips
         only those checks: for rule scenarios set up by hand (a few stacks on an empty board)."""
-        return state_from_dict(cls, d, conserved=conserved)
+        return state_from_dict(_Parts, d, conserved=conserved).to_state()
 
     # ------------------------------------------------------------------ display
     def action_to_string(self, action: int) -> str:
@@ -510,8 +451,8 @@ class FaeState:
         return render_text(self)
 
     def __repr__(self) -> str:
-        return (f"FaeState(num_players={self.num_players}, cards_used={self._cards_used}, "
-                f"current_player={self.current_player}, terminal={self._terminal})")
+        return (f"FaeState(num_players={self.num_players}, cards_used={self.cards_used}, "
+                f"current_player={self.current_player}, terminal={self.is_terminal()})")
 
     def __eq__(self, other) -> bool:
         return isinstance(other, FaeState) and self.to_dict() == other.to_dict()

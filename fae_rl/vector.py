@@ -147,59 +147,48 @@ def _bad(name: str, problem: str) -> ValueError:
     return ValueError(f"set_state: state.{name} {problem}")
 
 
-def _ints(v, name: str, length: int, lo: int, hi: int) -> list:
-    """`v` as a list of `length` ints in lo..hi, or a ValueError naming the field."""
-    if not isinstance(v, (list, tuple)) or len(v) != length:
-        raise _bad(name, f"must be a list of {length} ints; got {shown(v)}")
-    if all(type(x) is int for x in v) and (not v or (lo <= min(v) and max(v) <= hi)):
-        return list(v)  # the usual case, at a third of the cost of the loop below
-    for x in v:
-        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not lo <= x <= hi:
-            raise _bad(name, f"must hold ints in {lo}..{hi}; got {shown(x)}")
-    return list(v)
-
-
-_UP_TO = [bytes(range(hi + 1)) for hi in range(256)]  # _UP_TO[hi]: the byte values 0..hi
-
-
-def _bytes(v, name: str, length: int, hi: int) -> None:
-    if not isinstance(v, (bytearray, bytes)) or len(v) != length:
-        raise _bad(name, f"must be a bytearray of {length}; got {shown(v)}")
-    if v.translate(None, _UP_TO[hi]):  # what is left once every value in 0..hi is deleted
-        raise _bad(name, f"must hold values in 0..{hi}; got {max(v)}")
-
-
 def _check_fields(state: FaeState, n: int) -> None:
-    """The ranges of every field `set_state` writes into a row, so that no kernel indexes past a
-    table or a block with them (issue 36: a state object changed by hand, seat 9 or pending space 200,
-    was written into the rows, the space index into the next block). Only ranges (~10 us):
-    `FaeState.from_dict` checks what play reaches."""
-    colours = _ints(state.colours, "colours", n, 0, NUM_COLOURS - 1)
-    if len(set(colours)) != n:
-        raise _bad("colours", f"must be distinct; got {colours}")
-    _bytes(state._druids, "_druids", NUM_SPACES * NUM_COLOURS, DRUIDS_PER_COLOUR)
-    _bytes(state._count, "_count", NUM_SPACES, NUM_SPACES)
-    _bytes(state._resolved, "_resolved", NUM_SPACES, 1)
-    _bytes(state._move_ok, "_move_ok", NUM_MOVE_ACTIONS, 1)
-    pending = state._pending
-    if not isinstance(pending, list) or len(set(pending)) != len(pending):
-        raise _bad("_pending", f"must be a list of distinct spaces; got {shown(pending)}")
-    _ints(pending, "_pending", len(pending), 0, NUM_SPACES - 1)
-    _ints(state._scores, "_scores", NUM_COLOURS, 0, MAX_POINTS)
-    cards = _ints(state._ritual_cards, "_ritual_cards", n, 0, NUM_RITUAL_CARDS)
-    used = _ints([state._cards_used], "_cards_used", 1, 0, NUM_RITUAL_CARDS)[0]
-    if sum(cards) != used:
-        raise _bad("_cards_used", f"must be the ritual cards held ({sum(cards)}); got {used}")
-    if not isinstance(state._terminal, (bool, np.bool_)):
-        raise _bad("_terminal", f"must be a bool; got {shown(state._terminal)}")
-    _ints([state._current], "_current", 1, -1 if state._terminal else 0, n - 1)
-    for name, hi in (("_hist_moved", MAX_MOVED), ("_hist_points", MAX_POINTS)):
-        rows = getattr(state, name)
-        if not isinstance(rows, list) or len(rows) != n:
-            raise _bad(name, f"must be a list of {n} rows; got {shown(rows)}")
-        for row in rows:
-            _ints(row, name, NUM_COLOURS, 0, hi)
-    _ints(state._hist_last, "_hist_last", n, -1, NUM_MOVE_ACTIONS - 1)
+    """The ranges of every field of the state's rows that `set_state` copies, so that no kernel
+    indexes past a table or a block with them (issue 36: a state changed by hand, seat 9 or a count
+    of 255, was written into the rows). Only ranges (a few us): `FaeState.from_dict` checks what play
+    reaches. The fields are named as `FaeState.to_dict` names them."""
+    b, w = state._b, state._w
+    if not (isinstance(b, np.ndarray) and b.dtype == np.uint8 and b.shape == (1, _core.B_SIZE) and b.flags.c_contiguous):
+        raise _bad("_b", f"must be a C-contiguous uint8 array of shape (1, {_core.B_SIZE}); got {shown(b)}")
+    if not (isinstance(w, np.ndarray) and w.dtype == np.int64 and w.shape == (1, _core.W_SIZE) and w.flags.c_contiguous):
+        raise _bad("_w", f"must be a C-contiguous int64 array of shape (1, {_core.W_SIZE}); got {shown(w)}")
+    b, w = b[0], w[0]
+
+    def check(name, values, lo, hi):
+        if values.size and (values.min() < lo or values.max() > hi):
+            raise _bad(name, f"must hold values in {lo}..{hi}; got {values.tolist()}")
+
+    check("druids", b[B_DRUIDS:B_COUNT], 0, DRUIDS_PER_COLOUR)
+    check("counts", b[B_COUNT:B_RESOLVED], 0, NUM_SPACES)
+    check("resolved", b[B_RESOLVED:B_PENDING], 0, 1)
+    check("pending_rituals", b[B_PENDING:B_MOVE_OK], 0, 1)
+    check("move_ok", b[B_MOVE_OK:B_MOVE_OK + NUM_MOVE_ACTIONS], 0, 1)
+    if w[W_NPEND] != int(b[B_PENDING:B_MOVE_OK].sum()):
+        raise _bad("pending_rituals", f"count {w[W_NPEND]} is not the {int(b[B_PENDING:B_MOVE_OK].sum())} spaces flagged")
+    colours = w[W_COLOURS:W_COLOURS + n]
+    check("colours", colours, 0, NUM_COLOURS - 1)
+    if len(set(colours.tolist())) != n:
+        raise _bad("colours", f"must be distinct; got {colours.tolist()}")
+    check("scores", w[W_SCORES:W_SCORES + NUM_COLOURS], 0, MAX_POINTS)
+    check("ritual_cards", w[W_RITUAL:W_RITUAL + n], 0, NUM_RITUAL_CARDS)
+    if int(w[W_RITUAL:W_RITUAL + n].sum()) != w[W_CARDS]:
+        raise _bad("cards_used", f"must be the ritual cards held ({int(w[W_RITUAL:W_RITUAL + n].sum())}); got {w[W_CARDS]}")
+    check("terminal", w[W_TERMINAL:W_TERMINAL + 1], 0, 1)
+    check("current_player", w[W_CURRENT:W_CURRENT + 1], 0, n - 1)
+    check("history.moved", w[W_MOVED:W_MOVED + NUM_COLOURS * n], 0, MAX_MOVED)
+    check("history.points", w[W_POINTS:W_POINTS + NUM_COLOURS * n], 0, MAX_POINTS)
+    check("history.last_action", w[W_LAST:W_LAST + n], -1, NUM_MOVE_ACTIONS - 1)
+    for name, start, width in (("ritual_cards", W_RITUAL, 1), ("colours", W_COLOURS, 1), ("history.moved", W_MOVED, NUM_COLOURS),
+                               ("history.points", W_POINTS, NUM_COLOURS)):
+        if w[start + width * n:start + width * _SEATS].any():
+            raise _bad(name, f"must be 0 for the seats past {n}")
+    if (w[W_LAST + n:W_LAST + _SEATS] != -1).any():
+        raise _bad("history.last_action", f"must be -1 for the seats past {n}")
 
 
 class FaeVector:
@@ -388,22 +377,7 @@ class FaeVector:
         self._check_dealt()
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
             raise ValueError(f"game index must be an int in 0..{self.num_envs - 1}; got {i!r}")
-        b, w, n = self._b[i], self._w[i].tolist(), self.num_players
-        s = FaeState._blank(n, self.big_stack_merge, w[W_COLOURS:W_COLOURS + n])
-        s._druids = bytearray(b[B_DRUIDS:B_DRUIDS + NUM_SPACES * NUM_COLOURS].tobytes())
-        s._count = bytearray(b[B_COUNT:B_COUNT + NUM_SPACES].tobytes())
-        s._resolved = bytearray(b[B_RESOLVED:B_RESOLVED + NUM_SPACES].tobytes())
-        s._move_ok = bytearray(b[B_MOVE_OK:B_MOVE_OK + NUM_MOVE_ACTIONS].tobytes())
-        s._pending = np.flatnonzero(b[B_PENDING:B_PENDING + NUM_SPACES]).tolist()
-        s._scores = w[W_SCORES:W_SCORES + NUM_COLOURS]
-        s._ritual_cards = w[W_RITUAL:W_RITUAL + n]
-        s._cards_used = w[W_CARDS]
-        s._current = w[W_CURRENT]
-        s._terminal = bool(w[W_TERMINAL])
-        s._hist_moved = [w[W_MOVED + NUM_COLOURS * p:W_MOVED + NUM_COLOURS * (p + 1)] for p in range(n)]
-        s._hist_points = [w[W_POINTS + NUM_COLOURS * p:W_POINTS + NUM_COLOURS * (p + 1)] for p in range(n)]
-        s._hist_last = w[W_LAST:W_LAST + n]
-        return s
+        return FaeState._from_rows(self.num_players, self.big_stack_merge, self._b[i:i + 1].copy(), self._w[i:i + 1].copy())
 
     def set_state(self, i: int, state: FaeState) -> None:
         """Make game i equal (to_dict) to `state` (a FaeState of this table size and rule set).
@@ -422,28 +396,8 @@ class FaeVector:
         if not self._dealt:
             self._deal(np.arange(self.num_envs), np.zeros(self.num_envs, dtype=np.int64))
             self._dealt = True
-        b = np.zeros(_core.B_SIZE, dtype=np.uint8)
-        w = np.zeros(_core.W_SIZE, dtype=np.int64)
-        n = self.num_players
-        b[B_DRUIDS:B_DRUIDS + NUM_SPACES * NUM_COLOURS] = np.frombuffer(bytes(state._druids), dtype=np.uint8)
-        b[B_COUNT:B_COUNT + NUM_SPACES] = np.frombuffer(bytes(state._count), dtype=np.uint8)
-        b[B_RESOLVED:B_RESOLVED + NUM_SPACES] = np.frombuffer(bytes(state._resolved), dtype=np.uint8)
-        b[B_MOVE_OK:B_MOVE_OK + NUM_MOVE_ACTIONS] = np.frombuffer(bytes(state._move_ok), dtype=np.uint8)
-        b[B_PENDING + np.asarray(state._pending, dtype=np.int64)] = 1
-        w[W_SCORES:W_SCORES + NUM_COLOURS] = state._scores
-        w[W_RITUAL:W_RITUAL + n] = state._ritual_cards
-        w[W_CARDS] = state._cards_used
-        w[W_CURRENT] = state._current
-        w[W_TERMINAL] = int(state._terminal)
-        w[W_NPEND] = len(state._pending)
-        w[W_COLOURS:W_COLOURS + n] = state.colours
-        w[W_LAST:W_LAST + _SEATS] = -1
-        for p in range(n):
-            w[W_MOVED + NUM_COLOURS * p:W_MOVED + NUM_COLOURS * (p + 1)] = state._hist_moved[p]
-            w[W_POINTS + NUM_COLOURS * p:W_POINTS + NUM_COLOURS * (p + 1)] = state._hist_points[p]
-            w[W_LAST + p] = state._hist_last[p]
-        self._b[i] = b
-        self._w[i] = w
+        self._b[i] = state._b[0]  # a FaeState is one game in this layout
+        self._w[i] = state._w[0]
 
     # ------------------------------------------------------------------ transitions
     def step(self, actions, games=None) -> None:

@@ -1,4 +1,8 @@
-"""The batched Fae rules as numba kernels over a struct of arrays: a line-by-line port of `FaeState`.
+"""The Fae rules: numba kernels over a struct of arrays, the one implementation of every rule.
+
+`FaeState` (one game: one row) and `FaeVector` (N games: N rows) both call these kernels for their
+legal actions and moves. The former Python rules are kept in `tests/fae_reference.py` as the
+reference that `tests/test_fae_reference.py` plays against them at every step of random games.
 
 N games live in two C-contiguous arrays, one row per game, so a kernel touches one game's data
 in two cache-friendly runs and a helper needs only `(b, w, g)`:
@@ -6,8 +10,7 @@ in two cache-friendly runs and a helper needs only `(b, w, g)`:
   (`_move_ok` of FaeState, updated incrementally exactly as `FaeState._move` does).
 - `w` int64 (N, W_SIZE): colour scores, ritual cards per seat, cards used, mover, terminal,
   number pending, colours, and the public history (moved, points, last action per seat).
-Seat-indexed fields are padded to 4 seats. `FaeState` stays the reference; tests compare the two
-at every step of random games.
+Seat-indexed fields are padded to 4 seats.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from numba import njit
 from fae_rl.board import (
     IN_MOVES,
     INCIDENT_MOVES,
+    MAX_PLAYERS,
     MAX_STACK_TO_MOVE,
     MOVE_DST,
     MOVE_SRC,
@@ -30,7 +34,6 @@ from fae_rl.board import (
     RITUAL_CARDS,
     TERRAIN,
 )
-from fae_rl.state import MAX_PLAYERS
 
 # Column offsets in `b` (uint8).
 B_DRUIDS = 0
@@ -196,20 +199,43 @@ def _move(b, w, g, a, big, num_players, row):
 
 
 @njit(cache=True)
+def _illegal(b, w, g, a) -> bool:
+    """Action `a` is not legal for game g's mover (or the game is over)."""
+    if w[g, W_TERMINAL] or a < 0 or a >= NUM_ACTIONS:
+        return True
+    if w[g, W_NPEND]:  # F-R2: only a pending ritual may be resolved
+        return a < NUM_MOVE_ACTIONS or not b[g, B_PENDING + a - NUM_MOVE_ACTIONS]
+    return a >= NUM_MOVE_ACTIONS or not b[g, B_MOVE_OK + a]
+
+
+@njit(cache=True)
 def first_illegal(b, w, actions) -> int:
     """Index of the first unfinished game whose action is illegal, or -1."""
     for g in range(b.shape[0]):
-        if w[g, W_TERMINAL]:
-            continue
-        a = actions[g]
-        if a < 0 or a >= NUM_ACTIONS:
-            return g
-        if w[g, W_NPEND]:
-            if a < NUM_MOVE_ACTIONS or not b[g, B_PENDING + a - NUM_MOVE_ACTIONS]:
-                return g
-        elif a >= NUM_MOVE_ACTIONS or not b[g, B_MOVE_OK + a]:
+        if not w[g, W_TERMINAL] and _illegal(b, w, g, actions[g]):
             return g
     return -1
+
+
+@njit(cache=True)
+def apply_checked(b, w, g, a, big, num_players) -> bool:
+    """Play `a` in game g if it is legal there (True); else change nothing (False). One call per
+    `FaeState.apply`: the check and the move without a Python round trip between them."""
+    if _illegal(b, w, g, a):
+        return False
+    apply_action(b, w, g, a, big, num_players, np.empty(NUM_COLOURS, dtype=np.int64))
+    return True
+
+
+@njit(cache=True)
+def refresh_moves(b, g, big):
+    """B_MOVE_OK of game g from its counts alone (F-T1, F-T3, F-T4 for every move at once): for a
+    position built from a dict; play keeps the flags up to date incrementally (`_move`)."""
+    for e in range(NUM_MOVE_ACTIONS):
+        n_src = np.int64(b[g, B_COUNT + MSRC[e]])
+        n_dst = np.int64(b[g, B_COUNT + MDST[e]])
+        ok = n_src > 0 and n_dst > 0 and (n_src <= MAX_STACK_TO_MOVE or (big and n_dst >= n_src))
+        b[g, B_MOVE_OK + e] = 1 if ok else 0
 
 
 @njit(cache=True)

@@ -24,11 +24,12 @@ def observe_reference(state: FaeState, seat: int, history: str = "summary") -> n
     if not 0 <= seat < state.num_players:
         raise ValueError(f"seat must be in 0..{state.num_players - 1}; got {seat}")
     obs = _TEMPLATES[history].copy()
-    obs[_S_DRUIDS] = np.frombuffer(state._druids, dtype=np.uint8) * (1.0 / DRUID_SCALE)
+    d = state.to_dict()  # the public fields, as plain lists
+    obs[_S_DRUIDS] = state.druids().ravel() * (1.0 / DRUID_SCALE)
     occupied = obs[_S_OCCUPIED]
-    np.greater(np.frombuffer(state._count, dtype=np.uint8), 0, out=occupied)
+    np.greater(state.counts(), 0, out=occupied)
     resolved = obs[_S_RESOLVED]
-    resolved[:] = np.frombuffer(state._resolved, dtype=np.uint8)
+    resolved[:] = state.resolved()
     occupied_nb = _ADJ @ occupied
     np.multiply(occupied_nb, 1.0 / _MAX_DEGREE, out=obs[_S_NEIGHBOURS])
     # An occupied, unresolved space whose only occupied neighbour is s is isolated when s moves away.
@@ -37,29 +38,29 @@ def observe_reference(state: FaeState, seat: int, history: str = "summary") -> n
     np.matmul(_ADJ, lonely, out=isolates)
     isolates *= occupied
     isolates *= 1.0 / _MAX_DEGREE
-    for i in state._pending:
-        obs[_PENDING0 + i] = 1.0
-    obs[_L["ritual_cards_left"]] = _CARDS_LEFT[state._cards_used]
-    obs[_L["scores"]] = state._scores
+    for space in state.pending:
+        obs[_PENDING0 + space - 1] = 1.0
+    obs[_L["ritual_cards_left"]] = _CARDS_LEFT[state.cards_used]
+    obs[_L["scores"]] = d["scores"]
     obs[_L["scores"]] *= 1.0 / SCORE_SCALE
     n = state.num_players
     order = [(seat + k) % n for k in range(n)]  # seat-relative
     held = _L["ritual_cards_held"].start
     present = _L["seat_in_game"].start
     for k, p in enumerate(order):
-        obs[held + k] = state._ritual_cards[p] / NUM_RITUAL_CARDS
+        obs[held + k] = d["ritual_cards"][p] / NUM_RITUAL_CARDS
         obs[present + k] = 1.0
     obs[_L["own_colour"].start + state.colours[seat]] = 1.0
     if history == "summary":
         for k in range(1, n):
             p = order[k]
             base = _L[f"other{k}_moved"].start
-            obs[base:base + NUM_COLOURS] = state._hist_moved[p]
+            obs[base:base + NUM_COLOURS] = d["history"][p]["moved"]
             obs[base:base + NUM_COLOURS] *= 1.0 / DRUID_SCALE
             base = _L[f"other{k}_points"].start
-            obs[base:base + NUM_COLOURS] = state._hist_points[p]
+            obs[base:base + NUM_COLOURS] = d["history"][p]["points"]
             obs[base:base + NUM_COLOURS] *= 1.0 / SCORE_SCALE
-            last = state._hist_last[p]
+            last = d["history"][p]["last_action"]
             if last >= 0:
                 obs[_L[f"other{k}_last_move"].start + last] = 1.0
     return obs

@@ -293,7 +293,7 @@ def test_greedy_opponent_plays_a_greedy_best_move():
                 continue
             one.set_state(0, s1)
             m = one.margins()[0]
-            last = core.vec.state(i)._hist_last[opp]  # the opponent's move
+            last = core.vec.state(i).to_dict()["history"][opp]["last_action"]  # the opponent's move
             assert m[last] == m.max()
             checked += 1
     assert checked > 100

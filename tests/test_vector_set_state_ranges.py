@@ -1,8 +1,9 @@
 """`FaeVector.set_state` / `FantastiqaVector.set_state` range-check a state object before writing it
 into a row (issue 36, item 7): a state changed by hand (seat 9, a pending space of 200, phase 99, a
 card id past the card file) was written, and the kernels then indexed past a table or wrote into the
-next block of the row. Refused with a ValueError, nothing changes; the untouched state (the control)
-still loads."""
+next block of the row. A FaeState is one row of FaeVector's layout (issue 38), so its tampered
+fields are written into its own rows here. Refused with a ValueError, nothing changes; the untouched
+state (the control) still loads."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,6 +11,8 @@ import pytest
 
 from fae_rl import FaeState
 from fae_rl.vector import FaeVector
+from fae_rl.vector_core import (B_COUNT, B_MOVE_OK, B_PENDING, B_RESOLVED, W_CARDS, W_COLOURS, W_CURRENT, W_LAST,
+                                W_MOVED, W_NPEND, W_POINTS, W_RITUAL, W_SCORES, W_TERMINAL)
 
 
 def _fae_state():
@@ -25,27 +28,36 @@ def _set(s, name, value):
     setattr(s, name, value)
 
 
-FAE_TAMPERS = {
-    "seat 9": ("_current", lambda s: _set(s, "_current", 9)),
-    "seat -1 before the end": ("_current", lambda s: _set(s, "_current", -1)),
-    "pending space 200": ("_pending", lambda s: _set(s, "_pending", [200])),
-    "pending space repeated": ("_pending", lambda s: _set(s, "_pending", s._pending * 2)),
-    "colour 9": ("colours", lambda s: _set(s, "colours", [s.colours[0], 9])),
+def _w(offset, value):
+    """Write `value` at `offset` of the state's int64 row (a FaeState is one row of FaeVector's layout)."""
+    return lambda s: s._w.__setitem__((0, offset), value)
+
+
+def _b(offset, value):
+    return lambda s: s._b.__setitem__((0, offset), value)
+
+
+FAE_TAMPERS = {  # issue 38: a FaeState is its rows, so the tampering writes into them
+    "seat 9": ("current_player", _w(W_CURRENT, 9)),
+    "seat -1 before the end": ("current_player", _w(W_CURRENT, -1)),
+    "pending space flag 2": ("pending_rituals", _b(B_PENDING, 2)),
+    "pending count not the flags": ("pending_rituals", _w(W_NPEND, 5)),
+    "colour 9": ("colours", _w(W_COLOURS + 1, 9)),
     "colours repeated": ("colours", lambda s: _set(s, "colours", [s.colours[0]] * 2)),
-    "last action 5000": ("_hist_last", lambda s: _set(s, "_hist_last", [5000, -1])),
-    "200 druids on a space": ("_druids", lambda s: s._druids.__setitem__(0, 200)),
-    "count 255": ("_count", lambda s: s._count.__setitem__(0, 255)),
-    "resolved 2": ("_resolved", lambda s: s._resolved.__setitem__(0, 2)),
-    "druids list of 299": ("_druids", lambda s: _set(s, "_druids", s._druids[:-1])),
-    "negative score": ("_scores", lambda s: _set(s, "_scores", [-1] + s._scores[1:])),
-    "13 ritual cards": ("_ritual_cards", lambda s: _set(s, "_ritual_cards", [13, 0])),
-    "cards used not the cards held": ("_cards_used", lambda s: _set(s, "_cards_used", 5)),
-    "terminal 'yes'": ("_terminal", lambda s: _set(s, "_terminal", "yes")),
-    "moved 1.5": ("_hist_moved", lambda s: s._hist_moved[0].__setitem__(0, 1.5)),
-    "history of 1 seat": ("_hist_points", lambda s: _set(s, "_hist_points", s._hist_points[:1])),
+    "last action 5000": ("history.last_action", _w(W_LAST, 5000)),
+    "200 druids on a space": ("druids", _b(0, 200)),
+    "count 255": ("counts", _b(B_COUNT, 255)),
+    "resolved 2": ("resolved", _b(B_RESOLVED, 2)),
+    "move flag 3": ("move_ok", _b(B_MOVE_OK, 3)),
+    "druids row of 299": ("_b", lambda s: _set(s, "_b", s._b[:, :-1].copy())),
+    "int32 row": ("_w", lambda s: _set(s, "_w", s._w.astype(np.int32))),
+    "negative score": ("scores", _w(W_SCORES, -1)),
+    "13 ritual cards": ("ritual_cards", lambda s: s._w.__setitem__((0, slice(W_RITUAL, W_RITUAL + 2)), [13, 0])),
+    "cards used not the cards held": ("cards_used", _w(W_CARDS, 5)),
+    "terminal 2": ("terminal", _w(W_TERMINAL, 2)),
+    "moved -1": ("history.moved", _w(W_MOVED, -1)),
+    "points of a seat not at the table": ("history.points", _w(W_POINTS + 5 * 3, 1)),
 }
-
-
 @pytest.mark.parametrize("dealt", [True, False], ids=["after reset", "before reset"])
 @pytest.mark.parametrize("case", list(FAE_TAMPERS))
 def test_fae_vector_set_state_refuses_a_tampered_state_and_changes_nothing(case, dealt):
