@@ -3,9 +3,11 @@
 value(a) = change in own colour score + change in own ritual cards
            - max over the other 4 colours of their change in score.
 A move that leaves rituals pending is valued at its best resolution order (every order is
-searched); while rituals are pending, each resolve action is valued the same way. Ties are broken
-uniformly with the agent's generator. Reads only its own colour and the public board from the
-rules state.
+searched, however many are pending); while rituals are pending, each resolve action is valued the
+same way. The values are `fae_rl.margin`'s kernel over the state's row (`state_margins`), the one
+implementation of the margin, which the batched greedy opponent and the MCTS priors use too. Ties
+are broken uniformly with the agent's generator. Reads only its own colour and the public board
+from the rules state.
 """
 from __future__ import annotations
 
@@ -13,37 +15,16 @@ import numpy as np
 
 from tabletop_rl.agents.base import Agent
 from tabletop_rl.agents.registry import register_agent
-from fae_rl.board import NUM_COLOURS
-
-
-def _margin(state, seat: int, base_scores, base_cards: int) -> float:
-    own = state.colours[seat]
-    scores = state.colour_scores()
-    others = max(scores[c] - base_scores[c] for c in range(NUM_COLOURS) if c != own)
-    return (scores[own] - base_scores[own]) + (state.ritual_cards_of(seat) - base_cards) - others
-
-
-def _best_after(state, seat: int, base_scores, base_cards: int) -> float:
-    """Margin after `state`, resolving any pending rituals of `seat` in the best order."""
-    if state.is_terminal() or not state.pending:
-        return _margin(state, seat, base_scores, base_cards)
-    best = -np.inf
-    for a in state.legal_actions():
-        child = state.clone()
-        child.apply(int(a))
-        best = max(best, _best_after(child, seat, base_scores, base_cards))
-    return best
+from fae_rl.margin import state_margins
 
 
 def greedy_values(state, seat: int) -> dict[int, float]:
-    """value(a) for every legal action of `seat` (the player to move)."""
-    base_scores, base_cards = state.colour_scores(), state.ritual_cards_of(seat)
-    values = {}
-    for a in state.legal_actions():
-        child = state.clone()
-        child.apply(int(a))
-        values[int(a)] = _best_after(child, seat, base_scores, base_cards)
-    return values
+    """value(a) for every legal action of `seat` (the player to move), in ascending action order."""
+    if seat != state.current_player:
+        raise ValueError(f"greedy_values values the mover's actions: seat {seat} is not to move "
+                         f"(current player {state.current_player})")
+    legal = state.legal_actions()
+    return dict(zip(legal.tolist(), state_margins(state)[legal].tolist()))
 
 
 class FaeGreedyAgent(Agent):

@@ -40,8 +40,8 @@ progressive widening 2, no rollout):
 - Prior (expansion order, at every node including the root): the moves that trigger a ritual
   (found from the board's adjacency without playing them), best first by the mover's immediate
   margin as the greedy bot computes it (own colour's gain + own cards - the best gain of any
-  other colour; exact, by playing them on a clone of the determinization, pending rituals
-  resolved in the best order, or greedily one by one when more than 3 are pending), then all other moves in random order. Progressive widening
+  other colour; exact, from `fae_rl.margin`'s kernel over the determinization's row, pending rituals
+  resolved in the best of every order, however many are pending), then all other moves in random order. Progressive widening
   (`ceil(2 * sqrt(n + 1))` children after n visits) makes the search spend its budget on the
   scoring moves and a few quiet ones, and on the opponents' punishing replies, which are the
   first children of their nodes.
@@ -328,53 +328,16 @@ def _fae_ritual_moves(state) -> list[int]:
     return legal[isolating[move_src[legal]]].tolist()
 
 
-def _fae_mover_gain(state, action: int, colour: int, seat: int) -> float:
-    """Greedy margin of `action` for the mover (pending rituals resolved in the best order)."""
-    base = state.scores().tolist()
-    base_cards = int(state.ritual_cards()[seat])
-    child = state.clone()
-    child.apply(action)
-    return _fae_best_after(child, seat, colour, base, base_cards)
-
-
-FAE_EXHAUSTIVE_PENDING = 3  # up to 3 pending rituals: every order (<= 6); more: greedy order
-
-
-def _fae_margin(state, seat, colour, base, base_cards) -> float:
-    scores = state.scores().tolist()
-    others = max(scores[c] - base[c] for c in range(len(scores)) if c != colour)
-    return (scores[colour] - base[colour]) + (int(state.ritual_cards()[seat]) - base_cards) - others
-
-
-def _fae_best_after(state, seat, colour, base, base_cards) -> float:
-    """Margin once the pending rituals are resolved: in the best order when at most
-    FAE_EXHAUSTIVE_PENDING are pending, else one at a time, each the best next one (k! orders
-    would make rare positions cost seconds)."""
-    if state.is_terminal() or not state.pending:
-        return _fae_margin(state, seat, colour, base, base_cards)
-    if len(state.pending) > FAE_EXHAUSTIVE_PENDING:
-        while not state.is_terminal() and state.pending:
-            best_child, best = None, -math.inf
-            for a in state.legal_actions().tolist():
-                child = state.clone()
-                child.apply(a)
-                v = _fae_margin(child, seat, colour, base, base_cards)
-                if v > best:
-                    best_child, best = child, v
-            state = best_child
-        return _fae_margin(state, seat, colour, base, base_cards)
-    best = -math.inf
-    for a in state.legal_actions().tolist():
-        child = state.clone()
-        child.apply(a)
-        best = max(best, _fae_best_after(child, seat, colour, base, base_cards))
-    return best
-
-
 def _fae_scored_moves(state) -> list[tuple[float, int]]:
-    seat = state.current_player
-    colour = state.colours[seat]
-    return [(_fae_mover_gain(state, a, colour, seat), a) for a in _fae_ritual_moves(state)]
+    """(margin, action) of each ritual move of the mover: the greedy bot's value (`fae_rl.margin`,
+    pending rituals resolved in the best of every order, however many are pending)."""
+    from fae_rl.margin import state_margins
+
+    moves = _fae_ritual_moves(state)
+    if not moves:
+        return []
+    values = state_margins(state)[moves].tolist()
+    return list(zip(values, moves))
 
 
 def fae_prior(state, rng: np.random.Generator) -> list[int]:

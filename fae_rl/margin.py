@@ -1,13 +1,20 @@
-"""The margin of a move, for every legal action of N games at once (a numba kernel).
+"""The greedy margin of a move, for every legal action of N games at once (numba kernels): the one
+implementation every Fae bot and search uses.
 
 margin(a) = change in the mover's colour score + change in the mover's ritual cards
             - max over the other 4 colours of their change in score,
 after playing `a` and, if rituals are left pending, resolving them in the best order for the
-mover (every order is searched, F-R2). This is the one-move lookahead of the greedy Fae bot
-(`agents/fae_greedy.py`), computed from the rules without cloning states: a move changes only its
-source and destination, each isolated space scores from its own druids and the card it draws
+mover. Every order is searched, however many rituals are pending (F-R2; a move isolates at most
+`MAX_ISOLATED` spaces, so at most that many factorial orders, and 4+ pending rituals are rare); while
+rituals are pending, each resolve action is valued at the best order that resolves it first. This is
+the one-move lookahead of the greedy Fae bot (`agents/fae_greedy.py`), the prior and rollouts of
+the scalar Fae MCTS (`agents/mcts.py`), the batched MCTS (`fae_rl.vector_mcts`) and the greedy
+features (`fae_rl.features`), computed from the rules without cloning states: a move changes only
+its source and destination, each isolated space scores from its own druids and the card it draws
 (F-R3..F-R6), so a resolution order only decides which card each space draws, and the game stops
-drawing after the 12th card (F-E1).
+drawing after the 12th card (F-E1). `state_margins(state)` values one `FaeState` (its row) with the
+same kernel `FaeVector.margins` runs over N rows. The bots' former computation (playing every
+order on clones) is kept as the test oracle in `tests/fae_reference.py`.
 """
 from __future__ import annotations
 
@@ -34,6 +41,19 @@ from fae_rl.vector_core import (
 )
 
 MAX_ISOLATED = int(NB_N.max())  # a move isolates at most the source's neighbours
+_ONE_GAME = np.ones(1, dtype=np.bool_)
+_NOT_OWN = ~np.eye(NUM_COLOURS, dtype=np.bool_).reshape(NUM_COLOURS, 1, NUM_COLOURS)  # [own]: every other colour
+# (Left writeable: numba types a read-only array apart, which would compile `margins` a second time.)
+
+
+def state_margins(state) -> np.ndarray:
+    """float64 (330,): the greedy margin of each legal action of `state`'s mover (a `FaeState`),
+    against every colour but the mover's own; -inf where illegal or the game is over. The kernel
+    `margins` over the state's one row (the call `FaeVector.margins` makes for N games)."""
+    b, w = state._b, state._w
+    out = np.empty((1, NUM_ACTIONS), dtype=np.float64)
+    margins(b, w, _NOT_OWN[w[0, W_COLOURS + w[0, W_CURRENT]]], _ONE_GAME, out)
+    return out[0]
 
 
 @njit(cache=True)

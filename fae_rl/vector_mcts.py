@@ -20,12 +20,10 @@ The algorithm and its defaults are those of `make_agent("fae", "mcts")` (`tablet
 - the move played is the root child with the most visits (ties: best mean value, then lowest id);
   a position with one legal action is answered without searching.
 
-Two differences from the scalar search, neither a change of algorithm: (1) its random numbers come
-from a splitmix64 stream per search seeded by `seeds[k]` (itself drawn from the caller's numpy
-Generator), not from the agent's Generator, so the two do not play the same games move for move;
-(2) a ritual move that isolates four or more spaces is valued in the best of every resolution order
-(`fae_rl.margin`, as the greedy bot does) where the scalar prior orders more than three greedily
-one by one (`FAE_EXHAUSTIVE_PENDING`): a rare position, and only the prior's order can differ.
+One difference from the scalar search, not a change of algorithm: its random numbers come from a
+splitmix64 stream per search seeded by `seeds[k]` (itself drawn from the caller's numpy Generator),
+not from the agent's Generator, so the two do not play the same games move for move. Both value a
+ritual move with `fae_rl.margin` (every resolution order, however many rituals are pending; issue 38).
 The head-to-head check (`benchmarks/fae_mcts_batched.py`) measures the two against each other.
 """
 from __future__ import annotations
