@@ -53,9 +53,8 @@ from fae_rl.vector_core import (
 )
 from tabletop_rl.envs.game_state import one_integer
 
-_EMPTY = np.zeros(0, dtype=np.int64)
-_EMPTY.flags.writeable = False
 _INT_TYPES = (int, np.int64, np.int32, np.intp)
+_apply_checked, _legal_actions = _core.apply_checked, _core.legal_actions  # the kernels of one step
 _REGION_COLOURS = np.tile(np.arange(NUM_COLOURS), (NUM_SPACES // 5, 1))
 _ROW_STARTS = np.arange(NUM_SPACES) * NUM_COLOURS
 _DRUID_END = B_DRUIDS + NUM_SPACES * NUM_COLOURS
@@ -268,7 +267,8 @@ class FaeState:
         """Ascending int64 array of legal action ids; empty when terminal. Read-only (cached)."""
         cache = self._legal_cache
         if cache is None:
-            cache = np.flatnonzero(self._mask()) if not self._w[0, W_TERMINAL] else _EMPTY.view()
+            ids = np.empty(NUM_ACTIONS, dtype=np.int64)
+            cache = ids[:_legal_actions(self._b, self._w, 0, ids)]
             cache.flags.writeable = False  # shared with clones: callers must not mutate it
             self._legal_cache = cache
         return cache
@@ -357,12 +357,13 @@ class FaeState:
         """Play `action` for the current player. Illegal input raises ValueError, state unchanged."""
         # One kernel call checks and plays an integer action; anything else (or an illegal one)
         # goes through the checks, which name the problem.
-        if type(action) in _INT_TYPES and 0 <= action < NUM_ACTIONS:
-            if _core.apply_checked(self._b, self._w, 0, int(action), self.big_stack_merge, self.num_players):
+        if type(action) in _INT_TYPES:
+            a = int(action)
+            if 0 <= a < NUM_ACTIONS and _apply_checked(self._b, self._w, 0, a, self.big_stack_merge, self.num_players):
                 self._legal_cache = None
                 return
         a = self._check_action(action)  # raises: the kernel refused it, or it is not a plain int
-        if not _core.apply_checked(self._b, self._w, 0, a, self.big_stack_merge, self.num_players):
+        if not _apply_checked(self._b, self._w, 0, a, self.big_stack_merge, self.num_players):
             raise RuntimeError(f"action {a}: the kernel refused an action the checks found legal")
         self._legal_cache = None
 

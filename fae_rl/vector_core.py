@@ -262,6 +262,27 @@ def step(b, w, actions, big, num_players):
 
 
 @njit(cache=True)
+def legal_actions(b, w, g, out) -> int:
+    """The legal action ids of game g's mover, ascending, into `out` (int64, at least NUM_ACTIONS
+    long); returns how many (0 where the game is over). `legal_mask`'s row as ids, for one game
+    (`FaeState.legal_actions`: one call, and no array returned through numba's boxing)."""
+    n = 0
+    if w[g, W_TERMINAL]:
+        return 0
+    if w[g, W_NPEND]:
+        for i in range(NUM_SPACES):
+            if b[g, B_PENDING + i]:
+                out[n] = NUM_MOVE_ACTIONS + i
+                n += 1
+        return n
+    for a in range(NUM_MOVE_ACTIONS):
+        if b[g, B_MOVE_OK + a]:
+            out[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def legal_mask(b, w, out):
     """out[g] = the legal-action mask of game g's mover (all False where the game is over)."""
     for g in range(b.shape[0]):
