@@ -11,6 +11,9 @@ clear errors for illegal actions (naming the rule), (de)serialisation, informati
 The Python rules this class held before (`_move`, `_resolve`, `_end_turn`, the legal-move bits)
 are kept in `tests/fae_reference.py` as the reference implementation; `tests/test_fae_reference.py`
 plays random games through both and compares masks, states, scores and winners at every step.
+The greedy margin of a position is one implementation too: `fae_rl.margin.state_margins(state)`,
+the kernel over this row, which resolves pending rituals in the best of every order, however many
+are pending (4+ included).
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ reference that `tests/test_fae_reference.py` plays against them at every step of
 N games live in two C-contiguous arrays, one row per game, so a kernel touches one game's data
 in two cache-friendly runs and a helper needs only `(b, w, g)`:
 - `b` uint8 (N, B_SIZE): druids (60 x 5), counts, resolved / pending flags, legal-move flags
-  (`_move_ok` of FaeState, updated incrementally exactly as `FaeState._move` does).
+  (updated incrementally by `_move`, as the reference `tests/fae_reference.py` does).
 - `w` int64 (N, W_SIZE): colour scores, ritual cards per seat, cards used, mover, terminal,
   number pending, colours, and the public history (moved, points, last action per seat).
 Seat-indexed fields are padded to 4 seats.
@@ -112,7 +112,7 @@ def _clear_pending(b, w, g):
 
 @njit(cache=True)
 def _resolve(b, w, g, space, row):
-    """FaeState._resolve: the ritual on `space` with the next card; `row` is int64 scratch (5,)."""
+    """The ritual on `space` with the next card (F-R3..F-R9); `row` is int64 scratch (5,)."""
     card = w[g, W_CARDS]
     w[g, W_CARDS] = card + 1
     p = w[g, W_CURRENT]
@@ -146,7 +146,8 @@ def _end_turn(b, w, g, num_players):
 
 @njit(cache=True)
 def _move(b, w, g, a, big, num_players, row):
-    """FaeState._move, statement for statement."""
+    """Move action `a` (F-T1..F-T5, F-R1, F-R2), statement for statement the reference's `_move`
+    (tests/fae_reference.py)."""
     src, dst = MSRC[a], MDST[a]
     p = w[g, W_CURRENT]
     i, j = B_DRUIDS + NUM_COLOURS * src, B_DRUIDS + NUM_COLOURS * dst
@@ -240,7 +241,7 @@ def refresh_moves(b, g, big):
 
 @njit(cache=True)
 def apply_action(b, w, g, a, big, num_players, row):
-    """FaeState.apply(a) on game g (unfinished, `a` legal: not checked); `row` is int64 scratch (5,)."""
+    """Play `a` in game g (unfinished, `a` legal: not checked); `row` is int64 scratch (5,)."""
     if a < NUM_MOVE_ACTIONS:
         _move(b, w, g, a, big, num_players, row)
     else:
@@ -254,7 +255,7 @@ def apply_action(b, w, g, a, big, num_players, row):
 
 @njit(cache=True)
 def step(b, w, actions, big, num_players):
-    """FaeState.apply(actions[g]) for every unfinished game g (the actions are already checked)."""
+    """Play actions[g] in every unfinished game g (the actions are already checked)."""
     row = np.empty(NUM_COLOURS, dtype=np.int64)
     for g in range(b.shape[0]):
         if not w[g, W_TERMINAL]:
