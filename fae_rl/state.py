@@ -59,7 +59,6 @@ from tabletop_rl.envs.game_state import one_integer
 _INT_TYPES = (int, np.int64, np.int32, np.intp)
 _apply_checked, _legal_actions = _core.apply_checked, _core.legal_actions  # the kernels of one step
 _REGION_COLOURS = np.tile(np.arange(NUM_COLOURS), (NUM_SPACES // 5, 1))
-_ROW_STARTS = np.arange(NUM_SPACES) * NUM_COLOURS
 _DRUID_END = B_DRUIDS + NUM_SPACES * NUM_COLOURS
 _MOVES = slice(B_MOVE_OK, B_MOVE_OK + NUM_MOVE_ACTIONS)
 _PENDING = slice(B_PENDING, B_PENDING + NUM_SPACES)
@@ -162,13 +161,8 @@ class FaeState:
         if len(colours) != num_players or len(set(colours)) != num_players or not all(
                 0 <= c < NUM_COLOURS for c in colours):
             raise ValueError(f"colours must be {num_players} distinct colours in 0..4; got {colours!r}")
-        s = cls._blank(num_players, bool(big_stack_merge), colours)
-        b = s._b[0]
-        b[B_DRUIDS + _ROW_STARTS + np.asarray(rows, dtype=np.int64).ravel()] = 1
-        # One druid on every space: every move along every edge is legal (F-T1).
-        b[B_COUNT:B_COUNT + NUM_SPACES] = 1
-        b[_MOVES] = 1
-        return s
+        b, w = _core.deal_rows(np.asarray(rows, dtype=np.int64).reshape(1, NUM_SPACES), np.asarray([colours], dtype=np.int64))
+        return cls._from_rows(num_players, bool(big_stack_merge), b, w)
 
     @classmethod
     def _blank(cls, num_players, big_stack_merge, colours) -> "FaeState":

@@ -68,7 +68,7 @@ from fae_rl.board import NUM_ACTIONS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_
 from fae_rl.observation import _check_history, observation_size
 from fae_rl.options import check_option
 from fae_rl.serialization import DRUIDS_PER_COLOUR, MAX_MOVED, MAX_POINTS
-from fae_rl.state import _REGION_COLOURS, _ROW_STARTS, FaeState, _check_num_players
+from fae_rl.state import _REGION_COLOURS, FaeState, _check_num_players
 from fae_rl.vector_core import (
     B_COUNT,
     W_NPEND,
@@ -231,13 +231,7 @@ class FaeVector:
             rng = np.random.default_rng(int(seed))
             orders[j] = rng.permuted(_REGION_COLOURS, axis=1).ravel()
             colours[j] = rng.permutation(NUM_COLOURS)[:self.num_players]
-        b = np.zeros((k, _core.B_SIZE), dtype=np.uint8)
-        b[np.arange(k)[:, None], B_DRUIDS + _ROW_STARTS + orders] = 1
-        b[:, B_COUNT:B_COUNT + NUM_SPACES] = 1  # one druid on every space: every move is legal (F-T1)
-        b[:, B_MOVE_OK:B_MOVE_OK + NUM_MOVE_ACTIONS] = 1
-        w = np.zeros((k, _core.W_SIZE), dtype=np.int64)
-        w[:, W_COLOURS:W_COLOURS + self.num_players] = colours
-        w[:, W_LAST:W_LAST + _SEATS] = -1
+        b, w = _core.deal_rows(orders, colours)
         self._b[games] = b
         self._w[games] = w
 

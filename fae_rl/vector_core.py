@@ -76,6 +76,22 @@ CARD_BLESS = np.asarray([-1 if b is None else b for _, b, _ in RITUAL_CARDS], dt
 CARD_CURSE = np.asarray([-1 if c is None else c for _, _, c in RITUAL_CARDS], dtype=np.int64)  # -1: none
 
 
+def deal_rows(orders: np.ndarray, colours: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows (b, w) of k games at their deal (plain numpy, once per game): orders[j] (60,) the
+    colour of the druid on each space (F-S1: one per space), colours[j] (num_players,) the seats'
+    colours (F-S2); no scores, seat 0 to move (F-S3, F-S4). Shared by `FaeState.from_deal` and
+    `FaeVector`'s deal."""
+    k, n = colours.shape
+    b = np.zeros((k, B_SIZE), dtype=np.uint8)
+    b[np.arange(k)[:, None], B_DRUIDS + NUM_COLOURS * np.arange(NUM_SPACES) + orders] = 1
+    b[:, B_COUNT:B_COUNT + NUM_SPACES] = 1  # one druid on every space: every move is legal (F-T1)
+    b[:, B_MOVE_OK:B_MOVE_OK + NUM_MOVE_ACTIONS] = 1
+    w = np.zeros((k, W_SIZE), dtype=np.int64)
+    w[:, W_COLOURS:W_COLOURS + n] = colours
+    w[:, W_LAST:W_LAST + MAX_PLAYERS] = -1  # no seat has moved
+    return b, w
+
+
 @njit(cache=True)
 def ritual_gain(row, space, card) -> int:
     """Points each colour present after the ritual scores (F-R3..F-R6), given the druid row.
