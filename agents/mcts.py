@@ -40,8 +40,9 @@ progressive widening 2, no rollout):
 - Prior (expansion order, at every node including the root): the moves that trigger a ritual
   (found from the board's adjacency without playing them), best first by the mover's immediate
   margin as the greedy bot computes it (own colour's gain + own cards - the best gain of any
-  other colour; exact, from `fae_rl.margin`'s kernel over the determinization's row, pending rituals
-  resolved in the best of every order, however many are pending), then all other moves in random order. Progressive widening
+  other colour; exact, from `fae_rl.margin`'s kernel over the determinization's row, pending
+  rituals resolved in the best of every order, however many are pending), then all other moves in
+  random order. Progressive widening
   (`ceil(2 * sqrt(n + 1))` children after n visits) makes the search spend its budget on the
   scoring moves and a few quiet ones, and on the opponents' punishing replies, which are the
   first children of their nodes.

@@ -161,7 +161,8 @@ class FaeState:
         if len(colours) != num_players or len(set(colours)) != num_players or not all(
                 0 <= c < NUM_COLOURS for c in colours):
             raise ValueError(f"colours must be {num_players} distinct colours in 0..4; got {colours!r}")
-        b, w = _core.deal_rows(np.asarray(rows, dtype=np.int64).reshape(1, NUM_SPACES), np.asarray([colours], dtype=np.int64))
+        orders = np.asarray(rows, dtype=np.int64).reshape(1, NUM_SPACES)
+        b, w = _core.deal_rows(orders, np.asarray([colours], dtype=np.int64))
         return cls._from_rows(num_players, bool(big_stack_merge), b, w)
 
     @classmethod

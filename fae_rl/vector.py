@@ -153,10 +153,11 @@ def _check_fields(state: FaeState, n: int) -> None:
     of 255, was written into the rows). Only ranges (a few us): `FaeState.from_dict` checks what play
     reaches. The fields are named as `FaeState.to_dict` names them."""
     b, w = state._b, state._w
-    if not (isinstance(b, np.ndarray) and b.dtype == np.uint8 and b.shape == (1, _core.B_SIZE) and b.flags.c_contiguous):
-        raise _bad("_b", f"must be a C-contiguous uint8 array of shape (1, {_core.B_SIZE}); got {shown(b)}")
-    if not (isinstance(w, np.ndarray) and w.dtype == np.int64 and w.shape == (1, _core.W_SIZE) and w.flags.c_contiguous):
-        raise _bad("_w", f"must be a C-contiguous int64 array of shape (1, {_core.W_SIZE}); got {shown(w)}")
+    for name, row, dtype, size in (("_b", b, np.uint8, _core.B_SIZE), ("_w", w, np.int64, _core.W_SIZE)):
+        ok = isinstance(row, np.ndarray) and row.dtype == dtype and row.shape == (1, size)
+        if not (ok and row.flags.c_contiguous):
+            raise _bad(name, f"must be a C-contiguous {np.dtype(dtype).name} array of shape (1, {size}); "
+                             f"got {shown(row)}")
     b, w = b[0], w[0]
 
     def check(name, values, lo, hi):
@@ -168,23 +169,25 @@ def _check_fields(state: FaeState, n: int) -> None:
     check("resolved", b[B_RESOLVED:B_PENDING], 0, 1)
     check("pending_rituals", b[B_PENDING:B_MOVE_OK], 0, 1)
     check("move_ok", b[B_MOVE_OK:B_MOVE_OK + NUM_MOVE_ACTIONS], 0, 1)
-    if w[W_NPEND] != int(b[B_PENDING:B_MOVE_OK].sum()):
-        raise _bad("pending_rituals", f"count {w[W_NPEND]} is not the {int(b[B_PENDING:B_MOVE_OK].sum())} spaces flagged")
+    flagged = int(b[B_PENDING:B_MOVE_OK].sum())
+    if w[W_NPEND] != flagged:
+        raise _bad("pending_rituals", f"count {w[W_NPEND]} is not the {flagged} spaces flagged")
     colours = w[W_COLOURS:W_COLOURS + n]
     check("colours", colours, 0, NUM_COLOURS - 1)
     if len(set(colours.tolist())) != n:
         raise _bad("colours", f"must be distinct; got {colours.tolist()}")
     check("scores", w[W_SCORES:W_SCORES + NUM_COLOURS], 0, MAX_POINTS)
     check("ritual_cards", w[W_RITUAL:W_RITUAL + n], 0, NUM_RITUAL_CARDS)
-    if int(w[W_RITUAL:W_RITUAL + n].sum()) != w[W_CARDS]:
-        raise _bad("cards_used", f"must be the ritual cards held ({int(w[W_RITUAL:W_RITUAL + n].sum())}); got {w[W_CARDS]}")
+    held = int(w[W_RITUAL:W_RITUAL + n].sum())
+    if held != w[W_CARDS]:
+        raise _bad("cards_used", f"must be the ritual cards held ({held}); got {w[W_CARDS]}")
     check("terminal", w[W_TERMINAL:W_TERMINAL + 1], 0, 1)
     check("current_player", w[W_CURRENT:W_CURRENT + 1], 0, n - 1)
     check("history.moved", w[W_MOVED:W_MOVED + NUM_COLOURS * n], 0, MAX_MOVED)
     check("history.points", w[W_POINTS:W_POINTS + NUM_COLOURS * n], 0, MAX_POINTS)
     check("history.last_action", w[W_LAST:W_LAST + n], -1, NUM_MOVE_ACTIONS - 1)
-    for name, start, width in (("ritual_cards", W_RITUAL, 1), ("colours", W_COLOURS, 1), ("history.moved", W_MOVED, NUM_COLOURS),
-                               ("history.points", W_POINTS, NUM_COLOURS)):
+    for name, start, width in (("ritual_cards", W_RITUAL, 1), ("colours", W_COLOURS, 1),
+                               ("history.moved", W_MOVED, NUM_COLOURS), ("history.points", W_POINTS, NUM_COLOURS)):
         if w[start + width * n:start + width * _SEATS].any():
             raise _bad(name, f"must be 0 for the seats past {n}")
     if (w[W_LAST + n:W_LAST + _SEATS] != -1).any():
@@ -371,7 +374,8 @@ class FaeVector:
         self._check_dealt()
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
             raise ValueError(f"game index must be an int in 0..{self.num_envs - 1}; got {i!r}")
-        return FaeState._from_rows(self.num_players, self.big_stack_merge, self._b[i:i + 1].copy(), self._w[i:i + 1].copy())
+        b, w = self._b[i:i + 1].copy(), self._w[i:i + 1].copy()
+        return FaeState._from_rows(self.num_players, self.big_stack_merge, b, w)
 
     def set_state(self, i: int, state: FaeState) -> None:
         """Make game i equal (to_dict) to `state` (a FaeState of this table size and rule set).
