@@ -12,7 +12,7 @@
 Installed (pip install -e ".[train]"), `tabletop-train` is the same command (tabletop-train --preset tiny).
 
 How the agent learns, in the order `_train` below does it (the parts: `tabletop_rl.training.sb3`):
-1. The learner core (`tabletop_rl.envs.learner`): `n_envs` games stepped together in the game's
+1. The learner core (`tabletop_rl.training.learner`): `n_envs` games stepped together in the game's
    batched engine (Fae: `FaeVector`, Fantastiqa: `FantastiqaVector`; a game without one:
    `ScalarBatch`, N scalar games, same path, slower). In each the learner holds one seat (rotating) and the other seats are one opponent per
    game from the run's one pool (`make_pool`: random, greedy, your own bots with `--imports` and
@@ -351,7 +351,7 @@ def evaluate_only(cfg: Config) -> list[dict]:
     """`--evaluate PATH`: the final evaluation of a saved policy, printed as in the summary."""
     import_modules(cfg)
     from tabletop_rl.agents.ppo_agent import PolicyWeights
-    from tabletop_rl.envs.learner import batch_class, batch_only_options
+    from tabletop_rl.training.learner import batch_class, batch_only_options
 
     try:  # a malformed file or meta (meta.game 5 or "nope") is a usage error naming the problem
         weights = PolicyWeights.load(cfg.evaluate)

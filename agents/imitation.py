@@ -90,7 +90,7 @@ def teacher_data(game: str, num_players: int, teacher: str, samples: int, explor
 
 def core_teacher_data(core, teacher, samples: int, explore: float, policy=None):
     """(observations, masks, teacher actions) at `samples` learner decisions in the games of `core`
-    (a `tabletop_rl.envs.learner.LearnerCore`, reset already; its opponents play the other seats).
+    (a `tabletop_rl.training.learner.LearnerCore`, reset already; its opponents play the other seats).
 
     `teacher(core)` gives the teacher's move in every game (int (N,), e.g. the batch's greedy); the
     move played is, with probability `explore`, a uniformly random legal one, else the teacher's, or

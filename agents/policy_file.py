@@ -167,14 +167,14 @@ def game_sizes(path, meta: dict) -> tuple[int, int] | None:
 
 
 def _engine(game: str):
-    """The batched engine a game trains on (`tabletop_rl.envs.learner.BATCHES`, which this layer
+    """The batched engine a game trains on (`tabletop_rl.training.learner.BATCHES`, which this layer
     cannot import), or None: a game without one observes through its spec."""
     if game == "fae":
         from tabletop_rl.envs.fae_batch import FaeBatch
 
         return FaeBatch
     if game == "fantastiqa":
-        from tabletop_rl.envs.fantastiqa_batch import FantastiqaBatch
+        from tabletop_rl.agents.fantastiqa_batch import FantastiqaBatch
 
         return FantastiqaBatch
     return None

@@ -322,7 +322,7 @@ class PPOAgent(Agent):
         self._block = None
         if self.policy.meta.get("game") == "fantastiqa" and \
                 self.observation_options.get("action_features", "none") != "none":
-            from tabletop_rl.envs.fantastiqa_batch import check_action_features
+            from tabletop_rl.agents.fantastiqa_batch import check_action_features
 
             check_action_features(self.observation_options["action_features"])
             self._block = {"kind": self.observation_options["action_features"], "follower": None, "new_game": True}
@@ -373,7 +373,7 @@ class PPOAgent(Agent):
         from tabletop_rl.envs import get_game
 
         if self._block is not None:  # the batch's encoding (see __init__)
-            from tabletop_rl.envs.fantastiqa_batch import observe_block_game
+            from tabletop_rl.agents.fantastiqa_batch import observe_block_game
 
             b = self._block
             b["follower"], obs = observe_block_game(b["follower"], state, seat, b["new_game"], b["kind"],

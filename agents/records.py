@@ -24,7 +24,7 @@ options that seat's observations were made with, every option of the game writte
 older records, which then mean the defaults), seed, actions, returns, winners, scores (`GameState.seat_scores`),
 final_state_sha256, ended ("terminal", "illegal_action" or "truncated"; absent means terminal), and optionally agents
 (per seat), illegal_action (with ended "illegal_action"), rewards (env rewards summed, from
-`tabletop_rl.envs.recording`), meta. Every record carries the digest of its final state, whatever
+`tabletop_rl.agents.recording`), meta. Every record carries the digest of its final state, whatever
 ended the game. Returns are the game's outcome: the rules' returns at a terminal state; -1 for the
 seat that made the illegal action and 0 for the others; 0 for every seat of a truncated game.
 

@@ -475,8 +475,8 @@ NOT_INTS = [3.7, True, "3", np.float64(3.0), np.array(3.0), np.array([3]), None,
 def action_rows() -> list[dict]:
     """Non-integer actions and seeds at the learner-facing entry points: refused, nothing changes."""
     from fae_rl.vector import FaeVector
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerCore, FaeLearnerVectorEnv
-    from tabletop_rl.envs.selfplay import SelfPlayEnv
+    from tabletop_rl.training.fae_vector_env import FaeLearnerCore, FaeLearnerVectorEnv
+    from tabletop_rl.training.selfplay import SelfPlayEnv
 
     rows = []
 
@@ -519,7 +519,7 @@ def action_rows() -> list[dict]:
     for seed in (True, 1.5, "1"):
         row("FaeLearnerVectorEnv.reset", f"seed={seed!r}", lambda s=seed: venv.reset(seed=s), core_state, again)
     try:
-        from tabletop_rl.envs.fae_vector_env import _sb3_vecenv
+        from tabletop_rl.training.fae_vector_env import _sb3_vecenv
 
         sb3 = _sb3_vecenv()(n, opponents={"random": 1.0}, seed=0)
         sb3.reset()

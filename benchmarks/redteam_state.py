@@ -598,10 +598,10 @@ def _faces(game: str):
     """(face name, make() -> (stepper, snapshot, legal int)) of every single-game face of `game`."""
     from fae_rl import FaeState
     from fantastiqa_rl.state import FantastiqaState
-    from tabletop_rl.envs.learner import make_learner_core
-    from tabletop_rl.envs.learner_envs import LearnerEnv
+    from tabletop_rl.training.learner import make_learner_core
+    from tabletop_rl.training.learner_envs import LearnerEnv
     from tabletop_rl.envs.registry import get_game
-    from tabletop_rl.envs.selfplay import SelfPlayEnv
+    from tabletop_rl.training.selfplay import SelfPlayEnv
 
     def core():
         s = FaeState.new(2, seed=0) if game == "fae" else FantastiqaState.new(2, seed=0)

@@ -135,7 +135,7 @@ class BatchedGame(Protocol):
 
     `fae_rl.vector.FaeVector` has this shape, `tabletop_rl.envs.scalar_batch.ScalarBatch` presents
     N scalar `GameState`s of any registered game through it, and the learner core
-    (`tabletop_rl.envs.learner`) runs on any of them. Game i of a batch is an ordinary game: seeds,
+    (`tabletop_rl.training.learner`) runs on any of them. Game i of a batch is an ordinary game: seeds,
     masks, observations and returns are exactly those of its scalar core.
     """
 

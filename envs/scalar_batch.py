@@ -6,7 +6,7 @@
     b.legal_mask(); b.observe(seats); b.step(actions, games=None); b.returns(); b.state(i)
 
 It is the generic learner path: any game of the registry (a new one included) trains through
-`tabletop_rl.envs.learner` on it, exactly as it plays in the scalar env (masks, observations and
+`tabletop_rl.training.learner` on it, exactly as it plays in the scalar env (masks, observations and
 returns are the game spec's `action_mask` and `observe`), only without a batched engine's speed:
 every call loops over the N games in Python. A game with a batched engine (`fae_rl.vector.FaeVector`)
 presents the same protocol natively.

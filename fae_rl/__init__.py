@@ -30,8 +30,8 @@ def _register() -> None:
         import gymnasium
 
         if "fae_rl/Fae-v0" not in gymnasium.registry:
-            gymnasium.register(id="fae_rl/Fae-v0", entry_point="tabletop_rl.envs.selfplay:SelfPlayEnv", kwargs={"game": "fae"},
-                               vector_entry_point="tabletop_rl.envs.learner_envs:make_learner_vector_env")
+            gymnasium.register(id="fae_rl/Fae-v0", entry_point="tabletop_rl.training.selfplay:SelfPlayEnv", kwargs={"game": "fae"},
+                               vector_entry_point="tabletop_rl.training.learner_envs:make_learner_vector_env")
     except ImportError:
         pass
 

@@ -296,5 +296,5 @@ def register_envs() -> None:
             warnings.simplefilter("ignore")
             pettingzoo.register("aec", ENV_ID, entry_point="fantastiqa_rl.environment:env")
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="tabletop_rl.envs.selfplay:SelfPlayEnv", kwargs={"game": "fantastiqa"},
-                           vector_entry_point="tabletop_rl.envs.learner_envs:make_learner_vector_env")
+        gymnasium.register(id=GYM_ID, entry_point="tabletop_rl.training.selfplay:SelfPlayEnv", kwargs={"game": "fantastiqa"},
+                           vector_entry_point="tabletop_rl.training.learner_envs:make_learner_vector_env")

@@ -13,7 +13,7 @@ from fantastiqa_rl.card_view import CARD_FEATURES, CARD_ROWS, CARDS_AT, NUM_ACTI
 from tabletop_rl.agents.card_policy import CardPolicyWeights, layer_shapes
 from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
 from tabletop_rl.card_net import CardNet, card_weights
-from tabletop_rl.envs.learner import make_batch
+from tabletop_rl.training.learner import make_batch
 
 
 def observations(card_sets="standin;generated:1;generated:8", games=12, steps=60):
@@ -144,7 +144,7 @@ def test_card_view_training_run_end_to_end(tmp_path):
 def test_the_greedy_block_on_the_card_view():
     """view=cards with action_features=greedy: the batch's block is the scalar follower's (observe_block_game,
     what PPOAgent encodes), 1 on a legal move of the mover; the numpy and torch policies add it alike."""
-    from tabletop_rl.envs.fantastiqa_batch import observe_block_game
+    from tabletop_rl.agents.fantastiqa_batch import observe_block_game
 
     b = make_batch("fantastiqa", 4, 2, view="cards", action_features="greedy", card_sets="standin;generated:5")
     assert b.obs_size == VIEW_SIZE + NUM_ACTIONS_MAX and b.observation_options["action_features"] == "greedy"

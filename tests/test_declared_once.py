@@ -58,8 +58,8 @@ def test_reward_names_are_declared_once():
     from fantastiqa_rl.environment import raw_env as fantastiqa_env
     from fantastiqa_rl.rewards import POTENTIALS as FANTASTIQA_POTENTIALS
     from tabletop_rl.envs.fae_batch import POTENTIALS as FAE_POTENTIALS
-    from tabletop_rl.envs.fae_vector_env import REWARDS as FAE_VECTOR_REWARDS
-    from tabletop_rl.envs.selfplay import REWARDS as SELFPLAY_REWARDS
+    from tabletop_rl.training.fae_vector_env import REWARDS as FAE_VECTOR_REWARDS
+    from tabletop_rl.training.selfplay import REWARDS as SELFPLAY_REWARDS
 
     assert AEC_REWARDS == (WIN_LOSS, SCORE_DIFF) and SELFPLAY_REWARDS is AEC_REWARDS
     assert FAE_VECTOR_REWARDS == learner_rewards(FAE_POTENTIALS) == ("win_loss", "score_diff", "seat_diff")

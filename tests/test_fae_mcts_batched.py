@@ -113,7 +113,7 @@ def test_batched_search_equals_one_search_per_game():
 
 
 def test_act_batch_in_the_learner_core_and_on_scalar_batches():
-    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.training.learner import make_learner_core
 
     core = make_learner_core("fae", 8, 2, opponents={"mcts_batched": 1.0}, seed=3)
     assert core._movers == ["agent_batch"]

@@ -1,4 +1,4 @@
-"""The batched learner env (tabletop_rl.envs.fae_vector_env), the margin features and their scalar twin."""
+"""The batched learner env (tabletop_rl.training.fae_vector_env), the margin features and their scalar twin."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ from fae_rl import FaeState
 from fae_rl.features import action_features, feature_layout, observe_features
 from fae_rl.observation import observe
 from fae_rl.vector import FaeVector
-from tabletop_rl.envs.fae_vector_env import FaeLearnerCore
+from tabletop_rl.training.fae_vector_env import FaeLearnerCore
 
 
 def _random_actions(masks, rng):
@@ -327,7 +327,7 @@ def test_snapshots_play_and_state_round_trips_without_pickle():
 
 def test_sb3_vecenv_masks_autoreset_and_illegal_action():
     pytest.importorskip("sb3_contrib", reason="needs the train extra (not in .venv-rllib)")
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
+    from tabletop_rl.training.fae_vector_env import FaeLearnerVecEnv
 
     venv = FaeLearnerVecEnv(8, opponents={"random": 1.0}, seed=1, action_features="margin")
     venv.seed(3)
@@ -352,7 +352,7 @@ def test_maskable_ppo_learns_on_it_briefly():
     pytest.importorskip("sb3_contrib", reason="needs the train extra (not in .venv-rllib)")
     from sb3_contrib import MaskablePPO
 
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
+    from tabletop_rl.training.fae_vector_env import FaeLearnerVecEnv
 
     venv = FaeLearnerVecEnv(16, seed=0, action_features="none", history="none")
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=128, n_epochs=1, seed=0, device="cpu",
@@ -364,7 +364,7 @@ def test_maskable_ppo_learns_on_it_briefly():
 def test_gymnasium_vector_env_same_step_autoreset_masks_and_seeding():
     from gymnasium.vector import AutoresetMode
 
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerVectorEnv
+    from tabletop_rl.training.fae_vector_env import FaeLearnerVectorEnv
 
     def run(seed):
         envs = FaeLearnerVectorEnv(6, opponents={"random": 1.0, "greedy": 1.0}, action_features="versus", history="none")

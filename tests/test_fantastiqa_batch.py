@@ -1,4 +1,4 @@
-"""FantastiqaBatch (tabletop_rl.envs.fantastiqa_batch): the learner core over FantastiqaVector plays the
+"""FantastiqaBatch (tabletop_rl.agents.fantastiqa_batch): the learner core over FantastiqaVector plays the
 games the core over N scalar games (ScalarBatch) plays; its greedy bot and potentials are the scalar ones."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 
 from tabletop_rl.agents import make_agent
 from tabletop_rl.envs import get_game
-from tabletop_rl.envs.fantastiqa_batch import FantastiqaBatch
+from tabletop_rl.agents.fantastiqa_batch import FantastiqaBatch
 from tabletop_rl.envs.game_state import BatchedGame
-from tabletop_rl.envs.learner import make_batch, make_learner_core
+from tabletop_rl.training.learner import make_batch, make_learner_core
 from tabletop_rl.envs.scalar_batch import ScalarBatch
 
 from tests.batch_helpers import assert_same_trace, learner_trace, random_actions

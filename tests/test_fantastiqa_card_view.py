@@ -139,7 +139,7 @@ def test_a_seat_not_to_move_sees_no_legal_flags():
 
 
 def test_batch_rows_equal_the_scalar_view_and_pad_the_mask():
-    from tabletop_rl.envs.learner import make_batch
+    from tabletop_rl.training.learner import make_batch
 
     b = make_batch("fantastiqa", 6, 2, view="cards", card_set="generated:6")
     assert (b.obs_size, b.num_actions) == (VIEW_SIZE, NUM_ACTIONS_MAX)
@@ -183,7 +183,7 @@ def test_a_hostile_generated_name_is_refused_and_writes_nothing(tmp_path, monkey
 
 @pytest.mark.parametrize("card_sets", ["", ";", "standin;;generated:1", "standin;generated:x"])
 def test_hostile_card_sets_are_refused(card_sets):
-    from tabletop_rl.envs.learner import make_batch
+    from tabletop_rl.training.learner import make_batch
 
     with pytest.raises(ValueError):
         make_batch("fantastiqa", 4, 2, view="cards", card_sets=card_sets)

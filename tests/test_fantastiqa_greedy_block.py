@@ -12,8 +12,8 @@ from tabletop_rl.agents.fantastiqa_greedy import FantastiqaGreedyAgent
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
 from tabletop_rl.envs import get_game
-from tabletop_rl.envs.fantastiqa_batch import FantastiqaBatch, observe_block_game
-from tabletop_rl.envs.learner import make_batch
+from tabletop_rl.agents.fantastiqa_batch import FantastiqaBatch, observe_block_game
+from tabletop_rl.training.learner import make_batch
 
 from tests.batch_helpers import random_actions
 

@@ -15,7 +15,7 @@ from tabletop_rl.agents.fantastiqa_mcts import FantastiqaGuidedMCTSAgent
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.agents.policy_versions import any_card_file_version, default_version, version_path
 from tabletop_rl.agents.ppo_agent import PolicyWeights
-from tabletop_rl.envs.fantastiqa_batch import observe_block_game
+from tabletop_rl.agents.fantastiqa_batch import observe_block_game
 from tabletop_rl.envs.registry import get_game
 from tests.fantastiqa_helpers import greedy_position, own_hand_swaps, reorder_decks, swap_hidden
 

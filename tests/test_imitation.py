@@ -69,7 +69,7 @@ def test_core_teacher_data_labels_the_policys_own_states_with_the_teacher():
     """DAgger (`policy`): the games advance by the policy's moves, each recorded state is labelled
     with the teacher's move there; seeded by the core's generator; without `policy` the teacher plays."""
     from tabletop_rl.agents.imitation import core_teacher_data
-    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.training.learner import make_learner_core
 
     def core():
         c = make_learner_core("fantastiqa", 3, opponents={"random": 1.0}, seed=2)

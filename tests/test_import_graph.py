@@ -61,9 +61,10 @@ LAYERS = {
              "tabletop_rl.agents.ppo_agent", "tabletop_rl.agents.card_policy",
              "tabletop_rl.agents.rllib_agent", "tabletop_rl.agents.openspiel_bots", "tabletop_rl.agents.human",
              "tabletop_rl.agents.imitation", "tabletop_rl.agents.match", "tabletop_rl.agents.records",
-             "tabletop_rl.envs.recording", "tabletop_rl.envs.fantastiqa_batch"],
-    # self-play adapters and trainers
-    "training": ["tabletop_rl.envs.learner", "tabletop_rl.envs.opponents", "tabletop_rl.envs.learner_envs", "tabletop_rl.envs.selfplay", "tabletop_rl.envs.fae_vector_env", "tabletop_rl.envs.rllib_env",
+             "tabletop_rl.agents.recording", "tabletop_rl.agents.fantastiqa_batch"],
+    # the learner core, its opponent pool and faces (self-play adapters), and the trainers
+    "training": ["tabletop_rl.training.learner", "tabletop_rl.training.opponents", "tabletop_rl.training.learner_envs",
+                 "tabletop_rl.training.selfplay", "tabletop_rl.training.fae_vector_env", "tabletop_rl.training.rllib_env",
                  "tabletop_rl.training", "tabletop_rl.training.sb3", "tabletop_rl.training.rllib",
                  "tabletop_rl.training.evaluation", "tabletop_rl.training.checkpoints", "tabletop_rl.training.reports",
                  "tabletop_rl.training.rollout_buffer",

@@ -121,7 +121,7 @@ def test_card_loader_reads_a_rewritten_file_again(tmp_path):
 # ------------------------------------------------------------------------------ recording
 def test_make_recorded_fantastiqa(tmp_path):
     from tabletop_rl.agents.records import read_records, replay
-    from tabletop_rl.envs.recording import make_recorded
+    from tabletop_rl.agents.recording import make_recorded
 
     path = tmp_path / "q.jsonl"
     env = make_recorded("fantastiqa_v1", path, num_players=2, max_turns=2, bought_to="hand")
@@ -162,7 +162,7 @@ LEARNER_NOT_INTS = [3.7, True, "3", np.float64(3.0), np.array(3.0), np.array([3]
 def test_selfplay_env_takes_integer_actions_only(action):
     """Issue 24: SelfPlayEnv coerced with int(action) (3.7 played 3, "3" too); now it refuses as the
     cores do, and the episode is unchanged."""
-    from tabletop_rl.envs.selfplay import SelfPlayEnv
+    from tabletop_rl.training.selfplay import SelfPlayEnv
 
     env = SelfPlayEnv("fae", opponent="random")
     env.reset(seed=0)
@@ -177,8 +177,8 @@ def test_selfplay_env_takes_integer_actions_only(action):
 
 @pytest.mark.parametrize("seed", [True, 1.5, "1", np.float32(2)], ids=repr)
 def test_learner_envs_refuse_a_seed_that_is_not_an_int(seed):
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerVectorEnv
-    from tabletop_rl.envs.selfplay import SelfPlayEnv
+    from tabletop_rl.training.fae_vector_env import FaeLearnerVectorEnv
+    from tabletop_rl.training.selfplay import SelfPlayEnv
 
     env = SelfPlayEnv("fae", opponent="random")
     env.reset(seed=0)
@@ -206,7 +206,7 @@ def test_fae_vector_adapters_take_integer_actions_only(entry):
     """Both Fae vector adapters cast with dtype=int64 (float actions played truncated) and
     FaeVector took [True, 5, ...] as [1, 5, ...]; every batch that is not integers is refused now,
     naming the problem, and no game changes."""
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerVectorEnv, _sb3_vecenv
+    from tabletop_rl.training.fae_vector_env import FaeLearnerVectorEnv, _sb3_vecenv
 
     if entry == "FaeLearnerVecEnv.step_async":
         pytest.importorskip("stable_baselines3")

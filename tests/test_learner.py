@@ -1,4 +1,4 @@
-"""The one learner core (tabletop_rl.envs.learner) over any BatchedGame, its batches and its faces."""
+"""The one learner core (tabletop_rl.training.learner) over any BatchedGame, its batches and its faces."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ import pytest
 
 from tabletop_rl.envs import get_game
 from tabletop_rl.envs.game_state import BatchedGame, missing_members
-from tabletop_rl.envs.learner import LearnerCore, make_batch, make_learner_core, win_share
+from tabletop_rl.training.learner import LearnerCore, make_batch, make_learner_core, win_share
 from tabletop_rl.envs.scalar_batch import ScalarBatch
 
 
@@ -302,7 +302,7 @@ def test_sb3_face_trains_fantastiqa_briefly_with_maskable_ppo():
     pytest.importorskip("sb3_contrib", reason="needs the train extra")
     from sb3_contrib import MaskablePPO
 
-    from tabletop_rl.envs.learner_envs import LearnerVecEnv
+    from tabletop_rl.training.learner_envs import LearnerVecEnv
 
     venv = LearnerVecEnv(make_learner_core("fantastiqa", 4, opponents={"random": 1.0}, max_steps=300, seed=0))
     assert venv.observation_space.shape == (venv.core.obs_size,)
@@ -317,7 +317,7 @@ def test_sb3_face_trains_fantastiqa_briefly_with_maskable_ppo():
 def test_gymnasium_make_vec_builds_the_learner_vector_env(gym_id):
     import gymnasium
 
-    from tabletop_rl.envs.learner_envs import LearnerVectorEnv
+    from tabletop_rl.training.learner_envs import LearnerVectorEnv
 
     envs = gymnasium.make_vec(gym_id, num_envs=3, vectorization_mode="vector_entry_point",
                               opponents={"random": 1.0}, max_steps=200, cut_reward=-1.0)
@@ -335,7 +335,7 @@ def test_gymnasium_make_vec_builds_the_learner_vector_env(gym_id):
 
 
 def test_single_agent_face_plays_whole_games():
-    from tabletop_rl.envs.learner_envs import LearnerEnv
+    from tabletop_rl.training.learner_envs import LearnerEnv
 
     env = LearnerEnv(make_learner_core("fae", 1, opponents={"greedy": 1.0}, history="none"))
     rng = np.random.default_rng(0)
@@ -361,7 +361,7 @@ def test_fae_learner_core_plays_the_games_the_previous_env_played():
     face over the core plays the very same games, draw for draw."""
     import hashlib
 
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerCore
+    from tabletop_rl.training.fae_vector_env import FaeLearnerCore
 
     h = hashlib.sha256()
     for kw in (dict(num_players=2, reward="seat_diff", opponents={"random": 1.0, "greedy": 2.0},

@@ -16,7 +16,7 @@ import pytest
 from tabletop_rl.agents import make_agent
 from tabletop_rl.agents.match import play_game
 from tabletop_rl.agents.records import ReplayError, read_records, replay, write_records
-from tabletop_rl.envs.recording import RecordEpisodes, make_recorded
+from tabletop_rl.agents.recording import RecordEpisodes, make_recorded
 
 LABELS = {"agents", "meta", "package_version", "rewards"}
 

@@ -17,7 +17,7 @@ from tabletop_rl.agents.play import main as play_main
 from tabletop_rl.agents.play import play_human
 from tabletop_rl.agents.records import (FORMAT_VERSION, ReplayError, make_record, read_records, replay, state_digest,
                             transitions, write_records)
-from tabletop_rl.envs.recording import RecordEpisodes, make_recorded
+from tabletop_rl.agents.recording import RecordEpisodes, make_recorded
 from tabletop_rl.envs.registry import get_game
 from fae_rl import FaeState, action_mask, observe
 

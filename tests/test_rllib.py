@@ -16,7 +16,7 @@ import fae_rl  # noqa: E402
 from tabletop_rl.agents.rllib_agent import MLPPolicy, RLlibAgent  # noqa: E402
 from tabletop_rl.agents.rllib_agent import export_policy  # noqa: E402
 from tabletop_rl.training.rllib import config_from, evaluate, train_rllib  # noqa: E402
-from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent  # noqa: E402
+from tabletop_rl.training.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent  # noqa: E402
 
 
 def _game_env_available(game: str) -> str | None:

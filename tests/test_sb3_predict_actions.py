@@ -13,10 +13,10 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 
 from fae_rl import FaeState  # noqa: E402
 from fantastiqa_rl.state import FantastiqaState  # noqa: E402
-from tabletop_rl.envs.learner import make_learner_core  # noqa: E402
-from tabletop_rl.envs.learner_envs import LearnerEnv  # noqa: E402
+from tabletop_rl.training.learner import make_learner_core  # noqa: E402
+from tabletop_rl.training.learner_envs import LearnerEnv  # noqa: E402
 from tabletop_rl.envs.registry import get_game  # noqa: E402
-from tabletop_rl.envs.selfplay import SelfPlayEnv  # noqa: E402
+from tabletop_rl.training.selfplay import SelfPlayEnv  # noqa: E402
 
 GAMES = ["fae", "fantastiqa"]
 # 0-d arrays that are not integers, and their controls: refused on every face as before

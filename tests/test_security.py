@@ -158,7 +158,7 @@ def test_policy_npz_and_dict_round_trips_are_exact(tmp_path):
 
 
 def test_selfplay_snapshot_with_pickled_state_is_refused(tmp_path):
-    from tabletop_rl.envs.selfplay import SelfPlayEnv
+    from tabletop_rl.training.selfplay import SelfPlayEnv
 
     marker = tmp_path / "pwned"
     env = SelfPlayEnv("fae", opponent="random")
@@ -173,7 +173,7 @@ def test_selfplay_snapshot_with_pickled_state_is_refused(tmp_path):
 
 
 def test_opponent_pool_state_with_pickled_weights_is_refused(tmp_path):
-    from tabletop_rl.envs.selfplay import OpponentPool
+    from tabletop_rl.training.selfplay import OpponentPool
 
     marker = tmp_path / "pwned"
     pool = OpponentPool(fixed={"random": 1.0}, snapshot_prob=0.5)

@@ -1,4 +1,4 @@
-"""The single-agent self-play env (tabletop_rl.envs.selfplay, the learner core's face for one game):
+"""The single-agent self-play env (tabletop_rl.training.selfplay, the learner core's face for one game):
 API checks, reward attribution, seats, the pool, snapshots."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 import fae_rl  # noqa: F401  (registers fae_rl/Fae-v0)
 from tabletop_rl.agents.base import Agent
-from tabletop_rl.envs.selfplay import OpponentPool, SelfPlayEnv
+from tabletop_rl.training.selfplay import OpponentPool, SelfPlayEnv
 
 
 
@@ -178,7 +178,7 @@ def test_snapshot_opponents_and_checkpoint_round_trip():
 
 
 def test_agent_instance_opponents_play_one_game_only():
-    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.training.learner import make_learner_core
 
     with pytest.raises(ValueError, match="Agent instance"):
         make_learner_core("fae", 2, opponents=OpponentPool(fixed={"me": 1.0}, agents={"me": Recorder([])}))

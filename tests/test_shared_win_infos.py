@@ -80,7 +80,7 @@ class Replay(Agent):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_gymnasium_env_names_winners_per_seat_in_a_shared_win(game):
-    from tabletop_rl.envs.selfplay import SelfPlayEnv
+    from tabletop_rl.training.selfplay import SelfPlayEnv
 
     spec = get_game(game)
     for seed, actions, flags in both_outcomes(game):

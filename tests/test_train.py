@@ -101,7 +101,7 @@ def test_tiny_training_run_end_to_end(tmp_path):
     assert str(run / "curve.png") in out and str(run / "model.zip") in out
     # The numpy policy and the SB3 model are the same policy.
     from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent
-    from tabletop_rl.envs.selfplay import SelfPlayEnv
+    from tabletop_rl.training.selfplay import SelfPlayEnv
 
     a = PPOAgent(path=run / "policy.npz")
     with pytest.warns(UserWarning, match="trust_pickle"):  # our own model.zip: unpickled on request only
@@ -525,7 +525,7 @@ def test_evaluate_policy_plays_as_the_ppo_bot_and_stops_playing_decided_games():
     weights = PolicyWeights.load(os.path.join(ROOT, "fantastiqa_rl", "policies", "fantastiqa_2p_STAND-IN.npz"))
     r = train.evaluate_policy(weights, "fantastiqa", 2, "random", 16, 3, {}, max_steps=4000)
     assert r["games"] == 16 and r["win_share"] >= 15 / 16, r
-    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.training.learner import make_learner_core
 
     core = make_learner_core("fantastiqa", 3, seed=0)
     core.reset()

@@ -153,7 +153,7 @@ def test_act_batch_answers_within_the_contract_pass():
 
 def test_the_learner_core_checks_act_batch():
     from tabletop_rl.agents.registry import register_agent, unregister_agent
-    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.training.learner import make_learner_core
 
     class Short(Agent):
         name = "short_batch"

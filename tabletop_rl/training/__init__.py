@@ -8,9 +8,17 @@
     tabletop_rl.training.checkpoints  checkpoints without pickle, --resume's checks
     tabletop_rl.training.reports      eval.csv, curve.png, the printed summary
 
-The env side (the learner core and its faces, `SelfPlayEnv`, `RLlibGameEnv`) stays in
-`tabletop_rl.envs`: what an env user imports. The names below are this package's public ones,
-importable from it directly as before it was a package.
+and the env side the trainers drive (docs/architecture.md, the training layer):
+
+    tabletop_rl.training.learner      the one learner core (`make_learner_core`, `BATCHES`, `make_batch`)
+    tabletop_rl.training.opponents    `OpponentPool`: the learner's opponents and snapshots
+    tabletop_rl.training.learner_envs the core's faces (SB3 `VecEnv`, Gymnasium `VectorEnv`, single env)
+    tabletop_rl.training.selfplay     `SelfPlayEnv` (gymnasium.make's entry point for the games' ids)
+    tabletop_rl.training.rllib_env    `RLlibGameEnv` (needs the rllib extra)
+    tabletop_rl.training.fae_vector_env  Fae's kept names over the core
+
+The names below are this package's public ones, importable from it directly as before it was a
+package.
 """
 from tabletop_rl.options import parse_options
 from tabletop_rl.stats import wilson_interval as wilson

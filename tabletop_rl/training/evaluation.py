@@ -22,7 +22,7 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     train.py's, the RLlib backend's export; played as `PPOAgent` plays it: argmax of the masked
     logits with its cycle breaking; sampled with `learner_sample`) over `games` seat-rotated games
     against `opponent` (any registered bot), all played at once in the learner core
-    (`tabletop_rl.envs.learner`: the game's batched engine, or with `batched=False` / a game without
+    (`tabletop_rl.training.learner`: the game's batched engine, or with `batched=False` / a game without
     one, N scalar games; one policy forward per step for every game).
 
     Game i seats the policy at i mod num_players; a shared win counts 1/k; a game the step guard
@@ -30,7 +30,7 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     `seed`: same arguments, same games.
     """
     from tabletop_rl.agents.ppo_agent import PPOAgent
-    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.training.learner import make_learner_core
 
     start = time.perf_counter()
     core = make_learner_core(game, games, num_players, batched=batched is True, opponents={opponent: 1.0},

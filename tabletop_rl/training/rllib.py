@@ -10,10 +10,10 @@ Needs the `rllib` extra in its own environment (`ray[rllib]` pins its own gymnas
 `make test-rllib` / `make train-rllib` create `.venv-rllib`.
 
 What a run does:
-- Env: `tabletop_rl.envs.rllib_env.RLlibGameEnv` (any registered game, 2-4 players), one env per env runner
+- Env: `tabletop_rl.training.rllib_env.RLlibGameEnv` (any registered game, 2-4 players), one env per env runner
   (`--num-env-runners`, remote Ray actors; 0 samples in the driver) times
   `--num-envs-per-env-runner`.
-- Model: `tabletop_rl.envs.rllib_env.MaskedPPOTorchRLModule` (RLlib's default PPO module plus the action
+- Model: `tabletop_rl.training.rllib_env.MaskedPPOTorchRLModule` (RLlib's default PPO module plus the action
   masking of RLlib's `ActionMaskingTorchRLModule` example), separate actor and critic MLPs
   (`--net-arch`, `--activation`): the one trained module `main`, the learner at one seat of each
   game (the env is the learner core's face: `SelfPlayEnv` underneath). The other seats are ONE
@@ -258,7 +258,7 @@ def _league_callback_class():
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
     from tabletop_rl.agents.rllib_agent import export_policy
-    from tabletop_rl.envs.rllib_env import MAIN
+    from tabletop_rl.training.rllib_env import MAIN
 
     class LeagueCallback(RLlibCallback):
         """The league: a numpy copy of `main` (`export_policy`) joins every env's opponent pool (the
@@ -300,7 +300,7 @@ def build_algo_config(cfg: RLlibTrainConfig):
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent
+    from tabletop_rl.training.rllib_env import MAIN, MaskedPPOTorchRLModule, RLlibGameEnv, module_for_agent
 
     env_config = {"game": cfg.game, "num_players": cfg.num_players, "options": {**cfg.options, "reward": cfg.reward},
                   "win_bonus": cfg.win_bonus, "reward_scale": cfg.reward_scale, "seed": cfg.seed,
@@ -334,7 +334,7 @@ def behaviour_clone(algo, cfg: "RLlibTrainConfig") -> dict:
     """Fit `main`'s actor MLP and action head to the teacher's moves (masked cross-entropy, Adam),
     then load the result into the learner and the env runners."""
     from tabletop_rl.agents.imitation import fit, teacher_data
-    from tabletop_rl.envs.rllib_env import MAIN, MaskedPPOTorchRLModule
+    from tabletop_rl.training.rllib_env import MAIN, MaskedPPOTorchRLModule
 
     start = time.perf_counter()
     obs, masks, actions, probs = teacher_data(cfg.game, cfg.num_players, cfg.bc_teacher, cfg.bc_samples,

@@ -114,9 +114,9 @@ def behaviour_clone(model, cfg) -> dict:
 
 # ---------------------------------------------------------------------------- building blocks
 def make_pool(cfg):
-    """The run's one opponent pool (`tabletop_rl.envs.opponents.OpponentPool`), shared by the learner
+    """The run's one opponent pool (`tabletop_rl.training.opponents.OpponentPool`), shared by the learner
     core or every scalar env: the fixed bots (`learner_opponents`) and the learner's snapshots."""
-    from tabletop_rl.envs.opponents import OpponentPool
+    from tabletop_rl.training.opponents import OpponentPool
 
     try:
         return OpponentPool(fixed=learner_opponents(cfg), snapshot_prob=cfg.snapshot_prob,
@@ -134,7 +134,7 @@ class _EnvFactory:
     def __call__(self):
         from stable_baselines3.common.monitor import Monitor
 
-        from tabletop_rl.envs.selfplay import SelfPlayEnv
+        from tabletop_rl.training.selfplay import SelfPlayEnv
 
         cfg = self.cfg
         env = SelfPlayEnv(cfg.game, num_players=cfg.num_players, opponent=self.pool, reward=cfg.reward,
@@ -216,9 +216,9 @@ def user_reward(cfg):
 
 
 def make_core(cfg, num_envs: int, seed: int, pool=None, **overrides):
-    """The learner core (`tabletop_rl.envs.learner.make_learner_core`) for `cfg`, drawing from `pool`
+    """The learner core (`tabletop_rl.training.learner.make_learner_core`) for `cfg`, drawing from `pool`
     (default: a fresh `make_pool(cfg)`): the one place its arguments are spelled out (training, warm start)."""
-    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.training.learner import make_learner_core
 
     kwargs = dict(opponents=make_pool(cfg) if pool is None else pool, reward=cfg.reward, win_bonus=cfg.win_bonus,
                   reward_scale=cfg.reward_scale, reward_fn=user_reward(cfg), max_steps=cfg.max_game_steps or None,
@@ -231,7 +231,7 @@ def make_core(cfg, num_envs: int, seed: int, pool=None, **overrides):
 
 
 def has_batched_greedy(cfg) -> bool:
-    from tabletop_rl.envs.learner import batch_class
+    from tabletop_rl.training.learner import batch_class
 
     return hasattr(batch_class(cfg.game), "greedy_actions")
 
@@ -243,7 +243,7 @@ def policy_layout(cfg) -> tuple[tuple, tuple, tuple | None]:
     where the batch says so, else at 0; with `mlp_inputs="board"` the MLPs read the rest less the
     batch's `constant_inputs` (Fae's terrain), with "all" everything. A batch without blocks: no
     skips, an MLP over everything."""
-    from tabletop_rl.envs.learner import make_batch
+    from tabletop_rl.training.learner import make_batch
 
     if cfg.mlp_inputs not in ("board", "all"):
         raise ValueError(f"mlp_inputs must be 'board' or 'all'; got {cfg.mlp_inputs!r}")
@@ -325,7 +325,7 @@ def build(cfg, pool):
     torch.set_num_threads(cfg.torch_threads)
     torch.distributions.Distribution.set_default_validate_args(False)  # SB3 builds a masked Categorical per call: ~10% of an update
     if resolve_vec_env(cfg) == "learner":
-        from tabletop_rl.envs.learner_envs import LearnerVecEnv
+        from tabletop_rl.training.learner_envs import LearnerVecEnv
 
         venv = LearnerVecEnv(make_core(cfg, cfg.n_envs, cfg.seed, pool))
     else:

@@ -1,7 +1,7 @@
-"""The faces of the learner core (`tabletop_rl.envs.learner.LearnerCore`): each a thin adapter.
+"""The faces of the learner core (`tabletop_rl.training.learner.LearnerCore`): each a thin adapter.
 
-    from tabletop_rl.envs.learner import make_learner_core
-    from tabletop_rl.envs.learner_envs import LearnerVecEnv, LearnerVectorEnv, LearnerEnv
+    from tabletop_rl.training.learner import make_learner_core
+    from tabletop_rl.training.learner_envs import LearnerVecEnv, LearnerVectorEnv, LearnerEnv
     venv = LearnerVecEnv(make_learner_core("fantastiqa", 64, opponents={"greedy": 1}))   # SB3 VecEnv + action_masks()
     envs = LearnerVectorEnv(make_learner_core("fae", 256))                              # Gymnasium VectorEnv
     env = LearnerEnv(make_learner_core("fae", 1))                                         # Gymnasium Env (N = 1)
@@ -21,7 +21,7 @@
   over without a new deal unless a seed is given), and until then `action_masks()` and
   `info["action_mask"]` are all False. `info["seat"]` is the learner's seat; a finished game's
   info adds `winners` (int8 per seat) and `won`, as the AEC envs name them.
-  `tabletop_rl.envs.selfplay.SelfPlayEnv` is this env built from a game name (`gymnasium.make`).
+  `tabletop_rl.training.selfplay.SelfPlayEnv` is this env built from a game name (`gymnasium.make`).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from tabletop_rl.envs.game_state import integers
-from tabletop_rl.envs.learner import LearnerCore, make_learner_core, winners
+from tabletop_rl.training.learner import LearnerCore, make_learner_core, winners
 
 
 def observation_box(core: LearnerCore) -> spaces.Box:

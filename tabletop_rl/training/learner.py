@@ -1,6 +1,6 @@
 """One learner core for every game: N games of a `BatchedGame`, the learner at one seat of each.
 
-    from tabletop_rl.envs.learner import make_learner_core
+    from tabletop_rl.training.learner import make_learner_core
     core = make_learner_core("fantastiqa", num_envs=64, opponents={"random": 1, "greedy": 1}, seed=0)
     core.reset()
     obs, masks = core.learner_obs(), core.masks()      # (N, D) float32, (N, A) bool: the learner is to move everywhere
@@ -9,15 +9,15 @@
 `make_learner_core(game, num_envs, num_players, **options)` takes the batch from `BATCHES` (a game
 with a batched engine: Fae's `FaeBatch`) or else `ScalarBatch` (N scalar games: any registered
 game, slower); `LearnerCore(batch, game, ...)` takes any `BatchedGame` you built. The faces over it
-(`tabletop_rl.envs.learner_envs`: the SB3 `VecEnv`, the Gymnasium `VectorEnv` and single env;
-`tabletop_rl.envs.selfplay.SelfPlayEnv`, the single env built from a game name; the RLlib env
-`tabletop_rl.envs.rllib_env.RLlibGameEnv`) are thin; so are the old names `FaeLearnerCore`,
+(`tabletop_rl.training.learner_envs`: the SB3 `VecEnv`, the Gymnasium `VectorEnv` and single env;
+`tabletop_rl.training.selfplay.SelfPlayEnv`, the single env built from a game name; the RLlib env
+`tabletop_rl.training.rllib_env.RLlibGameEnv`) are thin; so are the old names `FaeLearnerCore`,
 `FaeLearnerVecEnv`, `FaeLearnerVectorEnv`.
 
 - Seats: game i's e-th episode seats the learner at (i + e) mod num_players (`seats="rotate"`;
   `LearnerCore` also takes "random", drawn from the core's generator, or one fixed seat); the other
   seats are ONE opponent per episode.
-- Opponents, from one pool (`tabletop_rl.envs.opponents.OpponentPool`, the suite's only one):
+- Opponents, from one pool (`tabletop_rl.training.opponents.OpponentPool`, the suite's only one):
   `opponents` is a pool (shared: snapshots added to it reach every core built on it) or maps
   registered bot names (`tabletop_rl.agents.make_agent`: "random", "greedy", a user's own via
   `register_agent`) to weights, with `snapshot_prob` and `max_snapshots` for the pool built from it;
@@ -55,14 +55,14 @@ from typing import Any, Callable
 import numpy as np
 
 from tabletop_rl.envs.game_state import BatchedGame, integers, missing_members
-from tabletop_rl.envs.opponents import OpponentPool
+from tabletop_rl.training.opponents import OpponentPool
 from tabletop_rl.envs.registry import GameSpec, get_game
 from tabletop_rl.envs.rewards import SCORE_DIFF, WIN_LOSS, check_reward, learner_rewards
 from tabletop_rl.envs.scalar_batch import ScalarBatch
 
 # Games with a batched engine: name -> "module:class", built as cls(num_envs, num_players, **options);
 # a new game joins with one line here (a game without one runs on ScalarBatch).
-BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.envs.fantastiqa_batch:FantastiqaBatch"}
+BATCHES = {"fae": "tabletop_rl.envs.fae_batch:FaeBatch", "fantastiqa": "tabletop_rl.agents.fantastiqa_batch:FantastiqaBatch"}
 _SEED_SPACE = 2**62
 
 

@@ -1,6 +1,6 @@
 """A PettingZoo AEC wrapper that writes a game record (JSONL, `tabletop_rl.agents.records`) per episode.
 
-    from tabletop_rl.envs.recording import RecordEpisodes, make_recorded
+    from tabletop_rl.agents.recording import RecordEpisodes, make_recorded
     env = make_recorded("fae_v0", "games.jsonl", num_players=3)       # any registered env id
     env = RecordEpisodes(fae_rl.env(num_players=3), path="games.jsonl")  # or wrap an env you have
     env.reset(seed=42)

@@ -1,4 +1,4 @@
-"""Fae's learner envs, kept as thin faces of the one learner core (`tabletop_rl.envs.learner`).
+"""Fae's learner envs, kept as thin faces of the one learner core (`tabletop_rl.training.learner`).
 
 `FaeLearnerCore(num_envs, **kwargs)` is `LearnerCore(FaeBatch(...), "fae", ...)` with this
 module's keyword arguments (the Fae batch's `history`, `action_features`, `big_stack_merge`, and
@@ -7,7 +7,7 @@ over it. New code can build the same from `make_learner_core("fae", ...)`; these
 their users (train.py's checkpoints, notebooks, README). What follows describes the behaviour, which
 is the core's.
 
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerVecEnv
+    from tabletop_rl.training.fae_vector_env import FaeLearnerVecEnv
     venv = FaeLearnerVecEnv(num_envs=256, opponents={"random": 1.0, "greedy": 1.0}, seed=0)
     obs = venv.reset()                              # (N, D) float32: the learner's observation in every game
     masks = venv.action_masks()                     # (N, 330) bool: the learner's legal actions
@@ -19,7 +19,7 @@ and `FaeLearnerVectorEnv` a Gymnasium `VectorEnv` (same-step autoreset: `infos["
 over `FaeLearnerCore`, which holds the games and opponents and can drive any other loop (train.py's
 batched warm start and evaluation use it directly).
 
-    from tabletop_rl.envs.fae_vector_env import FaeLearnerVectorEnv
+    from tabletop_rl.training.fae_vector_env import FaeLearnerVectorEnv
     envs = FaeLearnerVectorEnv(num_envs=256, opponents={"greedy": 1.0}, seed=0)
     obs, infos = envs.reset(seed=0)
     obs, rewards, terminations, truncations, infos = envs.step(actions)   # actions legal under infos["action_mask"]
@@ -31,7 +31,7 @@ seats it at (i + e) mod num_players), and the other seats are ONE opponent per e
 uniform over the `max_snapshots` latest). Opponents move inside `step`, batched: the uniformly
 random legal move; the greedy bot's (`FaeBatch.greedy_actions`: one-move margin lookahead, ties
 uniform); a snapshot's move sampled from its masked policy, one numpy forward for all games where
-that snapshot is to move; another bot per game (`tabletop_rl.envs.learner`). So every game handed
+that snapshot is to move; another bot per game (`tabletop_rl.training.learner`). So every game handed
 back has the learner to move. The core's other keywords (`reward_fn`, `max_steps`, `cut_reward`)
 pass through `FaeLearnerCore`.
 
@@ -59,8 +59,8 @@ pass through `FaeLearnerCore`.
 from __future__ import annotations
 
 from tabletop_rl.envs.fae_batch import POTENTIALS, FaeBatch
-from tabletop_rl.envs.learner import LearnerCore
-from tabletop_rl.envs.learner_envs import LearnerVectorEnv, lazy_attribute
+from tabletop_rl.training.learner import LearnerCore
+from tabletop_rl.training.learner_envs import LearnerVectorEnv, lazy_attribute
 from tabletop_rl.envs.rewards import learner_rewards
 
 FIXED_OPPONENTS = ("random", "greedy")  # the batched bots of the original env (any registered bot works now)
@@ -90,7 +90,7 @@ class FaeLearnerVectorEnv(LearnerVectorEnv):
 
 
 def _sb3_vecenv():
-    from tabletop_rl.envs.learner_envs import LearnerVecEnv
+    from tabletop_rl.training.learner_envs import LearnerVecEnv
 
     class FaeLearnerVecEnv(LearnerVecEnv):
         """SB3 VecEnv over `FaeLearnerCore` (module docstring); `action_masks()` for MaskablePPO."""

@@ -1,15 +1,15 @@
 """Any registered game as an RLlib multi-agent env (`ray.rllib.env.MultiAgentEnv`): the learner
 core's face for RLlib, used by `tabletop_rl.training.rllib` and by users who bring their own RLlib config.
 
-    from tabletop_rl.envs.rllib_env import RLlibGameEnv, module_for_agent
+    from tabletop_rl.training.rllib_env import RLlibGameEnv, module_for_agent
     config = (PPOConfig()
               .environment(RLlibGameEnv, env_config={"game": "fae", "num_players": 2, "opponents": {"greedy": 1}})
               .multi_agent(policies={"main"}, policy_mapping_fn=module_for_agent))
 
-What it is: `tabletop_rl.envs.selfplay.SelfPlayEnv` (the learner core over one game) with RLlib's
+What it is: `tabletop_rl.training.selfplay.SelfPlayEnv` (the learner core over one game) with RLlib's
 multi-agent dict API and what RLlib's action-masking RLModule (`ActionMaskingTorchRLModule`)
 needs: each observation is `{"observations": float32 vector, "action_mask": float32 0/1 vector}`.
-So the seats, the opponents (one pool: `tabletop_rl.envs.opponents.OpponentPool`), the rewards,
+So the seats, the opponents (one pool: `tabletop_rl.training.opponents.OpponentPool`), the rewards,
 the step guard and the seeding are the core's, the same as SB3 training gets.
 
 - One RLlib agent, `"main"` (the learner), at one seat drawn each episode; every other seat is
@@ -47,12 +47,12 @@ try:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
     from ray.rllib.utils.torch_utils import FLOAT_MIN
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(f"tabletop_rl.envs.rllib_env needs ray[rllib] ({exc}); install the `rllib` extra in its own "
+    raise ImportError(f"tabletop_rl.training.rllib_env needs ray[rllib] ({exc}); install the `rllib` extra in its own "
                       f"environment: `make venv-rllib` creates .venv-rllib (then `.venv-rllib/bin/python train.py --backend rllib`)") from exc
 
 from tabletop_rl.envs.game_state import integers
-from tabletop_rl.envs.opponents import OpponentPool
-from tabletop_rl.envs.selfplay import SelfPlayEnv
+from tabletop_rl.training.opponents import OpponentPool
+from tabletop_rl.training.selfplay import SelfPlayEnv
 
 MAIN = "main"
 CONFIG_KEYS = ("game", "num_players", "options", "seed", "win_bonus", "reward_scale", "opponents", "snapshot_prob",
@@ -171,7 +171,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
         obs = batch[Columns.OBS]
         if not isinstance(obs, dict) or "action_mask" not in obs or "observations" not in obs:
             raise ValueError("MaskedPPOTorchRLModule: the batch's observations must be dicts with 'observations' "
-                             "and 'action_mask' (use tabletop_rl.envs.rllib_env.RLlibGameEnv)")
+                             "and 'action_mask' (use tabletop_rl.training.rllib_env.RLlibGameEnv)")
         inner = dict(batch)
         inner[Columns.OBS] = obs["observations"]
         return obs["action_mask"], inner

@@ -1,7 +1,7 @@
 """Single-agent Gymnasium view of a multi-player game: the learner core's face for one game.
 
-`SelfPlayEnv` is `tabletop_rl.envs.learner_envs.LearnerEnv` over a learner core of one game
-(`tabletop_rl.envs.learner.LearnerCore` on `ScalarBatch`, N = 1), built from a game name: the env
+`SelfPlayEnv` is `tabletop_rl.training.learner_envs.LearnerEnv` over a learner core of one game
+(`tabletop_rl.training.learner.LearnerCore` on `ScalarBatch`, N = 1), built from a game name: the env
 `gymnasium.make("fae_rl:fae_rl/Fae-v0")` builds, what `train.py --vec-env dummy|subproc` trains
 on (the scalar reference of `benchmarks/bench_learner.py`). Opponents, rewards, the step guard
 and seeding are the core's, so there is one definition of each for every learner path; this
@@ -17,7 +17,7 @@ the episode, rendering, JSON snapshots).
 max_steps, cut_reward, **options)` gives the learner one seat (drawn each episode from the env's
 generator unless `seat` is fixed) and plays every other seat with ONE opponent per episode, drawn
 from `opponent`: a bot name ("random", "greedy", ...), an `Agent`, a list of those (uniform), or an
-`OpponentPool` (`tabletop_rl.envs.opponents`, the learner core's pool: weighted fixed bots plus
+`OpponentPool` (`tabletop_rl.training.opponents`, the learner core's pool: weighted fixed bots plus
 frozen snapshots of the learner, which `train.py` refreshes while training; kept here under its
 old import path).
 
@@ -66,9 +66,9 @@ from __future__ import annotations
 import gymnasium
 
 from tabletop_rl.envs.game_state import integers
-from tabletop_rl.envs.learner import LearnerCore, make_batch
-from tabletop_rl.envs.learner_envs import LearnerEnv
-from tabletop_rl.envs.opponents import OpponentPool
+from tabletop_rl.training.learner import LearnerCore, make_batch
+from tabletop_rl.training.learner_envs import LearnerEnv
+from tabletop_rl.training.opponents import OpponentPool
 from tabletop_rl.envs.registry import get_game
 from tabletop_rl.envs.rewards import AEC_REWARDS, check_reward
 

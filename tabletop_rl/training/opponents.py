@@ -4,7 +4,7 @@
     pool.add_snapshot(policy_weights)          # a frozen copy of the learner (PolicyWeights)
     kinds = pool.draw(rng, k)                  # k opponent kinds: index into names, or len(names) + snapshot index
 
-The learner core (`tabletop_rl.envs.learner.LearnerCore`, `opponents=`) draws one opponent per
+The learner core (`tabletop_rl.training.learner.LearnerCore`, `opponents=`) draws one opponent per
 episode from it; `SelfPlayEnv` and the training loops share one pool between the cores they build
 and add snapshots to it. Each draw: with chance `snapshot_prob` (once a snapshot exists) a frozen
 snapshot of the learner, uniform over the `max_snapshots` latest (oldest dropped); otherwise a fixed

@@ -1,12 +1,12 @@
 """`FantastiqaBatch`: Fantastiqa's batched engine (`fantastiqa_rl.vector.FantastiqaVector`) as the learner sees it.
 
-    from tabletop_rl.envs.fantastiqa_batch import FantastiqaBatch
+    from tabletop_rl.agents.fantastiqa_batch import FantastiqaBatch
     b = FantastiqaBatch(num_envs=256, num_players=2)     # goal, card_set and every rule option of FantastiqaState.new
     b = FantastiqaBatch(256, action_features="greedy")   # + the greedy block (below)
 
 A `BatchedGame` (tabletop_rl.envs.game_state): a `FantastiqaVector` (its protocol unchanged:
 observations bit-equal to `fantastiqa_rl.observe`, masks, steps, returns, states) with the
-greedy bot plugged in and Fantastiqa's batched hooks for the learner core (`tabletop_rl.envs.learner`):
+greedy bot plugged in and Fantastiqa's batched hooks for the learner core (`tabletop_rl.training.learner`):
 - `greedy_actions(rng, games)`: the greedy bot's move (`tabletop_rl.agents.fantastiqa_greedy`,
   one bot per game and seat, started afresh with each deal: the decisions of the scalar bot in a
   match), computed only in `games`; the bot breaks no ties at random, so `rng` is not drawn from.
@@ -29,7 +29,11 @@ greedy bot per seat asked once per decision, keeping its plans as the batch's bo
 kernel makes the scalar bot's moves): training and play see the same numbers, and a policy file plays
 without compiling the engine's kernels.
 
-It sits in the bots layer (tests/test_import_graph.py): it plays the greedy bot.
+It lives in `tabletop_rl.agents`, the bots layer (tests/test_import_graph.py), because it plays the
+greedy bot: the engine takes the bot class (`greedy=FantastiqaGreedyAgent`), whose numba port
+(`fantastiqa_rl.vector_greedy`) still hands the scalar bot the decisions it does not decide, and
+`BlockFollower` runs the scalar bot itself. The learner core finds it through `BATCHES`
+(`tabletop_rl.training.learner`), `PPOAgent` and `policy_file` import it beside them.
 """
 from __future__ import annotations
 
