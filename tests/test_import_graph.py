@@ -9,7 +9,11 @@ modules). Each module belongs to one layer of `docs/architecture.md`:
 A module may import a module of its own layer or of a lower one; `training` and `apps` are
 siblings and import neither each other. The test fails, naming file:line, on (a) an import
 cycle between modules and (b) an import of a higher layer or of a sibling. A module missing from
-`LAYERS` fails too: a new module is placed deliberately.
+`LAYERS` fails too: a new module is placed deliberately. Two folder rules hold whatever the
+layers say: the game packages import only the env base of the suite, and no module of envs/
+(`tabletop_rl.envs`) reaches `tabletop_rl.agents` or `tabletop_rl.training` through any chain of
+imports (the learner core and its faces are `tabletop_rl.training.*`; the records wrapper and
+`FantastiqaBatch`, which plays the greedy bot, are `tabletop_rl.agents.*`).
 """
 from __future__ import annotations
 
@@ -231,6 +235,46 @@ def test_game_packages_import_only_the_env_base_of_the_suite():
     assert not bad, "\n".join(bad)
 
 
+def envs_reaching_bots_or_training(mods, graph, root: Path = ROOT) -> list[str]:
+    """Each module of the folder envs/ (tabletop_rl.envs) that reaches a module of tabletop_rl.agents
+    or tabletop_rl.training, through any chain of imports (lazy ones included), with the chain. The
+    layers would catch it only while every envs module sits in a layer below the bots; this holds
+    the folder itself to it, whatever layer a module is given."""
+    upper = ("tabletop_rl.agents", "tabletop_rl.training")
+
+    def is_upper(name: str) -> bool:
+        return any(name == u or name.startswith(u + ".") for u in upper)
+
+    bad = []
+    for start in sorted(m for m in graph if m == "tabletop_rl.envs" or m.startswith("tabletop_rl.envs.")):
+        seen, todo = {start: None}, [start]
+        while todo:
+            m = todo.pop()
+            for target, line in sorted(graph.get(m, [])):
+                if target in seen:
+                    continue
+                seen[target] = (m, line)
+                if is_upper(target):
+                    chain, at = [], target
+                    while seen[at] is not None:
+                        src, ln = seen[at]
+                        chain.append(f"{mods[src].relative_to(root)}:{ln}: {src} imports {at}")
+                        at = src
+                    bad.append("\n  ".join([f"{start} reaches {target}:"] + chain[::-1]))
+                else:
+                    todo.append(target)
+    return bad
+
+
+def test_envs_import_no_bots_or_training():
+    """No module of envs/ imports tabletop_rl.agents or tabletop_rl.training, directly or through other
+    modules: the games' base (the AEC base env, the registry, the GameState protocol, the reward
+    names) and the batches know nothing of bots or training (issue 38 item 4)."""
+    mods, graph = build_graph()
+    bad = envs_reaching_bots_or_training(mods, graph)
+    assert not bad, "\n".join(bad)
+
+
 # ------------------------------------------------------------------------ the checker can fail
 def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
@@ -264,6 +308,36 @@ def test_checker_finds_an_upward_import(tmp_path):
     mods, graph = build_graph(root)
     assert upward_imports(mods, graph, root) == [
         "fae_rl/state.py:2: fae_rl.state (rules) imports tabletop_rl.agents.base (bots), a higher layer"]
+
+
+def test_checker_finds_envs_reaching_the_bots_or_training(tmp_path):
+    """The envs/ check fails on a lazy import of a bot, and on one reached through a module outside
+    envs/, whatever layer LAYERS gives the envs module."""
+    root = _plant(tmp_path, {
+        "envs/__init__.py": "",
+        "envs/aec_base.py": "from tabletop_rl.envs import game_state\n",
+        "envs/game_state.py": "",
+        "envs/recording.py": "def f():\n    from tabletop_rl.agents.records import replay\n",
+        "envs/batch.py": "import tabletop_rl.shown\n",
+        "tabletop_rl/__init__.py": "",
+        "tabletop_rl/shown.py": "def f():\n    import tabletop_rl.training.learner\n",
+        "tabletop_rl/training/__init__.py": "",
+        "tabletop_rl/training/learner.py": "",
+        "agents/__init__.py": "",
+        "agents/records.py": "",
+    })
+    mods, graph = build_graph(root)
+    assert envs_reaching_bots_or_training(mods, graph, root) == [
+        "tabletop_rl.envs.batch reaches tabletop_rl.training.learner:\n"
+        "  envs/batch.py:1: tabletop_rl.envs.batch imports tabletop_rl.shown\n"
+        "  tabletop_rl/shown.py:2: tabletop_rl.shown imports tabletop_rl.training.learner",
+        "tabletop_rl.envs.recording reaches tabletop_rl.agents.records:\n"
+        "  envs/recording.py:2: tabletop_rl.envs.recording imports tabletop_rl.agents.records",
+    ]
+    # a planted envs/ whose imports stay in the base passes
+    clean = _plant(tmp_path / "clean", {"envs/__init__.py": "", "envs/aec_base.py": "import tabletop_rl.shown\n",
+                                        "tabletop_rl/__init__.py": "", "tabletop_rl/shown.py": ""})
+    assert envs_reaching_bots_or_training(*build_graph(clean), clean) == []
 
 
 def test_test_modules_do_not_import_each_other():

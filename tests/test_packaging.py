@@ -66,6 +66,14 @@ def test_wheel_contents(wheel, repo_root):
         files = {f"{folder}/{v[k]}" for v in catalogue["versions"] for k in ("file", "details")}
         assert {f"{folder}/versions.json"} | files <= set(names)
     assert {"tabletop_rl/envs/aec_base.py", "tabletop_rl/agents/arena.py", "tabletop_rl/train.py"} <= set(names)
+    # the modules issue 38 moved out of envs/: the learner side in tabletop_rl.training, two to the bots
+    assert {f"tabletop_rl/training/{m}.py" for m in ("learner", "opponents", "learner_envs", "selfplay",
+                                                     "fae_vector_env", "rllib_env")} <= set(names)
+    assert {"tabletop_rl/agents/recording.py", "tabletop_rl/agents/fantastiqa_batch.py"} <= set(names)
+    stale = {n for n in names if n.startswith("tabletop_rl/envs/") and n.rsplit("/", 1)[1] in (
+        "learner.py", "opponents.py", "learner_envs.py", "selfplay.py", "fae_vector_env.py", "rllib_env.py",
+        "recording.py", "fantastiqa_batch.py")}
+    assert not stale, f"the wheel ships modules from their old place (a stale build/lib? remove build/): {stale}"
     # The web app's page (package-data of tabletop_rl.agents.web).
     assert {f"tabletop_rl/agents/web/static/{f}" for f in ("index.html", "app.js", "style.css")} <= set(names)
     assert not any(n.startswith("tests/") or "/tests/" in n for n in names)
