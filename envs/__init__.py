@@ -1,4 +1,7 @@
-"""Suite-level registry and shared wrappers.
+"""The suite's base for the games: the registry, the AEC base env, the `GameState` protocol, the reward
+names; and the learner's batches (`scalar_batch`, `fae_batch`). Nothing here imports bots or training:
+the learner core and its faces are `tabletop_rl.training`, the bots and the recording wrapper
+`tabletop_rl.agents` (docs/architecture.md).
 
 This folder is the package `tabletop_rl.envs` (pyproject.toml `[tool.setuptools.package-dir]`): import it by that name, not as `envs`.
 

@@ -8,6 +8,7 @@ dependencies only, and drives the suite from a folder that holds its own `envs` 
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -45,6 +46,18 @@ def test_build_prints_no_setuptools_banners(repo_root, tmp_path):
                             "-w", str(tmp_path), str(repo_root)], capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr[-2000:]
     assert "would be ignored" not in build.stdout + build.stderr
+
+
+def test_mapped_folders_name_their_import_path(repo_root):
+    """A top folder pyproject's package-dir maps (envs/, agents/) says in its __init__ docstring which
+    package it is, so a reader of the folder knows the name to import (issue 38 item 5; agents/web
+    is named by its parent)."""
+    mapping = tomllib.loads((repo_root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    top = {name: folder for name, folder in mapping.items() if "/" not in folder}
+    assert set(top) == {"tabletop_rl.envs", "tabletop_rl.agents"}, top
+    for name, folder in top.items():
+        doc = ast.get_docstring(ast.parse((repo_root / folder / "__init__.py").read_text())) or ""
+        assert f"the package `{name}`" in doc, f"{folder}/__init__.py's docstring does not name `{name}`"
 
 
 @pytest.fixture(scope="module")
