@@ -8,7 +8,8 @@ greedy over seat-rotated games on the batched engine (`tabletop_rl.training.eval
 999983, a game cut at 4,000 steps is not won), with 95% Wilson intervals. The held-out files are
 `generated:100`, `generated:101` and `generated:102` (`fantastiqa_rl.card_gen`): the shipped presets
 train on the STAND-IN set and generated:0-13 only. Target: >= 0.97 vs random and >= 0.55 vs greedy
-on each of 3 held-out files, 400 games each.
+on each of 3 held-out files, 400 games each. `--agreement` (a policy over the greedy block) also gives
+the share of its decisions with more than one legal action where it played the greedy bot's move.
 """
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def main(argv=None) -> int:
     ap.add_argument("--card-sets", nargs="+", default=list(HELD_OUT), help="card_set values (standin for the STAND-IN set)")
     ap.add_argument("--games", type=int, default=400, help="seat-rotated games per opponent and card set")
     ap.add_argument("--opponents", nargs="+", default=["random", "greedy"])
+    ap.add_argument("--agreement", action="store_true",
+                    help="also the share of the policy's moves that are the greedy bot's (a policy over the greedy block)")
     args = ap.parse_args(argv)
     weights = PolicyWeights.load(args.policy)
     load0 = os.getloadavg()
@@ -41,9 +44,12 @@ def main(argv=None) -> int:
             options["card_set"] = card_set
         for opp in args.opponents:
             start = time.perf_counter()
-            r = evaluate_policy(weights, "fantastiqa", 2, opp, args.games, 999_983, options, max_steps=4000)
+            r = evaluate_policy(weights, "fantastiqa", 2, opp, args.games, 999_983, options, max_steps=4000,
+                                greedy_agreement=args.agreement is True)
+            agree = (f"  greedy's move {r['greedy_agreement']:.4f} of {r['agreement_decisions']:,} decisions"
+                     if args.agreement else "")
             print(f"  {card_set:15s} vs {opp:7s} win share {r['win_share']:.3f}  95% CI [{r['ci_low']:.3f}, "
-                  f"{r['ci_high']:.3f}]  ({time.perf_counter() - start:.0f} s)", flush=True)
+                  f"{r['ci_high']:.3f}]{agree}  ({time.perf_counter() - start:.0f} s)", flush=True)
     print(f"load average before {tuple(round(x, 1) for x in load0)}, after {tuple(round(x, 1) for x in os.getloadavg())}")
     return 0
 

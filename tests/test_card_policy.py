@@ -196,3 +196,23 @@ def test_the_default_ppo_plays_any_card_file():
     with pytest.raises((ValueError, RuntimeError), match="observations of size|policy"):
         play_game(spec, [flat, make_agent("fantastiqa", "random", seed=1)], seed=3,
                   rule_options={"turn_limit": 6, "card_set": "generated:12"})
+
+
+def test_greedy_agreement_reads_the_block():
+    """evaluate_policy's greedy_agreement: the shipped v2 (the anchor kept greedy's argmax) agrees with
+    every greedy move; v1 (PPO without the anchor) does not (control); a policy without the block is
+    refused."""
+    from tabletop_rl.agents.policy_versions import version_path
+    from tabletop_rl.training.evaluation import evaluate_policy
+
+    rows = {}
+    for name in ("fantastiqa_2p_cards_v2", "fantastiqa_2p_cards_v1"):
+        w = PolicyWeights.load(version_path("fantastiqa", name))
+        options = dict(w.meta["options"], card_set="generated:100")
+        rows[name] = evaluate_policy(w, "fantastiqa", 2, "greedy", 4, 3, options, max_steps=4000, greedy_agreement=True)
+    assert rows["fantastiqa_2p_cards_v2"]["agreement_decisions"] > 100
+    assert rows["fantastiqa_2p_cards_v2"]["greedy_agreement"] == 1.0
+    assert rows["fantastiqa_2p_cards_v1"]["greedy_agreement"] < 0.99
+    w = card_weights(_Policy(random_net(3)), {"game": "fantastiqa", "num_players": 2, "options": {"view": "cards"}})
+    with pytest.raises(ValueError, match="action_features=greedy"):
+        evaluate_policy(w, "fantastiqa", 2, "greedy", 2, 3, {"view": "cards"}, greedy_agreement=True)

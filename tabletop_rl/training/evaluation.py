@@ -17,7 +17,7 @@ from tabletop_rl.stats import wilson_interval as wilson
 
 def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: int, seed: int,
                     options: dict | None = None, max_steps: int = 0, learner_sample: bool = False,
-                    batched: bool = True) -> dict:
+                    batched: bool = True, greedy_agreement: bool = False) -> dict:
     """The one evaluation of every backend and game: the win share of `weights` (a `PolicyWeights`:
     train.py's, the RLlib backend's export; played as `PPOAgent` plays it: argmax of the masked
     logits with its cycle breaking; sampled with `learner_sample`) over `games` seat-rotated games
@@ -28,6 +28,10 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     Game i seats the policy at i mod num_players; a shared win counts 1/k; a game the step guard
     (`max_steps`, 0: the game's own) cuts is not won; 95% Wilson interval. Every draw comes from
     `seed`: same arguments, same games.
+
+    `greedy_agreement` (an observation with the greedy block, option action_features=greedy): the row
+    also gives the share of the policy's decisions with more than one legal action where it played
+    the greedy bot's move (`greedy_agreement`, over `agreement_decisions`): 1.0 is greedy play.
     """
     from tabletop_rl.agents.ppo_agent import PPOAgent
     from tabletop_rl.training.learner import make_learner_core
@@ -40,7 +44,10 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     if weights.obs_size != core.obs_size or pad < 0 or (weights.num_actions != core.num_actions and not pad):
         raise ValueError(f"the policy maps {weights.obs_size} inputs to {weights.num_actions} actions; {game} with options "
                          f"{dict(options or {})} has {core.obs_size} and {core.num_actions}")
+    if greedy_agreement is True and dict(options or {}).get("action_features") != "greedy":
+        raise ValueError("greedy_agreement reads the greedy block: it needs the option action_features=greedy")
     core.reset()
+    agreed = decisions = 0
     # One PPOAgent per game chooses from the batched logits, so the policy plays exactly as the bot
     # does in the arena (argmax, breaking cycles of repeated observations: Fantastiqa's turns can loop).
     players = [PPOAgent(weights=weights) for _ in range(games)]
@@ -57,11 +64,19 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
             actions[live] = np.argmax(logits[live] + core.rng.gumbel(size=(live.size, logits.shape[1])), axis=1)
         else:
             actions[live] = [players[i].choose(obs[i], logits[i]) for i in live]
+        if greedy_agreement is True:  # the block is the observation's last num_actions floats (1 on greedy's move)
+            block = obs[live, obs.shape[1] - weights.num_actions:]
+            choice = (masks[live].sum(axis=1) > 1) & (block.sum(axis=1) > 0)
+            decisions += int(choice.sum())
+            agreed += int((block[np.arange(live.size), actions[live]] > 0)[choice].sum())
         _, _, finished = core.step(actions)
         for f in finished:
             share[f["index"]] = f["win_share"]
         core.retire([f["index"] for f in finished])  # its result is in: stop playing that game
-    return win_share_row(opponent, float(share.sum()), games, time.perf_counter() - start)
+    row = win_share_row(opponent, float(share.sum()), games, time.perf_counter() - start)
+    if greedy_agreement is True:
+        row.update(greedy_agreement=agreed / decisions if decisions else float("nan"), agreement_decisions=decisions)
+    return row
 
 
 def win_share_row(opponent: str, wins: float, games: int, seconds: float) -> dict:
