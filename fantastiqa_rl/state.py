@@ -9,7 +9,8 @@ with the Abbey). The
 decision in progress is `state.phase` / `state.phase_name` (one of `actions.PHASES`).
 
 Modules by job. This module holds the state class (construction, public API, clone, apply); its
-rules come from mixins: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
+fields are declared once in `fantastiqa_rl.state_fields` (each with how `clone` copies it, the rule
+topic that owns it, its state-dict key and meaning; `clone` is driven by it); its rules come from mixins: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
 dispatched by phase through tables), `fantastiqa_rl.powers` (card powers, artifact effects),
 `fantastiqa_rl.statues` (statue options), `fantastiqa_rl.turn_flow` (setup, the start and end of
 turns, the end of the game) and `fantastiqa_rl.abbey` (the Abbey expansion). `fantastiqa_rl.options`
@@ -91,6 +92,7 @@ from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_o
 from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL, Powers
 from fantastiqa_rl.rules import Rules
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
+from fantastiqa_rl.state_fields import LIST, OPT_LIST, OWN_FLAGS, PER_SEAT, PER_SEAT_MAP, names_of
 from fantastiqa_rl.statues import Statues
 from fantastiqa_rl.text import action_to_string, describe, why_illegal
 from fantastiqa_rl.turn_flow import HAND_SIZE, TurnFlow
@@ -100,14 +102,13 @@ __all__ = ["FantastiqaState", "OPTIONS", "DEFAULTS", "DEFAULT_TURN_LIMIT", "chec
            "RNG_SETUP", "RNG_CREATURE", "RNG_SEAT0", "RNG_TOWER", "RNG_BAZAAR", "RNG_QUEST", "RNG_ABBEY",
            "STATUE_RNG", "HAND_SIZE", "ABBEY_CAP", "R_PEACEFUL", "R_DRAGON", "R_BREW"]
 
-# Mutable containers copied by `clone` (plain values are shared): lists, per-player lists of lists;
-# the committed dicts are copied apart.
-_LISTS = ("board", "board_gems", "creature_deck", "artifact_deck", "beast_deck", "quest_deck",
-          "open_quests", "open_bonus", "dragons", "box", "scores", "bonus_tokens", "gems", "carpets",
-          "reshuffles", "position", "quest_token", "offer_quests", "offer_artifacts", "boosted",
-          "powered", "adventure", "pay", "revealed", "effects", "in_play", "release_from_discard",
-          "token_left", "abbey_deck", "abbey_returned", "abbey_aside", "abbey_reward")
-_NESTED = ("deck", "hand", "discard", "quests", "completed", "abbey")
+# How `clone` copies each field, from the declaration (`fantastiqa_rl.state_fields`: every field with
+# its kind, owner, state-dict key and meaning); plain values and the other shared fields are shared.
+_LISTS = names_of(LIST)
+_NESTED = names_of(PER_SEAT)
+_SEAT_MAPS = names_of(PER_SEAT_MAP)
+_OPT_LISTS = names_of(OPT_LIST)
+_OWN_FLAGS = names_of(OWN_FLAGS)
 
 
 class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
@@ -272,11 +273,14 @@ class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
             cd[f] = d[f][:]
         for f in _NESTED:
             cd[f] = [x[:] for x in d[f]]
-        cd["committed"] = [{q: v[:] for q, v in m.items()} for m in d["committed"]]
-        if self.winners_ is not None:
-            cd["winners_"] = list(self.winners_)
-        self._own = [False] * NUM_CHANCE_SOURCES
-        cd["_own"] = [False] * NUM_CHANCE_SOURCES
+        for f in _SEAT_MAPS:
+            cd[f] = [{q: v[:] for q, v in m.items()} for m in d[f]]
+        for f in _OPT_LISTS:
+            if d[f] is not None:
+                cd[f] = list(d[f])
+        for f in _OWN_FLAGS:            # the Generators (kind "generators") stay shared, copy on write
+            d[f] = [False] * NUM_CHANCE_SOURCES
+            cd[f] = [False] * NUM_CHANCE_SOURCES
         return c
 
     def legal_actions(self) -> np.ndarray:

@@ -42,7 +42,7 @@ LAYERS = {
               # fantastiqa_rl/state.py's jobs (issue 17 part B): the state class and its rule mixins
               "fantastiqa_rl.rules", "fantastiqa_rl.powers", "fantastiqa_rl.statues", "fantastiqa_rl.turn_flow",
               "fantastiqa_rl.abbey", "fantastiqa_rl.options", "fantastiqa_rl.chance", "fantastiqa_rl.serialization",
-              "fantastiqa_rl.text", "fantastiqa_rl.turn_search"],
+              "fantastiqa_rl.text", "fantastiqa_rl.turn_search", "fantastiqa_rl.state_fields"],
     # what a seat sees: observations, masks, features, renders, information states
     "encoders": ["fae_rl.observation", "fae_rl.obs_layout", "fae_rl.obs_kernel", "fae_rl.features", "fae_rl.margin", "fae_rl.vector_mcts",
                  "fae_rl.vector", "fantastiqa_rl.observation", "fantastiqa_rl.card_view", "fantastiqa_rl.render",
