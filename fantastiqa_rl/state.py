@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from operator import itemgetter
 
 import numpy as np
 
@@ -109,6 +110,9 @@ _NESTED = names_of(PER_SEAT)
 _SEAT_MAPS = names_of(PER_SEAT_MAP)
 _OPT_LISTS = names_of(OPT_LIST)
 _OWN_FLAGS = names_of(OWN_FLAGS)
+assert len(_LISTS) > 1          # itemgetter of one name returns the value, not a 1-tuple
+_GET_LISTS = itemgetter(*_LISTS)   # the list fields' values in one C call, copied by list.copy
+_COPY = list.copy
 
 
 class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
@@ -269,8 +273,7 @@ class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
         d = self.__dict__
         cd = c.__dict__
         cd.update(d)
-        for f in _LISTS:
-            cd[f] = d[f][:]
+        cd.update(zip(_LISTS, map(_COPY, _GET_LISTS(d))))
         for f in _NESTED:
             cd[f] = [x[:] for x in d[f]]
         for f in _SEAT_MAPS:
