@@ -5,6 +5,7 @@ fields are named after these keys (supply.gems is `state.supply_gems`, setup_off
 `state.offer_quests`, players[p].tokens.quest_token `state.quest_token[p]`, turn.token_left
 `state.token_left`); the exceptions: options (`state.opts`), current (`state.cur`), winners
 (`state.winners_`), goal (its name, `state.goal_name`) and supply.dragons (`state.dragons`).
+Each field's key is declared with the field in `fantastiqa_rl.state_fields` (`Field.key`).
     version, card_set, num_players, options, goal, phase, current, turns, winners, end_reason,
     region_at[6], statue_at[6], board[7] (-1 empty), board_gems[7], creature_deck, artifact_deck,
     beast_deck, quest_deck (decks: top card LAST), open_quests[2], open_bonus[2],
