@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -105,27 +104,13 @@ def main(argv=None) -> None:
     p.add_argument("--iterations", type=int, default=40, help="MCTS iterations per move (default 40)")
     p.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    from trees import alternate  # benchmarks/ is this script's folder, first on sys.path
     if args.worker:
         tree, *sizes = args.worker
         return worker(tree, *map(int, sizes))
     load_before = os.getloadavg()
-    procs = {}
-    for name, tree in (("old", args.old), ("new", args.new)):
-        py = Path(tree) / ".venv/bin/python"
-        cmd = [str(py) if py.exists() else sys.executable, str(Path(__file__).resolve()), "x", "x", "--worker",
-               str(Path(tree).resolve()), str(args.games), str(args.greedy_games), str(args.mcts_positions),
-               str(args.iterations)]
-        procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tree)
-    figures = {(name, w): [] for name in procs for w in WORKLOADS}
-    for r in range(args.rounds):
-        for w in WORKLOADS:
-            for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                procs[name].stdin.write(f"{w}\n")
-                procs[name].stdin.flush()
-                figures[name, w].append(json.loads(procs[name].stdout.readline()))
-    for pr in procs.values():
-        pr.stdin.close()
-        pr.wait()
+    figures = alternate(__file__, {"old": args.old, "new": args.new},
+                        (args.games, args.greedy_games, args.mcts_positions, args.iterations), WORKLOADS, args.rounds)
     med = {k: statistics.median(v) for k, v in figures.items()}
     print(f"{args.rounds} rounds, old and new alternated; load average {load_before[0]:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after ({os.cpu_count()} CPUs)")

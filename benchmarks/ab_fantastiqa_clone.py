@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -67,24 +66,11 @@ def main(argv=None) -> None:
     p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    from trees import alternate  # benchmarks/ is this script's folder, first on sys.path
     if args.worker:
         return worker(args.worker)
-    procs = {}
-    for name, tree in (("old", args.old), ("new", args.new)):
-        py = Path(tree) / ".venv/bin/python"
-        cmd = [str(py) if py.exists() else sys.executable, str(Path(__file__).resolve()), "x", "x",
-               "--worker", str(Path(tree).resolve())]
-        env = dict(os.environ, PYTHONHASHSEED="0")   # the same string hashes (dict layouts) in both workers
-        procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tree, env=env)
-    per_clone = {name: [] for name in procs}
-    for r in range(args.rounds):
-        for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
-            procs[name].stdin.write(f"{args.clones}\n")
-            procs[name].stdin.flush()
-            per_clone[name].append(json.loads(procs[name].stdout.readline()))
-    for pr in procs.values():
-        pr.stdin.close()
-        pr.wait()
+    answers = alternate(__file__, {"old": args.old, "new": args.new}, (), [args.clones], args.rounds)
+    per_clone = {name: answers[name, args.clones] for name in ("old", "new")}
     rate = {name: 1.0 / statistics.median(t) for name, t in per_clone.items()}
     print(f"FantastiqaState.clone, {len(GAMES) * 4} states, {args.rounds} rounds of {args.clones:,} clones each, "
           f"load average {os.getloadavg()[0]:.2f}")

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -76,24 +75,13 @@ def main(argv=None) -> None:
     p.add_argument("--rounds", type=int, default=8)
     p.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    from trees import alternate  # benchmarks/ is this script's folder, first on sys.path
     if args.worker:
         tree, preset, snaps, n = args.worker
         return worker(tree, preset, int(snaps), int(n))
-    procs = {}
-    for name, tree in (("old", args.old), ("new", args.new)):
-        py = Path(tree) / ".venv/bin/python"
-        cmd = [str(py) if py.exists() else sys.executable, str(Path(__file__).resolve()), "x", "x", "--worker",
-               str(Path(tree).resolve()), args.preset, str(args.snapshots), str(args.n_envs)]
-        procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tree)
-    times = {name: [] for name in procs}
-    for r in range(args.rounds):
-        for name in (("old", "new") if r % 2 == 0 else ("new", "old")):
-            procs[name].stdin.write(f"{args.steps}\n")
-            procs[name].stdin.flush()
-            times[name].append(json.loads(procs[name].stdout.readline()))
-    for pr in procs.values():
-        pr.stdin.close()
-        pr.wait()
+    answers = alternate(__file__, {"old": args.old, "new": args.new}, (args.preset, args.snapshots, args.n_envs),
+                        [args.steps], args.rounds)
+    times = {name: answers[name, args.steps] for name in ("old", "new")}
     rate = {name: args.steps * args.n_envs / statistics.median(t) for name, t in times.items()}
     print(f"preset {args.preset}, {args.n_envs} games, {args.snapshots} snapshots in the pool, {args.rounds} rounds of "
           f"{args.steps} learner steps each, load average {os.getloadavg()[0]:.2f}")

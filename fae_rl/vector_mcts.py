@@ -52,6 +52,7 @@ from fae_rl.vector_core import (
     W_SIZE,
     W_TERMINAL,
     apply_action,
+    legal_actions,  # the one kernel of a game's legal ids (FaeState.legal_actions calls it too)
     ritual_gain,
 )
 from fae_rl.state import MAX_PLAYERS
@@ -81,25 +82,6 @@ def _below(state, k):
 
 
 # ---------------------------------------------------------------------------- game knowledge
-@njit(cache=True)
-def legal_actions(b, w, g, out):
-    """Game g's legal actions into `out`, ascending; returns how many (0 once the game is over)."""
-    n = 0
-    if w[g, W_TERMINAL]:
-        return 0
-    if w[g, W_NPEND]:
-        for i in range(NUM_SPACES):
-            if b[g, B_PENDING + i]:
-                out[n] = NUM_MOVE_ACTIONS + i
-                n += 1
-    else:
-        for a in range(NUM_MOVE_ACTIONS):
-            if b[g, B_MOVE_OK + a]:
-                out[n] = a
-                n += 1
-    return n
-
-
 @njit(cache=True)
 def ritual_order(b, w, g, order, gains):
     """The prior's first part (`tabletop_rl.agents.mcts.fae_prior`): game g's legal actions that trigger
