@@ -1,19 +1,21 @@
 """Every decision of a Fantastiqa turn with its handlers in both engines, in one table.
 
     from fantastiqa_rl.decisions import DECISIONS
-    DECISIONS["BUY"]   # Decision(legal=Statues._legal_buy, apply=Statues._apply_buy,
-                       #          mask_row="vector_kernels._buy_row", step="vector_steps.buy", ...)
+    DECISIONS["BUY"]   # Decision(legal=statues.rules.legal_buy, apply=statues.rules.apply_buy,
+                       #          mask_row="statues.kernels._buy_row", step="statues.kernels.buy", ...)
 
-A decision (a phase of `fantastiqa_rl.actions.PHASES`) has its legal actions and its transition in
-the scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixins' methods) and, where it is ported,
-a mask row kernel (`fantastiqa_rl.vector_kernels.legal` dispatches to it) and a step kernel
-(`fantastiqa_rl.vector_steps.apply` dispatches to it). A decision that is not ported says why in
-`scalar_because`: `FantastiqaVector` then asks the scalar core for that game (its `counts` and
-`phase_counts` say how often). The dispatch chains themselves stay `if` chains in the kernels (numba
-has no function tables that run as fast; `vector_kernels.legal`'s comment), so this table is the
-map a maintainer reads, and `tests/test_fantastiqa_decisions.py` holds it to the code: every name
-resolves, every phase has an entry, the scalar pair is `rules.HANDLERS`', and the differential runs
-each ported decision in its kernels (and the unported ones on the scalar core).
+A decision (a phase of `fantastiqa_rl.actions.PHASES`) has its legal actions and its transition in the
+scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixins' methods, or a topic folder's functions
+such as `fantastiqa_rl.statues.rules`) and, where it is ported, a mask row kernel
+(`fantastiqa_rl.vector_kernels.legal` dispatches to it) and a step kernel
+(`fantastiqa_rl.vector_steps.apply` dispatches to it; a topic folder's kernels sit beside its rules:
+`fantastiqa_rl.statues.kernels`). A decision that is not ported says why in `scalar_because`:
+`FantastiqaVector` then asks the scalar core for that game (its `counts` and `phase_counts` say how
+often). The dispatch chains themselves stay `if` chains in the kernels (numba has no function tables
+that run as fast; `vector_kernels.legal`'s comment), so this table is the map a maintainer reads, and
+`tests/test_fantastiqa_decisions.py` holds it to the code: every name resolves, every phase has an
+entry, the scalar pair is `rules.HANDLERS`', and the differential runs each ported decision in its
+kernels (and the unported ones on the scalar core).
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ class Decision:
     apply: Callable           # scalar: f(state, seat, action)
     mask_row: str | None      # batched: "module.function" of fantastiqa_rl writing the mask row, or None
     step: str | None          # batched: "module.function" applying an action, or None
+    # (module may be dotted: "statues.kernels._buy_row" is fantastiqa_rl.statues.kernels._buy_row)
     scalar_because: str = ""  # why a decision without kernels is left to the scalar core
     rare: bool = False        # the short random differential may not reach it (exercised by the long one)
 
@@ -47,13 +50,13 @@ _BATCHED = {
     "ADV_PAY": ("vector_kernels._pay_row", "vector_steps.adv_pay", "", False),
     "QUEST_PAY": ("vector_kernels._pay_row", "vector_steps.quest_pay", "", False),
     "MOVE_DEST": ("vector_kernels._move_dest_row", "vector_steps.move_dest", "", False),
-    "BUY": ("vector_kernels._buy_row", "vector_steps.buy", "", False),
-    "CHEST": ("vector_kernels._chest_row", "vector_steps.chest", "", False),
-    "RELEASE": ("vector_kernels._release_row", "vector_steps.release", "", False),
+    "BUY": ("statues.kernels._buy_row", "statues.kernels.buy", "", False),
+    "CHEST": ("statues.kernels._chest_row", "statues.kernels.chest", "", False),
+    "RELEASE": ("statues.kernels._release_row", "statues.kernels.release", "", False),
     "COMMIT_TARGET": ("vector_kernels._commit_target_row", "vector_steps.commit_to", "", False),
     "WITHDRAW_FROM": ("vector_kernels._withdraw_from_row", "vector_steps.withdraw_from", "", True),
     "TARGET_SEAT": ("vector_kernels._target_seat_row", "vector_steps.target_seat", "", False),
-    "STATUE_OPTION": ("vector_kernels._statue_option_row", "vector_steps.statue_option", "", False),
+    "STATUE_OPTION": ("statues.kernels._statue_option_row", "statues.kernels.statue_option", "", False),
     "GLASS": ("vector_kernels._effect_row", "vector_steps.glass", "", False),
     "BELL": ("vector_kernels._effect_row", "vector_steps.bell", "", False),
     "BREW_CARD": ("vector_kernels._effect_row", "vector_steps.brew_card", "", True),
@@ -73,8 +76,9 @@ DECISIONS = {
 
 
 def resolve(name: str):
-    """The batched handler named "module.function" (of fantastiqa_rl)."""
-    module, function = name.split(".")
+    """The batched handler named "module.function" (of fantastiqa_rl; module may be dotted,
+    "statues.kernels._buy_row")."""
+    module, _, function = name.rpartition(".")
     return getattr(importlib.import_module(f"fantastiqa_rl.{module}"), function)
 
 

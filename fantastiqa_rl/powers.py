@@ -8,6 +8,7 @@ from __future__ import annotations
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import (NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY, P_GEM, P_KEY, P_NONE, P_PEACEFUL,
                                  P_PLUS)
+from fantastiqa_rl.statues.rules import statue_options
 
 # TARGET_SEAT reasons (state.reason)
 R_PEACEFUL, R_DRAGON, R_BREW = 0, 1, 2
@@ -38,7 +39,7 @@ class Powers:
         if pw == P_FLY:
             return bool(self._moves(p, self.phase == A.ADV_MOVE))
         if pw == P_KEY:     # the options once the card has left the hand (into play, Q-T2)
-            return bool(self._statue_options(p, leaving=int(kind_held_in_play(self.opts, self.g, k))))
+            return bool(statue_options(self, p, leaving=int(kind_held_in_play(self.opts, self.g, k))))
         if pw == P_DRAGON:
             return bool(self.dragons) and bool(self._opponents_here(p))
         if pw == P_PEACEFUL:

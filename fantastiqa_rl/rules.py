@@ -5,8 +5,8 @@ and its transition; `LEGAL` and `APPLY` index them by phase). Within the main de
 action's transition is looked up too: by its id (`MAIN_FIXED`) or its block of ids (`MAIN_BLOCKS`).
 The handlers of some decisions live
 with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
-`fantastiqa_rl.statues`, the Abbey in `fantastiqa_rl.abbey`; setup and the start and end of turns
-are `fantastiqa_rl.turn_flow`.
+`fantastiqa_rl.statues` (plain functions of the state, `statues.rules`), the Abbey in
+`fantastiqa_rl.abbey`; setup and the start and end of turns are `fantastiqa_rl.turn_flow`.
 
 The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
 `fantastiqa_rl.state`. Actions are the flat ids of `fantastiqa_rl.actions`.
@@ -23,7 +23,7 @@ from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.powers import Powers
-from fantastiqa_rl.statues import Statues
+from fantastiqa_rl.statues import rules as statues
 from fantastiqa_rl.turn_flow import TurnFlow
 
 
@@ -161,7 +161,7 @@ class Rules:
         if not self.action_used:
             if self._pay_moves(p, 1 << self.position[p], -1):
                 out.append(A.ADVENTURE)
-            if self._statue_options(p):
+            if statues.statue_options(self, p):
                 out.append(A.VISIT_STATUE)
             out += list({L.quest + g.I_QUEST_KIND[q] for q in self._completable(p)})
             if self.opts["abbey"] and not self._why_no_explore(p):
@@ -514,10 +514,10 @@ HANDLERS = {
     A.WITHDRAW_FROM:  (Rules._legal_withdraw_from, Rules._apply_withdraw_from),
     A.END_DISCARD:    (Rules._legal_end_discard, Rules._apply_end_discard),
     A.TERMINAL:       (Rules._legal_none, Rules._apply_terminal),
-    A.STATUE_OPTION:  (Statues._legal_statue_option, Statues._apply_statue_option),
-    A.BUY:            (Statues._legal_buy, Statues._apply_buy),
-    A.CHEST:          (Statues._legal_chest, Statues._apply_chest),
-    A.RELEASE:        (Statues._legal_release, Statues._apply_release),
+    A.STATUE_OPTION:  (statues.legal_statue_option, statues.apply_statue_option),
+    A.BUY:            (statues.legal_buy, statues.apply_buy),
+    A.CHEST:          (statues.legal_chest, statues.apply_chest),
+    A.RELEASE:        (statues.legal_release, statues.apply_release),
     A.TARGET_SEAT:    (Powers._legal_target_seat, Powers._apply_target_seat),
     A.GLASS:          (Powers._legal_glass, Powers._apply_glass),
     A.BELL:           (Powers._legal_bell, Powers._apply_bell),

@@ -12,8 +12,10 @@ Modules by job. This module holds the state class (construction, public API, clo
 fields are declared once in `fantastiqa_rl.state_fields` (each with how `clone` copies it, the rule
 topic that owns it, its state-dict key and meaning; `clone` is driven by it); its rules come from mixins: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
 dispatched by phase through tables), `fantastiqa_rl.powers` (card powers, artifact effects),
-`fantastiqa_rl.statues` (statue options), `fantastiqa_rl.turn_flow` (setup, the start and end of
-turns, the end of the game) and `fantastiqa_rl.abbey` (the Abbey expansion). `fantastiqa_rl.options`
+`fantastiqa_rl.turn_flow` (setup, the start and end of turns, the end of the game) and
+`fantastiqa_rl.abbey` (the Abbey expansion); and from one topic folder that is no mixin:
+`fantastiqa_rl.statues` (statue options: plain functions of the state in `statues.rules`, their
+batched kernels in `statues.kernels`). `fantastiqa_rl.options`
 checks the rule options, `fantastiqa_rl.chance` names the chance sources,
 `fantastiqa_rl.serialization` reads and writes the state dict, `fantastiqa_rl.text` names actions
 and explains illegal ones. Below them: `cards.py` (card file format, loader, validation) ->
@@ -94,7 +96,6 @@ from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL, Powers
 from fantastiqa_rl.rules import Rules
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
 from fantastiqa_rl.state_fields import LIST, OPT_LIST, OWN_FLAGS, PER_SEAT, PER_SEAT_MAP, names_of
-from fantastiqa_rl.statues import Statues
 from fantastiqa_rl.text import action_to_string, describe, why_illegal
 from fantastiqa_rl.turn_flow import HAND_SIZE, TurnFlow
 from tabletop_rl.envs.game_state import one_integer
@@ -115,7 +116,7 @@ _GET_LISTS = itemgetter(*_LISTS)   # the list fields' values in one C call, copi
 _COPY = list.copy
 
 
-class FantastiqaState(Rules, Powers, Statues, TurnFlow, AbbeyRules):
+class FantastiqaState(Rules, Powers, TurnFlow, AbbeyRules):
     """One Fantastiqa game position. Create with `FantastiqaState.new(...)`."""
 
     # ------------------------------------------------------------------ construction

@@ -3,7 +3,8 @@ the rule topic that owns it, its key in the state dict and what it means (issue 
 OpenSpiel's State or pgx's dataclass declare theirs).
 
 `FantastiqaState` is one object whose rules come from mixins sharing one `self` (`rules`, `powers`,
-`statues`, `turn_flow`, `abbey`); they set these fields, and only these: `FIELDS` is the list a
+`turn_flow`, `abbey`) and from topic folders' plain functions of the state (`statues.rules`); they
+set these fields, and only these: `FIELDS` is the list a
 reader consults, and the code is driven by it. `FantastiqaState.clone` copies by `kind` (the
 per-kind name tuples below, built once at import); `tests/test_fantastiqa_declared_state.py` plays
 random games (2-4 seats, teams, the Abbey, a generated card file, clones and state-dict round trips)
@@ -44,7 +45,7 @@ OWNERS = {
     "supply": "state.py: _take; the general supply's counters and the box (Q-X1)",
     "seats": "turn_flow.py: _draw (Q-X1), _end_turn (Q-T1); every decision moves and pays with the seats' cards and gems",
     "adventure": "rules.py: ADVENTURE, ADV_MOVE, ADV_PAY, MOVE_DEST (Q-A1..Q-A4, Q-M1)",
-    "statues": "statues.py: STATUE_OPTION, BUY, CHEST, RELEASE (Q-V1..Q-V3)",
+    "statues": "statues/rules.py (kernels: statues/kernels.py): STATUE_OPTION, BUY, CHEST, RELEASE (Q-V1..Q-V3)",
     "quests": "rules.py: QUEST, QUEST_PAY, MARK, commits (Q-Q1..Q-Q3, Q-F2)",
     "free actions": "rules.py: FREE_MENU, carpets and reshuffles (Q-F3, Q-F4)",
     "powers": "powers.py: PLAY, artifact effects, GLASS, BELL, BREW_CARD, WARDROBE, TARGET_SEAT (Q-F1)",

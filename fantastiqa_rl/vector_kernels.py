@@ -2,7 +2,8 @@
 the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and lengths), for a batch.
 
 - `legal(...)`: each game's legal actions, for the decisions ported (one function per decision,
-  named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`);
+  named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`;
+  a rule topic's own rows live in its folder: the statues' in `fantastiqa_rl.statues.kernels`);
 - `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`).
 (The observation is `fantastiqa_rl.obs_kernel.encode`, straight from the rows.)
 Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
@@ -24,12 +25,12 @@ from fantastiqa_rl.board import P_FLY
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_steps as S
 from fantastiqa_rl.powers import R_BREW
-from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, RELEASE_MAX
+from fantastiqa_rl.statues.kernels import _buy_row, _chest_row, _release_row, _statue_option_row, statue_options
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
-from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED,
-                                        L_RELEASE, L_REVEALED, MAX_SEATS, NUM_POSITIONS, NUM_SPACES, P_C_CARDS,
-                                        P_C_OF, P_C_ORDER, P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS,
-                                        S_GEMS, S_POS, W_ACTION_USED, W_BOARD, W_CANCELS, W_COUNT, W_CUR, W_KEY,
+from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_POWERED,
+                                        L_REVEALED, MAX_SEATS, NUM_POSITIONS, NUM_SPACES, P_C_CARDS,
+                                        P_C_OF, P_C_ORDER, P_DISCARD, P_HAND, P_LISTS, S_CARPETS,
+                                        S_POS, W_ACTION_USED, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
                                         W_LEN, W_PHASE, W_PREV, W_REASON, W_RET, W_SEATS, W_TARGET, W_VISITED)
 from fantastiqa_rl.vector_state import kernel
 
@@ -92,7 +93,7 @@ def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
         dests = wi[R.reg(wi, R.R_DESTS):]
         if R.pay_moves(c, w, i, cap, T, p, 1 << pos, -1, dests, wi, wp):
             row[A.ADVENTURE] = True
-        if R.statue_options(c, w, i, cap, p, 0):
+        if statue_options(c, w, i, cap, p, 0):
             row[A.VISIT_STATUE] = True
         qs = wi[R.reg(wi, R.R_QUESTS):]
         for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
@@ -107,15 +108,6 @@ def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
 def _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp):
     p = w[i, W_CUR]
     R.legal_free(c, w, i, cap, T, p, row, wi)
-
-
-@kernel
-def _statue_option_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Statues._legal_statue_option."""
-    p = w[i, W_CUR]
-    R.write_statue_options(row, R.statue_options(c, w, i, cap, p, 0))
-    if not w[i, W_KEY]:
-        row[A.CANCEL] = True
 
 
 @kernel
@@ -162,50 +154,6 @@ def _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp):
         if adventure and (((visited >> d) & 1) if flags[R.F_SIMPLE] else d == prev):
             continue
         row[A.REGION + d] = True
-
-
-@kernel
-def _buy_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Statues._legal_buy."""
-    hk = T[0]
-    p = w[i, W_CUR]
-    row[A.DONE] = True
-    K = T[2].shape[1]
-    gems = w[i, W_SEATS + MAX_SEATS * S_GEMS + p]
-    for t in range(_len(w, i, L_REVEALED)):
-        k = hk[c[i, L_REVEALED * cap + t]]
-        if T[13][k] <= gems:
-            row[A.HAND + 2 * K + k] = True
-
-
-@kernel
-def _chest_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Statues._legal_chest."""
-    p = w[i, W_CUR]
-    if w[i, W_COUNT]:
-        row[A.DONE] = True
-    if _len(w, i, _seat(p, P_QUESTS)) < PERSONAL_QUEST_CAP:
-        for t in range(_len(w, i, L_REVEALED)):
-            row[quest0 + T[1][c[i, L_REVEALED * cap + t]]] = True
-
-
-@kernel
-def _release_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Statues._legal_release."""
-    hk = T[0]
-    p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
-    row[A.CANCEL] = True
-    n = _len(w, i, L_PAY) + _len(w, i, L_RELEASE)
-    if n:
-        row[A.CONFIRM] = True
-    if n < RELEASE_MAX and n < w[i, W_SEATS + MAX_SEATS * S_GEMS + p]:
-        K = T[2].shape[1]
-        for t in range(_len(w, i, hand)):
-            row[A.HAND + hk[c[i, hand * cap + t]]] = True
-        discard = _seat(p, P_DISCARD)
-        for t in range(_len(w, i, discard)):
-            row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
 
 
 @kernel

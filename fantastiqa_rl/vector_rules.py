@@ -1,7 +1,8 @@
 """The rule queries the batched kernels ask (`fantastiqa_rl.vector_kernels`), as numba functions over one
 packed row (`fantastiqa_rl.vector_state`): payment values (`fantastiqa_rl.payment`), adventure steps,
-statue options, completable quests, commit targets and the free actions (`fantastiqa_rl.rules`,
-`statues`, `powers`). Each is a line-by-line port of the scalar function named in its docstring.
+completable quests, commit targets and the free actions (`fantastiqa_rl.rules`, `powers`). Each is a
+line-by-line port of the scalar function named in its docstring. The row primitives they use are
+`fantastiqa_rl.vector_rows` (re-exported here); the statue options are `fantastiqa_rl.statues.kernels`.
 
 Card data stays data: `Cards` builds every per-kind and per-quest table from the card file's
 `Game` tables (payment profiles, including Curious-Companion-style wild pairs, powers, symbols,
@@ -15,15 +16,20 @@ import numpy as np
 from numba import njit
 
 from fantastiqa_rl import actions as A
-from fantastiqa_rl.board import (CHEST, NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
+from fantastiqa_rl.board import (NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
 from fantastiqa_rl.powers import kind_held_in_play
-from fantastiqa_rl.statues import PERSONAL_QUEST_CAP, TELEPORT_COST
+from fantastiqa_rl.statues.kernels import statue_options
 from fantastiqa_rl.vector_pay import offered_by_counts
-from fantastiqa_rl.vector_state import (OP_ID, G_LISTS, L_ARTIFACT_DECK, L_BOOSTED, L_DRAGONS, L_POWERED,
-                                        L_PAY, L_TOKEN_LEFT, MAX_SEATS, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
-                                        P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, S_GEMS, S_POS,
-                                        S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_LEN, W_OPEN, W_REGION,
-                                        W_SEATS, W_STATUE, W_TARGET)
+# the row primitives and flag indices, re-exported (R.ln, R.append, R.F_TEAMS, ... in the kernels)
+from fantastiqa_rl.vector_rows import (F_ABBEY, F_BOTH, F_FLY_IN_ADV, F_FORBID, F_GOAL, F_MARK_FORBID,  # noqa: F401
+                                       F_N, F_SIMPLE, F_TEAMS, F_TO_HAND, F_TURN_LIMIT, F_UP_TO_5, append, at,
+                                       contains, extend, find, index, ln, remove, remove_at, seat_field, seat_list,
+                                       set_len)
+from fantastiqa_rl.vector_state import (OP_ID, L_BOOSTED, L_DRAGONS, L_POWERED,
+                                        L_PAY, L_TOKEN_LEFT, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
+                                        P_DISCARD, P_HAND, P_QUESTS, S_CARPETS, S_POS,
+                                        S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_OPEN, W_REGION,
+                                        W_TARGET)
 from fantastiqa_rl.vector_state import kernel
 
 
@@ -116,103 +122,6 @@ R_COMP, R_QUESTS, R_KINDS, R_START, R_COUNT, R_FLAGS, R_DESTS = range(7)
 def reg(wi, j):
     """Start of region j of the workspace wi."""
     return WI_COMP + j * ((wi.size - WI_COMP) // 7)
-
-
-# flags (Cards.flags)
-(F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N, F_MARK_FORBID, F_TURN_LIMIT,
- F_UP_TO_5, F_GOAL) = range(12)
-
-
-# ---------------------------------------------------------------- row access (row i of c / w, capacity cap)
-@njit(cache=True, inline="always")
-def ln(w, i, j):
-    """Length of list j."""
-    return w[i, W_LEN + j]
-
-
-@njit(cache=True, inline="always")
-def at(c, i, j, cap, t):
-    """Item t of list j."""
-    return c[i, j * cap + t]
-
-
-@njit(cache=True, inline="always")
-def seat_list(p, f):
-    return G_LISTS + P_LISTS * p + f
-
-
-@njit(cache=True, inline="always")
-def seat_field(w, i, f, p):
-    return w[i, W_SEATS + MAX_SEATS * f + p]
-
-
-
-
-@kernel
-def append(c, w, i, j, cap, x):
-    k = w[i, W_LEN + j]
-    c[i, j * cap + k] = x
-    w[i, W_LEN + j] = k + 1
-
-
-@njit(cache=True, inline="always")
-def set_len(w, i, j, k):
-    w[i, W_LEN + j] = k
-
-
-@kernel
-def remove_at(c, w, i, j, cap, t):
-    """del list_j[t]."""
-    k = w[i, W_LEN + j]
-    base = j * cap
-    for u in range(t, k - 1):
-        c[i, base + u] = c[i, base + u + 1]
-    w[i, W_LEN + j] = k - 1
-
-
-@kernel
-def index(c, w, i, j, cap, x):
-    """list_j.index(x), or -1."""
-    base = j * cap
-    for t in range(w[i, W_LEN + j]):
-        if c[i, base + t] == x:
-            return t
-    return -1
-
-
-@njit(cache=True, inline="always")
-def contains(c, w, i, j, cap, x):
-    """x in list_j."""
-    return index(c, w, i, j, cap, x) >= 0
-
-
-@kernel
-def remove(c, w, i, j, cap, x):
-    """list_j.remove(x) (x is there)."""
-    remove_at(c, w, i, j, cap, index(c, w, i, j, cap, x))
-
-
-@kernel
-def extend(c, w, i, dst, src, cap):
-    """list_dst += list_src; list_src = []."""
-    for t in range(w[i, W_LEN + src]):
-        append(c, w, i, dst, cap, c[i, src * cap + t])
-    w[i, W_LEN + src] = 0
-
-
-@kernel
-def find(c, w, i, j, cap, hk, k, prefer_boosted):
-    """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
-    base = j * cap
-    nb = w[i, W_LEN + L_BOOSTED]
-    best = -1
-    for t in range(w[i, W_LEN + j]):
-        x = c[i, base + t]
-        if hk[x] == k:
-            if nb == 0 or contains(c, w, i, L_BOOSTED, cap, x) == prefer_boosted:
-                return x
-            best = x
-    return best
 
 
 @njit(cache=True, inline="always")
@@ -371,33 +280,6 @@ def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
             dests[k_out] = d
             k_out += 1
     return k_out
-
-
-# ---------------------------------------------------------------- statues (Statues._statue_options)
-@njit(cache=True, inline="always")
-def statue_options(c, w, i, cap, p, leaving):
-    """Bits of the statue options at p's region: 1 STATUE_DRAW, 2 STATUE_RELEASE, 4 STATUE_TELEPORT."""
-    pos = seat_field(w, i, S_POS, p)
-    st = w[i, W_STATUE + pos]
-    out = 0
-    if ln(w, i, L_ARTIFACT_DECK + st) and not (st == CHEST and ln(w, i, seat_list(p, P_QUESTS)) >= PERSONAL_QUEST_CAP):
-        out |= 1
-    gems = seat_field(w, i, S_GEMS, p)
-    if gems >= 1 and (ln(w, i, seat_list(p, P_HAND)) > leaving or ln(w, i, seat_list(p, P_DISCARD))):
-        out |= 2
-    if gems >= TELEPORT_COST:
-        out |= 4
-    return out
-
-
-@kernel
-def write_statue_options(row, bits):
-    if bits & 1:
-        row[A.STATUE_DRAW] = True
-    if bits & 2:
-        row[A.STATUE_RELEASE] = True
-    if bits & 4:
-        row[A.STATUE_TELEPORT] = True
 
 
 # ---------------------------------------------------------------- quests (Rules._completable, _commit_targets)

@@ -47,9 +47,10 @@ from fantastiqa_rl.state import FantastiqaState
 # The modules whose source the compiled kernels hold: the kernel modules, and the modules whose
 # constants and tables they freeze in at compile time (numba reads a global's value once).
 # A module that uses @kernel must be listed (its own file is no longer the stamp): `kernel` checks.
-_KERNEL_SOURCES = ("vector_state", "vector_chance", "vector_pay", "vector_rules", "vector_steps", "vector_kernels",
-                   "vector_greedy", "obs_kernel", "observation", "actions", "board", "cards", "powers", "statues",
-                   "turn_flow", "options", "abbey")
+# Names are relative to fantastiqa_rl; a rule topic's modules are dotted ("statues.kernels").
+_KERNEL_SOURCES = ("vector_state", "vector_chance", "vector_pay", "vector_rows", "vector_rules", "vector_steps",
+                   "vector_kernels", "vector_greedy", "obs_kernel", "observation", "actions", "board", "cards",
+                   "powers", "statues.rules", "statues.kernels", "turn_flow", "options", "abbey")
 
 
 def _sources_stamp() -> str:
@@ -57,7 +58,7 @@ def _sources_stamp() -> str:
     here = Path(__file__).parent
     h = hashlib.sha256()
     for m in _KERNEL_SOURCES:
-        h.update(m.encode() + b"\0" + (here / f"{m}.py").read_bytes() + b"\0")
+        h.update(m.encode() + b"\0" + here.joinpath(*m.split(".")).with_suffix(".py").read_bytes() + b"\0")
     return h.hexdigest()
 
 
@@ -92,7 +93,7 @@ class _Kernel(CPUDispatcher):
 def kernel(fn):
     """@kernel: @njit(cache=True) for the vector kernels, one compile per argument types (`_Kernel`),
     cached under the hash of the kernel sources (`_KernelCache`)."""
-    if fn.__module__.rpartition(".")[2] not in _KERNEL_SOURCES:
+    if fn.__module__.removeprefix("fantastiqa_rl.") not in _KERNEL_SOURCES:
         raise ValueError(f"@kernel on {fn.__module__}.{fn.__qualname__}: add its module to _KERNEL_SOURCES, or its "
                          f"cached code would outlive changes to its own file")
     disp = _Kernel(py_func=fn, locals={}, targetoptions={"nopython": True, "boundscheck": None})

@@ -1,6 +1,7 @@
 """The transitions the batched kernels port (`fantastiqa_rl.vector_kernels.step`), as numba functions over
 one packed row (`fantastiqa_rl.vector_state`); each is a line-by-line port of the scalar method named
-in its docstring (fantastiqa_rl.rules, turn_flow, statues, powers). Each returns True when it
+in its docstring (fantastiqa_rl.rules, turn_flow, powers; the statues' steps are
+`fantastiqa_rl.statues.kernels`, dispatched here by `apply`). Each returns True when it
 applied the action and False, before changing anything, where the scalar core must (a position the
 port does not cover), or where the step may shuffle and `st` is empty: `st` is the mover's chance
 Generator as PCG64 state words (`fantastiqa_rl.vector_chance`), given by the caller for the steps
@@ -10,37 +11,29 @@ reshuffle (Q-X1, Q-F4) draws in the kernel exactly what the scalar core's Genera
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl import vector_rules as R
-from fantastiqa_rl.board import (CHEST, NUM_OPEN_QUESTS, NUM_POSITIONS, NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY,
+from fantastiqa_rl.board import (NUM_OPEN_QUESTS, NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY,
                                  P_GEM, P_KEY, P_PEACEFUL, P_PLUS)
 from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL
-from fantastiqa_rl.statues import STATUE_REVEAL, TELEPORT_COST
+from fantastiqa_rl.statues.kernels import buy, chest, release, statue_option, take_quest
 from fantastiqa_rl.turn_flow import HAND_SIZE, RAVEN_GEMS
-from fantastiqa_rl.vector_rules import (F_BOTH, F_FORBID, F_GOAL, F_MARK_FORBID, F_N, F_TEAMS, F_TO_HAND,
+from fantastiqa_rl.vector_rules import (F_BOTH, F_FORBID, F_GOAL, F_MARK_FORBID, F_N, F_TEAMS,
                                         F_TURN_LIMIT, F_UP_TO_5, NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
-from fantastiqa_rl.vector_state import (OP_ID, L_ADVENTURE, L_ARTIFACT_DECK, L_BOOSTED, L_BOX, L_CREATURE_DECK, L_DRAGONS,
+from fantastiqa_rl.vector_rows import SUP_BONUS, SUP_CARPETS, SUP_GEMS, sf
+from fantastiqa_rl.vector_state import (OP_ID, L_ADVENTURE, L_BOOSTED, L_BOX, L_CREATURE_DECK, L_DRAGONS,
                                         L_EFFECTS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK, L_RELEASE,
-                                        L_REVEALED, L_TOKEN_LEFT, MAX_SEATS, P_C_CARDS, P_C_OF, P_C_ORDER,
+                                        L_REVEALED, L_TOKEN_LEFT, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_COMPLETED, P_DECK, P_DISCARD, P_HAND, P_QUESTS, REASON_DECK,
                                         REASON_TURN_LIMIT, S_BONUS, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
                                         S_SCORES, S_TOKEN,
                                         W_ACTION_USED, W_BGEMS, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
                                         W_END_REASON, W_KEY, W_NWIN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS, W_PREV,
-                                        W_REASON, W_RET, W_SEATS, W_STATUE, W_SUPPLY, W_TARGET, W_TURNS,
+                                        W_REASON, W_RET, W_SUPPLY, W_TARGET, W_TURNS,
                                         W_VISITED, W_WIN)
 from fantastiqa_rl.vector_state import kernel
-
-SUP_GEMS, SUP_CARPETS, SUP_BONUS = W_SUPPLY, W_SUPPLY + 1, W_SUPPLY + 3
-
-
-@njit(cache=True, inline="always")
-def sf(p, f):
-    """Column of seat p's field f in w."""
-    return W_SEATS + MAX_SEATS * f + p
 
 
 @kernel
@@ -585,143 +578,7 @@ def move_dest(c, w, i, cap, T, p, a, st):
     return True
 
 
-# ---------------------------------------------------------------- statues (fantastiqa_rl.statues)
-@kernel
-def statue_done(w, i):
-    """Statues._statue_done."""
-    if w[i, W_KEY]:
-        w[i, W_KEY] = 0
-    else:
-        w[i, W_ACTION_USED] = 1
-    w[i, W_PHASE] = A.MAIN
-
-
-@kernel
-def statue_option(c, w, i, cap, T, p, a):
-    """Statues._apply_statue_option / _statue."""
-    if a == A.CANCEL:
-        w[i, W_PHASE] = A.MAIN
-        return True
-    pos = w[i, sf(p, S_POS)]
-    st = w[i, W_STATUE + pos]
-    if a == A.STATUE_DRAW:                          # Q-V1: the top cards, no shuffle
-        deck = L_ARTIFACT_DECK + st
-        for _ in range(STATUE_REVEAL + w[i, W_PLUS]):
-            k = ln(w, i, deck)
-            if k == 0:
-                break
-            R.append(c, w, i, L_REVEALED, cap, at(c, i, deck, cap, k - 1))
-            R.set_len(w, i, deck, k - 1)
-        w[i, W_PLUS] = 0
-        w[i, W_COUNT] = 0
-        w[i, W_PHASE] = A.CHEST if st == CHEST else A.BUY
-    elif a == A.STATUE_RELEASE:                     # Q-V2
-        R.set_len(w, i, L_PAY, 0)
-        R.set_len(w, i, L_RELEASE, 0)
-        w[i, W_PHASE] = A.RELEASE
-    else:                                           # Q-V3 teleport
-        w[i, sf(p, S_GEMS)] -= TELEPORT_COST
-        w[i, SUP_GEMS] += TELEPORT_COST
-        for r in range(NUM_POSITIONS):
-            if r != pos and w[i, W_STATUE + r] == st:
-                w[i, sf(p, S_POS)] = r
-                break
-        statue_done(w, i)
-    return True
-
-
-@kernel
-def return_revealed(c, w, i, cap):
-    """Statues._return_revealed: the revealed cards to the bottom of their deck, in draw order."""
-    st = w[i, W_STATUE + w[i, sf(w[i, W_CUR], S_POS)]]
-    deck = L_ARTIFACT_DECK + st
-    k, r = ln(w, i, deck), ln(w, i, L_REVEALED)
-    base = deck * cap
-    for t in range(k - 1, -1, -1):
-        c[i, base + r + t] = c[i, base + t]
-    for t in range(r):
-        c[i, base + t] = at(c, i, L_REVEALED, cap, r - 1 - t)
-    R.set_len(w, i, deck, k + r)
-    R.set_len(w, i, L_REVEALED, 0)
-
-
-@kernel
-def buy(c, w, i, cap, T, p, a):
-    """Statues._apply_buy."""
-    if a == A.DONE:
-        return_revealed(c, w, i, cap)
-        statue_done(w, i)
-        return True
-    K = T[2].shape[1]
-    k = a - A.HAND - 2 * K
-    cost = T[13][k]
-    x = R.find(c, w, i, L_REVEALED, cap, T[0], k, False)
-    R.remove(c, w, i, L_REVEALED, cap, x)
-    w[i, sf(p, S_GEMS)] -= cost
-    w[i, SUP_GEMS] += cost
-    R.append(c, w, i, seat_list(p, P_HAND if T[12][F_TO_HAND] else P_DISCARD), cap, x)
-    return True
-
-
-@kernel
-def take_quest(c, w, i, cap, T, p, a, quest0, src):
-    """The first quest of list src whose QUEST action is a becomes a personal quest of p, with an empty
-    committed list (Statues._apply_chest, Rules._apply_setup_quest); False, unchanged, if none."""
-    for t in range(ln(w, i, src)):
-        q = at(c, i, src, cap, t)
-        if quest0 + T[1][q] == a:
-            if R.contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
-                return False
-            R.remove_at(c, w, i, src, cap, t)
-            R.append(c, w, i, seat_list(p, P_QUESTS), cap, q)
-            R.append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
-            return True
-    return False
-
-
-@kernel
-def chest(c, w, i, cap, T, p, a, quest0):
-    """Statues._apply_chest."""
-    if a == A.DONE:
-        return_revealed(c, w, i, cap)
-        statue_done(w, i)
-        return True
-    if not take_quest(c, w, i, cap, T, p, a, quest0, L_REVEALED):
-        return False
-    w[i, W_COUNT] += 1
-    if ln(w, i, L_REVEALED) == 0:
-        statue_done(w, i)
-    return True
-
-
-@kernel
-def release(c, w, i, cap, T, p, a):
-    """Statues._apply_release."""
-    K = T[2].shape[1]
-    hand, discard = seat_list(p, P_HAND), seat_list(p, P_DISCARD)
-    if a == A.CANCEL:                               # nothing released; a KEY is spent anyway
-        R.extend(c, w, i, hand, L_PAY, cap)
-        R.extend(c, w, i, discard, L_RELEASE, cap)
-        w[i, W_KEY] = 0
-        w[i, W_PHASE] = A.MAIN
-    elif a == A.CONFIRM:                            # released cards leave the game, 1 gem each
-        n = ln(w, i, L_PAY) + ln(w, i, L_RELEASE)
-        R.extend(c, w, i, L_BOX, L_PAY, cap)
-        R.extend(c, w, i, L_BOX, L_RELEASE, cap)
-        w[i, sf(p, S_GEMS)] -= n
-        w[i, SUP_GEMS] += n
-        statue_done(w, i)
-    elif a < A.HAND + K:
-        x = R.find(c, w, i, hand, cap, T[0], a - A.HAND, False)
-        R.remove(c, w, i, hand, cap, x)
-        R.append(c, w, i, L_PAY, cap, x)
-    else:
-        x = R.find(c, w, i, discard, cap, T[0], a - A.HAND - 2 * K, False)
-        R.remove(c, w, i, discard, cap, x)
-        R.append(c, w, i, L_RELEASE, cap, x)
-    return True
-
-
+# ---------------------------------------------------------------- TARGET_SEAT (Powers._apply_target_seat)
 @kernel
 def target_seat(c, w, i, cap, T, p, a, st):
     """Powers._apply_target_seat."""

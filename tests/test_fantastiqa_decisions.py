@@ -45,8 +45,8 @@ def _chains():
 def test_the_kernels_dispatch_each_phase_to_its_handlers(name):
     legal, apply = _chains()
     d = DECISIONS[name]
-    assert _dispatches(legal, name, d.mask_row.split(".")[1]), (name, d.mask_row)
-    assert _dispatches(apply, name, d.step.split(".")[1]), (name, d.step)
+    assert _dispatches(legal, name, d.mask_row.rpartition(".")[2]), (name, d.mask_row)
+    assert _dispatches(apply, name, d.step.rpartition(".")[2]), (name, d.step)
 
 
 def test_a_wrong_pairing_is_caught():

@@ -1,6 +1,8 @@
 """Issue 17: fantastiqa_rl/state.py split by job (rules, powers, statues, turn_flow, abbey, options,
 chance, serialization, text). The names users import from fantastiqa_rl.state stay importable there,
-as the very objects of their new modules, and every decision has its pair of handlers."""
+as the very objects of their new modules, and every decision has its pair of handlers: mixin methods
+(`_legal_x` / `_apply_x`) or a topic folder's functions of the state (`statues.rules.legal_x` /
+`apply_x`, issue 38 item 2)."""
 import fantastiqa_rl.state as state_module
 from fantastiqa_rl import abbey, chance, options, powers, rules, turn_flow
 from fantastiqa_rl.actions import PHASES
@@ -23,4 +25,5 @@ def test_every_phase_has_a_legal_actions_and_a_transition_handler():
     assert len(rules.LEGAL) == len(rules.APPLY) == len(PHASES)
     for ph, (legal, apply) in rules.HANDLERS.items():
         assert rules.LEGAL[ph] is legal and rules.APPLY[ph] is apply, PHASES[ph]
-        assert legal.__name__.startswith("_legal_") and apply.__name__.startswith("_apply_"), PHASES[ph]
+        assert legal.__name__.removeprefix("_").startswith("legal_"), PHASES[ph]
+        assert apply.__name__.removeprefix("_").startswith("apply_"), PHASES[ph]

@@ -10,11 +10,13 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import CHEST, NEIGHBOURS, SPACES, TOWER
 from fantastiqa_rl.debug import (check_conservation, instances_of, move_card, place_creature,
                                  play_setup, set_hand)
+from fantastiqa_rl.statues.rules import statue_options
 from tests.fantastiqa_helpers import COMMIT, HAND, ITEMS, PICK, QUEST, at, do, edited, fresh, legal, qkind
 
 # Private calls (why not public): scenario tests drive internal transitions (_replenish, _draw, _end_turn,
-# _end_by_score, _statue_options) directly, since play reaches these positions only after long random
-# walks; their public names belong to the split of fantastiqa_rl/state.py (issue 17, part B).
+# _end_by_score) and the statue query (statues.rules.statue_options) directly, since play reaches these
+# positions only after long random walks; their public names belong to the split of fantastiqa_rl/state.py
+# (issue 17, part B).
 
 
 # ---------------------------------------------------------------- helpers
@@ -400,7 +402,7 @@ def test_Q_V1_bought_to_hand_option_and_chest():
     do(s, int(max(legal(s))))                        # a second one: 3 personal quests now
     assert len(s.quests[0]) == 3 and legal(s) == {A.DONE}
     do(s, A.DONE)
-    assert A.STATUE_DRAW not in s._statue_options(0), "unavailable while holding 3 quests"
+    assert A.STATUE_DRAW not in statue_options(s, 0), "unavailable while holding 3 quests"
 
 
 def test_Q_V2_release_up_to_three_for_a_gem_each():
@@ -726,7 +728,7 @@ def test_Q_X1_running_out():
     s.artifact_deck = []
     s.supply_gems += s.gems[0]
     s.gems[0] = 0
-    assert A.STATUE_DRAW not in s._statue_options(0)
+    assert A.STATUE_DRAW not in statue_options(s, 0)
     s.supply_gems, spare = 0, s.supply_gems
     set_hand(s, 0, ["Dog"])
     do(s, HAND(s, "Dog"))

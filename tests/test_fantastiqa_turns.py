@@ -13,6 +13,7 @@ from fantastiqa_rl import rules
 from fantastiqa_rl.debug import check_conservation, move_card
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.state import FantastiqaState
+from fantastiqa_rl.statues.rules import statue_options
 from fantastiqa_rl.turn_search import (OPTION_SETS, fuzz_game, sample_states, search_turn, turn_key,
                                        turn_step_bound, with_options)
 from tests.fantastiqa_helpers import HAND, edited, fresh
@@ -52,7 +53,7 @@ LOOPS = {
         lambda s: [next(a for a in s.legal_actions().tolist() if s.layout.quest <= a < s.layout.quest
                         + len(s.g.Q_NAME))], {}),
     "STATUE_RELEASE/CANCEL": (lambda s: s.phase == A.MAIN and A.VISIT_STATUE in s.legal_set()
-                              and A.STATUE_RELEASE in s._statue_options(s.cur),
+                              and A.STATUE_RELEASE in statue_options(s, s.cur),
                               lambda s: [A.VISIT_STATUE, A.STATUE_RELEASE], {}),
     "EXPLORE/CANCEL": (lambda s: s.phase == A.MAIN and s.layout.explore in s.legal_set(),
                        lambda s: [s.layout.explore], {"abbey": True}),

@@ -1,0 +1,117 @@
+"""Access to one packed row of `fantastiqa_rl.vector_state` (row i of c: list items, w: scalars and
+lengths; list capacity cap): the primitives every batched kernel module uses, with the indices of
+`Cards.flags` and the supply's columns. They sit below every kernel module so that a rule topic's
+kernels (`fantastiqa_rl.statues.kernels`) can use them and still be imported by the shared queries,
+steps and dispatchers (`vector_rules`, `vector_steps`, `vector_kernels`): those re-export them
+(`vector_rules.ln`, `vector_steps.sf`, ... are these functions).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from fantastiqa_rl.vector_state import G_LISTS, L_BOOSTED, MAX_SEATS, P_LISTS, W_LEN, W_SEATS, W_SUPPLY
+from fantastiqa_rl.vector_state import kernel
+
+# flags (Cards.flags, built by vector_rules.Cards)
+(F_SIMPLE, F_FLY_IN_ADV, F_TEAMS, F_ABBEY, F_FORBID, F_BOTH, F_TO_HAND, F_N, F_MARK_FORBID, F_TURN_LIMIT,
+ F_UP_TO_5, F_GOAL) = range(12)
+
+
+# columns of w: the supply counters
+SUP_GEMS, SUP_CARPETS, SUP_BONUS = W_SUPPLY, W_SUPPLY + 1, W_SUPPLY + 3
+
+
+@njit(cache=True, inline="always")
+def sf(p, f):
+    """Column of seat p's field f in w."""
+    return W_SEATS + MAX_SEATS * f + p
+
+
+# ---------------------------------------------------------------- row access (row i of c / w, capacity cap)
+@njit(cache=True, inline="always")
+def ln(w, i, j):
+    """Length of list j."""
+    return w[i, W_LEN + j]
+
+
+@njit(cache=True, inline="always")
+def at(c, i, j, cap, t):
+    """Item t of list j."""
+    return c[i, j * cap + t]
+
+
+@njit(cache=True, inline="always")
+def seat_list(p, f):
+    return G_LISTS + P_LISTS * p + f
+
+
+@njit(cache=True, inline="always")
+def seat_field(w, i, f, p):
+    return w[i, W_SEATS + MAX_SEATS * f + p]
+
+
+@kernel
+def append(c, w, i, j, cap, x):
+    k = w[i, W_LEN + j]
+    c[i, j * cap + k] = x
+    w[i, W_LEN + j] = k + 1
+
+
+@njit(cache=True, inline="always")
+def set_len(w, i, j, k):
+    w[i, W_LEN + j] = k
+
+
+@kernel
+def remove_at(c, w, i, j, cap, t):
+    """del list_j[t]."""
+    k = w[i, W_LEN + j]
+    base = j * cap
+    for u in range(t, k - 1):
+        c[i, base + u] = c[i, base + u + 1]
+    w[i, W_LEN + j] = k - 1
+
+
+@kernel
+def index(c, w, i, j, cap, x):
+    """list_j.index(x), or -1."""
+    base = j * cap
+    for t in range(w[i, W_LEN + j]):
+        if c[i, base + t] == x:
+            return t
+    return -1
+
+
+@njit(cache=True, inline="always")
+def contains(c, w, i, j, cap, x):
+    """x in list_j."""
+    return index(c, w, i, j, cap, x) >= 0
+
+
+@kernel
+def remove(c, w, i, j, cap, x):
+    """list_j.remove(x) (x is there)."""
+    remove_at(c, w, i, j, cap, index(c, w, i, j, cap, x))
+
+
+@kernel
+def extend(c, w, i, dst, src, cap):
+    """list_dst += list_src; list_src = []."""
+    for t in range(w[i, W_LEN + src]):
+        append(c, w, i, dst, cap, c[i, src * cap + t])
+    w[i, W_LEN + src] = 0
+
+
+@kernel
+def find(c, w, i, j, cap, hk, k, prefer_boosted):
+    """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
+    base = j * cap
+    nb = w[i, W_LEN + L_BOOSTED]
+    best = -1
+    for t in range(w[i, W_LEN + j]):
+        x = c[i, base + t]
+        if hk[x] == k:
+            if nb == 0 or contains(c, w, i, L_BOOSTED, cap, x) == prefer_boosted:
+                return x
+            best = x
+    return best
