@@ -6,12 +6,12 @@
 
 A decision (a phase of `fantastiqa_rl.actions.PHASES`) has its legal actions and its transition in the
 scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixins' methods, or a topic folder's functions
-such as `fantastiqa_rl.statues.rules`) and, where it is ported, a mask row kernel
-(`fantastiqa_rl.vector_kernels.legal` dispatches to it) and a step kernel
+such as `fantastiqa_rl.statues.rules` and `fantastiqa_rl.powers.rules`) and, where it is ported, a
+mask row kernel (`fantastiqa_rl.vector_kernels.legal` dispatches to it) and a step kernel
 (`fantastiqa_rl.vector_steps.apply` dispatches to it; a topic folder's kernels sit beside its rules:
-`fantastiqa_rl.statues.kernels`). A decision that is not ported says why in `scalar_because`:
-`FantastiqaVector` then asks the scalar core for that game (its `counts` and `phase_counts` say how
-often). The dispatch chains themselves stay `if` chains in the kernels (numba has no function tables
+`fantastiqa_rl.statues.kernels`, `fantastiqa_rl.powers.kernels`). A decision that is not ported
+says why in `scalar_because`: `FantastiqaVector` then asks the scalar core for that game (its
+`counts` and `phase_counts` say how often). The dispatch chains themselves stay `if` chains in the kernels (numba has no function tables
 that run as fast; `vector_kernels.legal`'s comment), so this table is the map a maintainer reads, and
 `tests/test_fantastiqa_decisions.py` holds it to the code: every name resolves, every phase has an
 entry, the scalar pair is `rules.HANDLERS`', and the differential runs each ported decision in its
@@ -55,12 +55,12 @@ _BATCHED = {
     "RELEASE": ("statues.kernels._release_row", "statues.kernels.release", "", False),
     "COMMIT_TARGET": ("vector_kernels._commit_target_row", "vector_steps.commit_to", "", False),
     "WITHDRAW_FROM": ("vector_kernels._withdraw_from_row", "vector_steps.withdraw_from", "", True),
-    "TARGET_SEAT": ("vector_kernels._target_seat_row", "vector_steps.target_seat", "", False),
+    "TARGET_SEAT": ("powers.kernels._target_seat_row", "powers.kernels.target_seat", "", False),
     "STATUE_OPTION": ("statues.kernels._statue_option_row", "statues.kernels.statue_option", "", False),
-    "GLASS": ("vector_kernels._effect_row", "vector_steps.glass", "", False),
-    "BELL": ("vector_kernels._effect_row", "vector_steps.bell", "", False),
-    "BREW_CARD": ("vector_kernels._effect_row", "vector_steps.brew_card", "", True),
-    "WARDROBE": ("vector_kernels._effect_row", "vector_steps.wardrobe", "", True),
+    "GLASS": ("powers.kernels._effect_row", "powers.kernels.glass", "", False),
+    "BELL": ("powers.kernels._effect_row", "powers.kernels.bell", "", False),
+    "BREW_CARD": ("powers.kernels._effect_row", "powers.kernels.brew_card", "", True),
+    "WARDROBE": ("powers.kernels._effect_row", "powers.kernels.wardrobe", "", True),
     # a discard is written inline in vector_steps.apply; DONE ends the turn here
     "END_DISCARD": ("vector_kernels._end_discard_row", "vector_steps.finish_turn", "", False),
     "TERMINAL": (None, None, "a finished game has no decision (no legal action)", False),

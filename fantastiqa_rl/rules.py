@@ -4,8 +4,9 @@ the table `HANDLERS` at the end of this module (one pair of handlers per phase: 
 and its transition; `LEGAL` and `APPLY` index them by phase). Within the main decision, the
 action's transition is looked up too: by its id (`MAIN_FIXED`) or its block of ids (`MAIN_BLOCKS`).
 The handlers of some decisions live
-with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
-`fantastiqa_rl.statues` (plain functions of the state, `statues.rules`), the Abbey in
+with their job: card powers and artifact effects in `fantastiqa_rl.powers` and statues in
+`fantastiqa_rl.statues` (topic folders: plain functions of the state, `powers.rules` and
+`statues.rules`), the Abbey in
 `fantastiqa_rl.abbey`; setup and the start and end of turns are `fantastiqa_rl.turn_flow`.
 
 The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
@@ -22,7 +23,7 @@ from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, NUM_POSITIONS, P_FL
 from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.payment import can_meet, offered_kinds
-from fantastiqa_rl.powers import Powers
+from fantastiqa_rl.powers import rules as powers
 from fantastiqa_rl.statues import rules as statues
 from fantastiqa_rl.turn_flow import TurnFlow
 
@@ -191,7 +192,7 @@ class Rules:
             if q >= 0 and self.quest_token[p] != q and q not in self.token_left:
                 out.append(A.MARK + j)
         for k in self._playable_kinds(p):
-            if self._power_ok(p, k):
+            if powers.power_ok(self, p, k):
                 out.append(L.hand + k)
         if self.committed[p]:
             for k in self._kinds(self.hand[p]):
@@ -307,7 +308,7 @@ class Rules:
         raise AssertionError("a REGION action is never legal in MAIN")  # apply() checked legality
 
     def _play_for_power(self, p, k):                # Q-F1
-        self._play_card(p, k)
+        powers.play_card(self, p, k)
 
     def _commit(self, p, k):                        # Q-F2; a single target needs no step
         self.target, self.phase = k, A.COMMIT_TARGET
@@ -372,7 +373,7 @@ class Rules:
         elif a == A.CARPET:
             self._use_carpet(p)
         elif a >= L.hand:                           # FLY card as a path step
-            self._play_card(p, a - L.hand)
+            powers.play_card(self, p, a - L.hand)
             self.phase, self.ret = A.MOVE_DEST, A.ADV_MOVE
         else:
             dest = a - A.REGION
@@ -423,7 +424,7 @@ class Rules:
         self._move_to(p, a - A.REGION)
         self.phase = self.ret
         if self.ret == A.MAIN:
-            self._run_effects(p)
+            powers.run_effects(self, p)
 
     def _apply_commit_target(self, p, a):
         L, QK = self.g.layout, self.g.I_QUEST_KIND
@@ -518,11 +519,11 @@ HANDLERS = {
     A.BUY:            (statues.legal_buy, statues.apply_buy),
     A.CHEST:          (statues.legal_chest, statues.apply_chest),
     A.RELEASE:        (statues.legal_release, statues.apply_release),
-    A.TARGET_SEAT:    (Powers._legal_target_seat, Powers._apply_target_seat),
-    A.GLASS:          (Powers._legal_glass, Powers._apply_glass),
-    A.BELL:           (Powers._legal_bell, Powers._apply_bell),
-    A.BREW_CARD:      (Powers._legal_brew_card, Powers._apply_brew_card),
-    A.WARDROBE:       (Powers._legal_wardrobe, Powers._apply_wardrobe),
+    A.TARGET_SEAT:    (powers.legal_target_seat, powers.apply_target_seat),
+    A.GLASS:          (powers.legal_glass, powers.apply_glass),
+    A.BELL:           (powers.legal_bell, powers.apply_bell),
+    A.BREW_CARD:      (powers.legal_brew_card, powers.apply_brew_card),
+    A.WARDROBE:       (powers.legal_wardrobe, powers.apply_wardrobe),
     A.ABBEY_MATCH:    (AbbeyRules._legal_abbey_match, AbbeyRules._apply_abbey_match),
     A.ABBEY_CHOICE:   (AbbeyRules._legal_abbey_choice, AbbeyRules._apply_abbey_choice),
 }

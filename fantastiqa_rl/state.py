@@ -11,11 +11,12 @@ decision in progress is `state.phase` / `state.phase_name` (one of `actions.PHAS
 Modules by job. This module holds the state class (construction, public API, clone, apply); its
 fields are declared once in `fantastiqa_rl.state_fields` (each with how `clone` copies it, the rule
 topic that owns it, its state-dict key and meaning; `clone` is driven by it); its rules come from mixins: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
-dispatched by phase through tables), `fantastiqa_rl.powers` (card powers, artifact effects),
+dispatched by phase through tables),
 `fantastiqa_rl.turn_flow` (setup, the start and end of turns, the end of the game) and
-`fantastiqa_rl.abbey` (the Abbey expansion); and from one topic folder that is no mixin:
-`fantastiqa_rl.statues` (statue options: plain functions of the state in `statues.rules`, their
-batched kernels in `statues.kernels`). `fantastiqa_rl.options`
+`fantastiqa_rl.abbey` (the Abbey expansion); and from topic folders that are no mixins, each with
+plain functions of the state in `<topic>.rules` and their batched kernels in `<topic>.kernels`:
+`fantastiqa_rl.statues` (statue options) and `fantastiqa_rl.powers` (card powers, artifact
+effects). `fantastiqa_rl.options`
 checks the rule options, `fantastiqa_rl.chance` names the chance sources,
 `fantastiqa_rl.serialization` reads and writes the state dict, `fantastiqa_rl.text` names actions
 and explains illegal ones. Below them: `cards.py` (card file format, loader, validation) ->
@@ -92,7 +93,7 @@ from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG
 from fantastiqa_rl.cards import resolve_card_set
 from fantastiqa_rl.game import get_game
 from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_option, check_options
-from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL, Powers
+from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL
 from fantastiqa_rl.rules import Rules
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
 from fantastiqa_rl.state_fields import LIST, OPT_LIST, OWN_FLAGS, PER_SEAT, PER_SEAT_MAP, names_of
@@ -116,7 +117,7 @@ _GET_LISTS = itemgetter(*_LISTS)   # the list fields' values in one C call, copi
 _COPY = list.copy
 
 
-class FantastiqaState(Rules, Powers, TurnFlow, AbbeyRules):
+class FantastiqaState(Rules, TurnFlow, AbbeyRules):
     """One Fantastiqa game position. Create with `FantastiqaState.new(...)`."""
 
     # ------------------------------------------------------------------ construction

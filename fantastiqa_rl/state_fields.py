@@ -2,8 +2,9 @@
 the rule topic that owns it, its key in the state dict and what it means (issue 38 item 2; as
 OpenSpiel's State or pgx's dataclass declare theirs).
 
-`FantastiqaState` is one object whose rules come from mixins sharing one `self` (`rules`, `powers`,
-`turn_flow`, `abbey`) and from topic folders' plain functions of the state (`statues.rules`); they
+`FantastiqaState` is one object whose rules come from mixins sharing one `self` (`rules`,
+`turn_flow`, `abbey`) and from topic folders' plain functions of the state (`statues.rules`,
+`powers.rules`); they
 set these fields, and only these: `FIELDS` is the list a
 reader consults, and the code is driven by it. `FantastiqaState.clone` copies by `kind` (the
 per-kind name tuples below, built once at import); `tests/test_fantastiqa_declared_state.py` plays
@@ -48,7 +49,7 @@ OWNERS = {
     "statues": "statues/rules.py (kernels: statues/kernels.py): STATUE_OPTION, BUY, CHEST, RELEASE (Q-V1..Q-V3)",
     "quests": "rules.py: QUEST, QUEST_PAY, MARK, commits (Q-Q1..Q-Q3, Q-F2)",
     "free actions": "rules.py: FREE_MENU, carpets and reshuffles (Q-F3, Q-F4)",
-    "powers": "powers.py: PLAY, artifact effects, GLASS, BELL, BREW_CARD, WARDROBE, TARGET_SEAT (Q-F1)",
+    "powers": "powers/rules.py (kernels: powers/kernels.py): PLAY, artifact effects, GLASS, BELL, BREW_CARD, WARDROBE, TARGET_SEAT (Q-F1)",
     "turn": "rules.py: the decision dispatch (APPLY by phase); turn_flow.py: _reset_turn (Q-T1, Q-T2)",
     "end of game": "turn_flow.py: _end_turn (turns), _end_by_score, _end, the win checks (Q-E1..Q-E5, Q-TM2)",
     "abbey": "abbey.py: EXPLORE, ABBEY_MATCH, ABBEY_CHOICE (Q-B1..Q-B5)",

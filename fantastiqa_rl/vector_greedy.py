@@ -37,6 +37,7 @@ from fantastiqa_rl import vector_steps as S
 from fantastiqa_rl.abbey import ABBEY_CAP
 from fantastiqa_rl.board import (CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, NUM_SYMBOLS, P_DRAGON, P_EFFECT,
                                  P_FLY, P_GEM, P_PEACEFUL)
+from fantastiqa_rl.powers.kernels import _effect_row
 from fantastiqa_rl.vector_state import (L_ABBEY_ASIDE, L_ABBEY_DECK, L_ABBEY_RETURNED, L_ARTIFACT_DECK, L_BEAST_DECK,
                                         MAX_SEATS, NUM_OPEN_QUESTS, P_ABBEY, P_C_CARDS, P_C_OF, P_DECK, P_DISCARD,
                                         P_HAND, P_QUESTS, S_GEMS, S_POS, S_SCORES, W_ACTION_USED, W_BGEMS, W_BOARD,
@@ -329,7 +330,7 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
     if ww[0, W_PHASE] != A.GLASS:
         return -1
     row[:] = False
-    K._effect_row(cc, ww, 0, cap, T, row, quest0, wi, wp)
+    _effect_row(cc, ww, 0, cap, T, row, quest0, wi, wp)
     choices = row.copy()
     qs = wi[R.reg(wi, R.R_QUESTS):]
     for a in range(choices.size):

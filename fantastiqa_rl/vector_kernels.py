@@ -3,7 +3,8 @@ the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and l
 
 - `legal(...)`: each game's legal actions, for the decisions ported (one function per decision,
   named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`;
-  a rule topic's own rows live in its folder: the statues' in `fantastiqa_rl.statues.kernels`);
+  a rule topic's own rows live in its folder: the statues' in `fantastiqa_rl.statues.kernels`, the
+  powers' in `fantastiqa_rl.powers.kernels`);
 - `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`).
 (The observation is `fantastiqa_rl.obs_kernel.encode`, straight from the rows.)
 Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
@@ -24,14 +25,14 @@ from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.board import P_FLY
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_steps as S
-from fantastiqa_rl.powers import R_BREW
+from fantastiqa_rl.powers.kernels import _effect_row, _target_seat_row
 from fantastiqa_rl.statues.kernels import _buy_row, _chest_row, _release_row, _statue_option_row, statue_options
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
-from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_POWERED,
-                                        L_REVEALED, MAX_SEATS, NUM_POSITIONS, NUM_SPACES, P_C_CARDS,
-                                        P_C_OF, P_C_ORDER, P_DISCARD, P_HAND, P_LISTS, S_CARPETS,
+from fantastiqa_rl.vector_state import (G_LISTS, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_POWERED,
+                                        MAX_SEATS, NUM_POSITIONS, P_C_CARDS,
+                                        P_C_OF, P_C_ORDER, P_HAND, P_LISTS, S_CARPETS,
                                         S_POS, W_ACTION_USED, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
-                                        W_LEN, W_PHASE, W_PREV, W_REASON, W_RET, W_SEATS, W_TARGET, W_VISITED)
+                                        W_LEN, W_PHASE, W_PREV, W_RET, W_SEATS, W_TARGET, W_VISITED)
 from fantastiqa_rl.vector_state import kernel
 
 
@@ -177,44 +178,6 @@ def _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp):
             if c[i, of * cap + u] == q and hk[c[i, cards * cap + u]] == w[i, W_TARGET]:
                 row[quest0 + T[1][q]] = True
                 break
-
-
-@kernel
-def _target_seat_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Powers._legal_target_seat."""
-    flags = T[12]
-    p = w[i, W_CUR]
-    pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
-    for o in range(flags[R.F_N]):
-        if o != p and not (flags[R.F_TEAMS] and (o - p) % 2 == 0) and \
-                (w[i, W_REASON] == R_BREW or w[i, W_SEATS + MAX_SEATS * S_POS + o] == pos):
-            row[A.SEAT + o] = True
-
-
-@kernel
-def _effect_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Powers._legal_glass, _legal_bell, _legal_brew_card, _legal_wardrobe."""
-    hk, ph = T[0], w[i, W_PHASE]
-    K = T[2].shape[1]
-    hand = _seat(w[i, W_CUR], P_HAND)
-    if ph == A.GLASS:
-        for t in range(_len(w, i, hand)):
-            x = c[i, hand * cap + t]
-            if T[2][0, hk[x], 2] and not R.contains(c, w, i, L_BOOSTED, cap, x):
-                row[A.HAND + hk[x]] = True
-    elif ph == A.BELL:
-        for t in range(_len(w, i, L_REVEALED)):
-            row[A.HAND + 2 * K + hk[c[i, L_REVEALED * cap + t]]] = True
-    elif ph == A.BREW_CARD:
-        for t in range(_len(w, i, hand)):
-            row[A.HAND + hk[c[i, hand * cap + t]]] = True
-        discard = _seat(w[i, W_CUR], P_DISCARD)
-        for t in range(_len(w, i, discard)):
-            row[A.HAND + 2 * K + hk[c[i, discard * cap + t]]] = True
-    else:                                           # WARDROBE
-        for s_ in range(NUM_SPACES):
-            if w[i, W_BOARD + s_] >= 0 and s_ != w[i, W_TARGET]:
-                row[A.SPACE + s_] = True
 
 
 @kernel

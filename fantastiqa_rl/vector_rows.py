@@ -1,15 +1,19 @@
 """Access to one packed row of `fantastiqa_rl.vector_state` (row i of c: list items, w: scalars and
 lengths; list capacity cap): the primitives every batched kernel module uses, with the indices of
-`Cards.flags` and the supply's columns. They sit below every kernel module so that a rule topic's
-kernels (`fantastiqa_rl.statues.kernels`) can use them and still be imported by the shared queries,
-steps and dispatchers (`vector_rules`, `vector_steps`, `vector_kernels`): those re-export them
-(`vector_rules.ln`, `vector_steps.sf`, ... are these functions).
+`Cards.flags`, the supply's columns, and the two steps several topics share: `take` from the supply
+and `draw` (a seat's draw, reshuffling with its Generator). They sit below every kernel module so
+that a rule topic's kernels (`fantastiqa_rl.statues.kernels`, `fantastiqa_rl.powers.kernels`) can
+use them and still be imported by the shared queries, steps and dispatchers (`vector_rules`,
+`vector_steps`, `vector_kernels`): those re-export them (`vector_rules.ln`, `vector_steps.sf`,
+`vector_steps.draw`, ... are these functions).
 """
 from __future__ import annotations
 
 from numba import njit
 
-from fantastiqa_rl.vector_state import G_LISTS, L_BOOSTED, MAX_SEATS, P_LISTS, W_LEN, W_SEATS, W_SUPPLY
+from fantastiqa_rl import vector_chance as CH
+from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, MAX_SEATS, P_DECK, P_DISCARD, P_LISTS, W_LEN, W_SEATS,
+                                        W_SUPPLY)
 from fantastiqa_rl.vector_state import kernel
 
 # flags (Cards.flags, built by vector_rules.Cards)
@@ -115,3 +119,35 @@ def find(c, w, i, j, cap, hk, k, prefer_boosted):
                 return x
             best = x
     return best
+
+
+# ---------------------------------------------------------------- the supply and the draw
+# (shared by the steps of several topics: the turn flow, quests, the powers' effects; moved from
+# vector_steps, which re-exports them, with R.extend / R.append / R.set_len called by name here)
+@kernel
+def take(w, i, col, k):
+    """TurnFlow._take: up to k from the supply counter at column col; returns what was taken."""
+    t = min(w[i, col], k)
+    w[i, col] -= t
+    return t
+
+
+@kernel
+def draw(c, w, i, cap, p, k, dst, st):
+    """TurnFlow._draw of k cards from p's deck into list dst; where the deck runs out and the discard
+    is not empty, the discard becomes the deck, shuffled with p's Generator (Q-X1: `st`, its state
+    words); without `st` (size 0) return False, unchanged."""
+    deck, discard = seat_list(p, P_DECK), seat_list(p, P_DISCARD)
+    if k > ln(w, i, deck) and ln(w, i, discard) and st.size == 0:
+        return False
+    for _ in range(k):
+        t = ln(w, i, deck)
+        if t == 0:
+            if ln(w, i, discard) == 0:
+                return True
+            extend(c, w, i, deck, discard, cap)   # deck += discard (the deck is empty); shuffle(deck)
+            t = ln(w, i, deck)
+            CH.shuffle(c, i, deck * cap, t, st)
+        append(c, w, i, dst, cap, at(c, i, deck, cap, t - 1))
+        set_len(w, i, deck, t - 1)
+    return True

@@ -2,7 +2,9 @@
 packed row (`fantastiqa_rl.vector_state`): payment values (`fantastiqa_rl.payment`), adventure steps,
 completable quests, commit targets and the free actions (`fantastiqa_rl.rules`, `powers`). Each is a
 line-by-line port of the scalar function named in its docstring. The row primitives they use are
-`fantastiqa_rl.vector_rows` (re-exported here); the statue options are `fantastiqa_rl.statues.kernels`.
+`fantastiqa_rl.vector_rows` (re-exported here); the statue options are `fantastiqa_rl.statues.kernels`,
+the opponents in a seat's region (DRAGON, Peaceful Dragon) `fantastiqa_rl.powers.kernels`; `free_actions`
+ports both `Rules._legal_free` and `powers.rules.power_ok` and stays here.
 
 Card data stays data: `Cards` builds every per-kind and per-quest table from the card file's
 `Game` tables (payment profiles, including Curious-Companion-style wild pairs, powers, symbols,
@@ -17,7 +19,8 @@ from numba import njit
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import (NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
-from fantastiqa_rl.powers import kind_held_in_play
+from fantastiqa_rl.powers.kernels import opponents_here
+from fantastiqa_rl.powers.rules import kind_held_in_play
 from fantastiqa_rl.statues.kernels import statue_options
 from fantastiqa_rl.vector_pay import offered_by_counts
 # the row primitives and flag indices, re-exported (R.ln, R.append, R.F_TEAMS, ... in the kernels)
@@ -331,18 +334,7 @@ def commit_targets(c, w, i, cap, T, p, k, out):
     return k_out
 
 
-# ---------------------------------------------------------------- free actions (Rules._legal_free, Powers._power_ok)
-@njit(cache=True, inline="always")
-def opponents_here(w, i, T, p):
-    """Whether Powers._opponents_here(p) is non-empty."""
-    n, teams = T[12][F_N], T[12][F_TEAMS]
-    pos = seat_field(w, i, S_POS, p)
-    for o in range(n):
-        if o != p and not (teams and (o - p) % 2 == 0) and seat_field(w, i, S_POS, o) == pos:
-            return True
-    return False
-
-
+# ---------------------------------------------------------------- free actions (Rules._legal_free, powers.rules.power_ok)
 @kernel
 def legal_free(c, w, i, cap, T, p, row, wi):
     """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
@@ -373,7 +365,7 @@ def free_actions(c, w, i, cap, T, p, row, wi, first):
         return count
     hand = seat_list(p, P_HAND)
     n_pw = ln(w, i, L_POWERED)
-    # Powers._power_ok's position checks, once per game (each depends on the power alone, and a
+    # powers.rules.power_ok's position checks, once per game (each depends on the power alone, and a
     # KEY's on whether it lies in play after): -1 not computed yet, else 0 / 1
     fly = key_held = key_hand = dragon = peaceful = -1
     power, held = T[5], T[7]

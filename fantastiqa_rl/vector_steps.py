@@ -1,7 +1,8 @@
 """The transitions the batched kernels port (`fantastiqa_rl.vector_kernels.step`), as numba functions over
 one packed row (`fantastiqa_rl.vector_state`); each is a line-by-line port of the scalar method named
-in its docstring (fantastiqa_rl.rules, turn_flow, powers; the statues' steps are
-`fantastiqa_rl.statues.kernels`, dispatched here by `apply`). Each returns True when it
+in its docstring (fantastiqa_rl.rules, turn_flow; a rule topic's steps live in its folder,
+dispatched here by `apply`: the statues' in `fantastiqa_rl.statues.kernels`, the powers' in
+`fantastiqa_rl.powers.kernels`; `take` and `draw` are `fantastiqa_rl.vector_rows`', re-exported). Each returns True when it
 applied the action and False, before changing anything, where the scalar core must (a position the
 port does not cover), or where the step may shuffle and `st` is empty: `st` is the mover's chance
 Generator as PCG64 state words (`fantastiqa_rl.vector_chance`), given by the caller for the steps
@@ -15,15 +16,15 @@ import numpy as np
 from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl import vector_rules as R
-from fantastiqa_rl.board import (NUM_OPEN_QUESTS, NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY,
-                                 P_GEM, P_KEY, P_PEACEFUL, P_PLUS)
-from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL
+from fantastiqa_rl.board import NUM_OPEN_QUESTS, NUM_SPACES, P_EFFECT
+from fantastiqa_rl.powers.kernels import (bell, brew_card, effects_may_reshuffle, glass, play_card, run_effects,
+                                          target_seat, wardrobe)
 from fantastiqa_rl.statues.kernels import buy, chest, release, statue_option, take_quest
 from fantastiqa_rl.turn_flow import HAND_SIZE, RAVEN_GEMS
-from fantastiqa_rl.vector_rules import (F_BOTH, F_FORBID, F_GOAL, F_MARK_FORBID, F_N, F_TEAMS,
+from fantastiqa_rl.vector_rules import (F_FORBID, F_GOAL, F_MARK_FORBID, F_N, F_TEAMS,
                                         F_TURN_LIMIT, F_UP_TO_5, NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
-from fantastiqa_rl.vector_rows import SUP_BONUS, SUP_CARPETS, SUP_GEMS, sf
-from fantastiqa_rl.vector_state import (OP_ID, L_ADVENTURE, L_BOOSTED, L_BOX, L_CREATURE_DECK, L_DRAGONS,
+from fantastiqa_rl.vector_rows import SUP_BONUS, SUP_CARPETS, SUP_GEMS, draw, sf, take
+from fantastiqa_rl.vector_state import (L_ADVENTURE, L_BOOSTED, L_BOX, L_CREATURE_DECK,
                                         L_EFFECTS, L_IN_PLAY, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_POWERED, L_QUEST_DECK, L_RELEASE,
                                         L_REVEALED, L_TOKEN_LEFT, P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_COMPLETED, P_DECK, P_DISCARD, P_HAND, P_QUESTS, REASON_DECK,
@@ -34,14 +35,6 @@ from fantastiqa_rl.vector_state import (OP_ID, L_ADVENTURE, L_BOOSTED, L_BOX, L_
                                         W_REASON, W_RET, W_SUPPLY, W_TARGET, W_TURNS,
                                         W_VISITED, W_WIN)
 from fantastiqa_rl.vector_state import kernel
-
-
-@kernel
-def take(w, i, col, k):
-    """TurnFlow._take: up to k from the supply counter at column col; returns what was taken."""
-    t = min(w[i, col], k)
-    w[i, col] -= t
-    return t
 
 
 # ---------------------------------------------------------------- committed maps (seat p's quest -> cards)
@@ -156,27 +149,6 @@ def replenish(c, w, i, cap, T):
             w[i, W_OPEN + j] = at(c, i, L_QUEST_DECK, cap, k - 1)
             R.set_len(w, i, L_QUEST_DECK, k - 1)
             w[i, W_OBONUS + j] = take(w, i, SUP_BONUS, 1)
-
-
-@kernel
-def draw(c, w, i, cap, p, k, dst, st):
-    """TurnFlow._draw of k cards from p's deck into list dst; where the deck runs out and the discard
-    is not empty, the discard becomes the deck, shuffled with p's Generator (Q-X1: `st`, its state
-    words); without `st` (size 0) return False, unchanged."""
-    deck, discard = seat_list(p, P_DECK), seat_list(p, P_DISCARD)
-    if k > ln(w, i, deck) and ln(w, i, discard) and st.size == 0:
-        return False
-    for _ in range(k):
-        t = ln(w, i, deck)
-        if t == 0:
-            if ln(w, i, discard) == 0:
-                return True
-            R.extend(c, w, i, deck, discard, cap)   # deck += discard (the deck is empty); shuffle(deck)
-            t = ln(w, i, deck)
-            CH.shuffle(c, i, deck * cap, t, st)
-        R.append(c, w, i, dst, cap, at(c, i, deck, cap, t - 1))
-        R.set_len(w, i, deck, t - 1)
-    return True
 
 
 @kernel
@@ -333,55 +305,6 @@ def withdraw(c, w, i, cap, T, p, k):
                 break
     if count == 1:
         withdraw_from(c, w, i, cap, T, p, T[1][only])
-
-
-@kernel
-def play_card(c, w, i, cap, T, p, k, st):
-    """Powers._play_card (Q-F1); for an artifact without `st`, the caller checked that its effects draw
-    no reshuffle."""
-    hk, prof, power, flags = T[0], T[2], T[5], T[12]
-    hand = seat_list(p, P_HAND)
-    pw = power[k]
-    x = -1
-    if flags[F_BOTH] and prof[0, k, 2]:
-        for t in range(ln(w, i, hand)):
-            y = at(c, i, hand, cap, t)
-            if hk[y] == k and not R.contains(c, w, i, L_POWERED, cap, y):
-                x = y
-                break
-        R.append(c, w, i, L_POWERED, cap, x)        # stays in hand for its symbols
-    else:
-        x = R.find(c, w, i, hand, cap, hk, k, False)
-        R.remove(c, w, i, hand, cap, x)
-        if pw == P_PEACEFUL:
-            pass                                    # given away (TARGET_SEAT)
-        elif flags[F_FORBID]:
-            R.append(c, w, i, L_POWERED, cap, x)    # Q-T2: in play until the end of the turn
-        else:
-            R.append(c, w, i, seat_list(p, P_DISCARD), cap, x)
-    if pw == P_FLY:
-        if w[i, W_PHASE] == A.MAIN:
-            w[i, W_PHASE] = A.MOVE_DEST
-            w[i, W_RET] = A.MAIN
-    elif pw == P_KEY:
-        w[i, W_KEY] = 1
-        w[i, W_PHASE] = A.STATUE_OPTION
-    elif pw == P_PLUS:
-        w[i, W_PLUS] += 1
-    elif pw == P_GEM:
-        w[i, sf(p, S_GEMS)] += take(w, i, SUP_GEMS, 1)
-    elif pw == P_DRAGON:
-        w[i, W_PHASE] = A.TARGET_SEAT
-        w[i, W_REASON] = R_DRAGON
-    elif pw == P_PEACEFUL:
-        R.append(c, w, i, L_IN_PLAY, cap, x)
-        w[i, W_PHASE] = A.TARGET_SEAT
-        w[i, W_REASON] = R_PEACEFUL
-    elif pw == P_EFFECT:                            # effects = list(K_EFFECTS[k]), then resolved
-        R.set_len(w, i, L_EFFECTS, 0)
-        for j in range(3 * T[18][k]):
-            R.append(c, w, i, L_EFFECTS, cap, T[17][k, j])
-        run_effects(c, w, i, cap, T, p, st)
 
 
 @kernel
@@ -575,164 +498,6 @@ def move_dest(c, w, i, cap, T, p, a, st):
     w[i, W_PHASE] = ret
     if ret == A.MAIN:
         run_effects(c, w, i, cap, T, p, st)
-    return True
-
-
-# ---------------------------------------------------------------- TARGET_SEAT (Powers._apply_target_seat)
-@kernel
-def target_seat(c, w, i, cap, T, p, a, st):
-    """Powers._apply_target_seat."""
-    if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
-        return False
-    o = a - A.SEAT
-    src = L_DRAGONS if w[i, W_REASON] == R_DRAGON else L_IN_PLAY
-    k = ln(w, i, src)
-    R.append(c, w, i, seat_list(o, P_DISCARD), cap, at(c, i, src, cap, k - 1))
-    R.set_len(w, i, src, k - 1)
-    w[i, W_PHASE] = A.MAIN
-    run_effects(c, w, i, cap, T, p, st)
-    return True
-
-
-# ---------------------------------------------------------------- artifact effects (Powers._run_effects)
-OP_GAIN_GEMS, OP_DRAW, OP_GAIN_CARPET, OP_GAIN_RESHUFFLE = (OP_ID["gain_gems"], OP_ID["draw"], OP_ID["gain_carpet"],
-                                                          OP_ID["gain_reshuffle"])
-OP_STEAL, OP_DOUBLE, OP_DRAW_KEEP = OP_ID["steal_richer"], OP_ID["double_symbols"], OP_ID["draw_keep"]
-OP_GIVE, OP_SWAP = OP_ID["give_card"], OP_ID["swap_creatures"]
-
-
-@kernel
-def effects_may_reshuffle(c, w, i, cap, T, p, k):
-    """Whether the queued effects (and those of a card of kind k about to be played, k >= 0) draw
-    more cards than p's deck holds: a draw could reshuffle (the caller leaves the step to the
-    scalar core; erring on the safe side)."""
-    need = 0
-    for t in range(0, ln(w, i, L_EFFECTS), 3):
-        op = at(c, i, L_EFFECTS, cap, t)
-        if op == OP_DRAW or op == OP_DRAW_KEEP:
-            need += at(c, i, L_EFFECTS, cap, t + 1)
-    if k >= 0:
-        fx = T[17]
-        for j in range(T[18][k]):
-            op = fx[k, 3 * j]
-            if op == OP_DRAW or op == OP_DRAW_KEEP:
-                need += fx[k, 3 * j + 1]
-    return need > ln(w, i, seat_list(p, P_DECK))
-
-
-@kernel
-def run_effects(c, w, i, cap, T, p, st):
-    """Powers._run_effects: resolve queued effects until one needs a decision (the caller gave p's
-    Generator `st`, or checked with effects_may_reshuffle that no draw reshuffles)."""
-    hk, prof, n, teams = T[0], T[2], T[12][F_N], T[12][F_TEAMS]
-    hand, discard = seat_list(p, P_HAND), seat_list(p, P_DISCARD)
-    while ln(w, i, L_EFFECTS) and w[i, W_PHASE] == A.MAIN:
-        op, x, y = at(c, i, L_EFFECTS, cap, 0), at(c, i, L_EFFECTS, cap, 1), at(c, i, L_EFFECTS, cap, 2)
-        for _ in range(3):
-            R.remove_at(c, w, i, L_EFFECTS, cap, 0)
-        if op == OP_GAIN_GEMS:
-            w[i, sf(p, S_GEMS)] += take(w, i, SUP_GEMS, x)
-        elif op == OP_DRAW:
-            draw(c, w, i, cap, p, x, hand, st)
-        elif op == OP_GAIN_CARPET:
-            w[i, sf(p, S_CARPETS)] += take(w, i, SUP_CARPETS, x)
-        elif op == OP_GAIN_RESHUFFLE:
-            w[i, sf(p, S_RESHUFFLES)] += take(w, i, W_SUPPLY + 2, x)
-        elif op == OP_STEAL:
-            mine = w[i, sf(p, S_GEMS)]
-            for o in range(n):
-                if o != p and not (teams and (o - p) % 2 == 0) and w[i, sf(o, S_GEMS)] > mine:
-                    w[i, sf(o, S_GEMS)] -= 1
-                    w[i, sf(p, S_GEMS)] += 1
-        elif op == OP_DOUBLE:
-            for t in range(ln(w, i, hand)):
-                xx = at(c, i, hand, cap, t)
-                if prof[0, hk[xx], 2] and not R.contains(c, w, i, L_BOOSTED, cap, xx):
-                    w[i, W_PHASE] = A.GLASS
-                    break
-        elif op == OP_DRAW_KEEP:
-            draw(c, w, i, cap, p, x, L_REVEALED, st)
-            if ln(w, i, L_REVEALED):
-                if y <= 0:
-                    R.extend(c, w, i, discard, L_REVEALED, cap)
-                else:
-                    w[i, W_COUNT] = y
-                    w[i, W_PHASE] = A.BELL
-        elif op == OP_GIVE:
-            if ln(w, i, hand) or ln(w, i, discard):
-                w[i, W_PHASE] = A.BREW_CARD
-        elif op == OP_SWAP:
-            full = 0
-            for s_ in range(NUM_SPACES):
-                if w[i, W_BOARD + s_] >= 0:
-                    full += 1
-            if full >= 2:
-                w[i, W_TARGET] = -1
-                w[i, W_PHASE] = A.WARDROBE
-
-
-@kernel
-def glass(c, w, i, cap, T, p, a, st):
-    """Powers._apply_glass."""
-    if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
-        return False
-    k = a - A.HAND
-    hand = seat_list(p, P_HAND)
-    for t in range(ln(w, i, hand)):
-        x = at(c, i, hand, cap, t)
-        if T[0][x] == k and not R.contains(c, w, i, L_BOOSTED, cap, x):
-            R.append(c, w, i, L_BOOSTED, cap, x)
-            break
-    w[i, W_PHASE] = A.MAIN
-    run_effects(c, w, i, cap, T, p, st)
-    return True
-
-
-@kernel
-def bell(c, w, i, cap, T, p, a, st):
-    """Powers._apply_bell."""
-    if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
-        return False
-    K = T[2].shape[1]
-    x = R.find(c, w, i, L_REVEALED, cap, T[0], a - A.HAND - 2 * K, False)
-    R.remove(c, w, i, L_REVEALED, cap, x)
-    R.append(c, w, i, seat_list(p, P_HAND), cap, x)
-    w[i, W_COUNT] -= 1
-    if w[i, W_COUNT] <= 0 or ln(w, i, L_REVEALED) == 0:
-        R.extend(c, w, i, seat_list(p, P_DISCARD), L_REVEALED, cap)
-        w[i, W_PHASE] = A.MAIN
-        run_effects(c, w, i, cap, T, p, st)
-    return True
-
-
-@kernel
-def brew_card(c, w, i, cap, T, p, a):
-    """Powers._apply_brew_card."""
-    K = T[2].shape[1]
-    src = seat_list(p, P_HAND if a < A.HAND + K else P_DISCARD)
-    x = R.find(c, w, i, src, cap, T[0], (a - A.HAND) % K, False)
-    R.remove(c, w, i, src, cap, x)
-    R.append(c, w, i, L_IN_PLAY, cap, x)
-    w[i, W_PHASE] = A.TARGET_SEAT
-    w[i, W_REASON] = R_BREW
-    return True
-
-
-@kernel
-def wardrobe(c, w, i, cap, T, p, a, st):
-    """Powers._apply_wardrobe."""
-    s_ = a - A.SPACE
-    t = w[i, W_TARGET]
-    if t < 0:
-        w[i, W_TARGET] = s_
-        return True
-    if st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
-        return False
-    w[i, W_BOARD + t], w[i, W_BOARD + s_] = w[i, W_BOARD + s_], w[i, W_BOARD + t]
-    w[i, W_BGEMS + t], w[i, W_BGEMS + s_] = w[i, W_BGEMS + s_], w[i, W_BGEMS + t]
-    w[i, W_TARGET] = -1
-    w[i, W_PHASE] = A.MAIN
-    run_effects(c, w, i, cap, T, p, st)
     return True
 
 

@@ -1,7 +1,7 @@
 """The statues' rules on the scalar core (Q-V1..Q-V3), as plain functions of a `FantastiqaState` `s`
 and a seat `p`: the options at a statue, drawing and buying (BUY) or keeping quests (CHEST),
 releasing cards (RELEASE) and teleporting. `fantastiqa_rl.rules.HANDLERS` pairs each decision with
-its `legal_*` / `apply_*` here; `Rules._legal_main` (VISIT_STATUE) and `Powers._power_ok` (KEY) ask
+its `legal_*` / `apply_*` here; `Rules._legal_main` (VISIT_STATUE) and `powers.rules.power_ok` (KEY) ask
 `statue_options`. Their batched ports are `fantastiqa_rl.statues.kernels`.
 """
 from __future__ import annotations
