@@ -31,6 +31,7 @@ from __future__ import annotations
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import LOWER_FRAME, SYMBOLS
 from fantastiqa_rl.chance import RNG_ABBEY
+from fantastiqa_rl.turn_flow import rules as turn_flow
 
 ABBEY_CAP = 7                    # Q-B5: Abbey cards per player (or team)
 
@@ -107,8 +108,8 @@ class AbbeyRules:
         self.action_used = True
         self.phase = A.MAIN
         self._abbey_refill()
-        if claim and self._goal_reached(p):         # Q-B1, Q-E1
-            self._end(self.team(p), "goal")
+        if claim and turn_flow.goal_reached(self, p):   # Q-B1, Q-E1
+            turn_flow.end(self, self.team(p), "goal")
 
     # ------------------------------------------------------------------ decisions
     def _legal_abbey_match(self, p) -> list:

@@ -6,10 +6,11 @@
 
 A decision (a phase of `fantastiqa_rl.actions.PHASES`) has its legal actions and its transition in the
 scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixins' methods, or a topic folder's functions
-such as `fantastiqa_rl.statues.rules` and `fantastiqa_rl.powers.rules`) and, where it is ported, a
-mask row kernel (`fantastiqa_rl.vector_kernels.legal` dispatches to it) and a step kernel
-(`fantastiqa_rl.vector_steps.apply` dispatches to it; a topic folder's kernels sit beside its rules:
-`fantastiqa_rl.statues.kernels`, `fantastiqa_rl.powers.kernels`). A decision that is not ported
+such as `fantastiqa_rl.statues.rules`, `fantastiqa_rl.powers.rules` and `fantastiqa_rl.turn_flow.rules`)
+and, where it is ported, a mask row kernel (`fantastiqa_rl.vector_kernels.legal` dispatches to it)
+and a step kernel (`fantastiqa_rl.vector_steps.apply` dispatches to it; a topic folder's kernels sit
+beside its rules: `fantastiqa_rl.statues.kernels`, `fantastiqa_rl.powers.kernels`,
+`fantastiqa_rl.turn_flow.kernels`). A decision that is not ported
 says why in `scalar_because`: `FantastiqaVector` then asks the scalar core for that game (its
 `counts` and `phase_counts` say how often). The dispatch chains themselves stay `if` chains in the kernels (numba has no function tables
 that run as fast; `vector_kernels.legal`'s comment), so this table is the map a maintainer reads, and
@@ -62,7 +63,7 @@ _BATCHED = {
     "BREW_CARD": ("powers.kernels._effect_row", "powers.kernels.brew_card", "", True),
     "WARDROBE": ("powers.kernels._effect_row", "powers.kernels.wardrobe", "", True),
     # a discard is written inline in vector_steps.apply; DONE ends the turn here
-    "END_DISCARD": ("vector_kernels._end_discard_row", "vector_steps.finish_turn", "", False),
+    "END_DISCARD": ("vector_kernels._end_discard_row", "turn_flow.kernels.finish_turn", "", False),
     "TERMINAL": (None, None, "a finished game has no decision (no legal action)", False),
     "ABBEY_MATCH": (None, None, "the Abbey expansion (Q-B) is not ported: its decisions come once per Abbey "
                     "visit, and option abbey=True games run them on the scalar core", True),

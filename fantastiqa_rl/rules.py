@@ -4,10 +4,10 @@ the table `HANDLERS` at the end of this module (one pair of handlers per phase: 
 and its transition; `LEGAL` and `APPLY` index them by phase). Within the main decision, the
 action's transition is looked up too: by its id (`MAIN_FIXED`) or its block of ids (`MAIN_BLOCKS`).
 The handlers of some decisions live
-with their job: card powers and artifact effects in `fantastiqa_rl.powers` and statues in
-`fantastiqa_rl.statues` (topic folders: plain functions of the state, `powers.rules` and
-`statues.rules`), the Abbey in
-`fantastiqa_rl.abbey`; setup and the start and end of turns are `fantastiqa_rl.turn_flow`.
+with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
+`fantastiqa_rl.statues`, setup and the start and end of turns in `fantastiqa_rl.turn_flow` (topic
+folders: plain functions of the state, `powers.rules`, `statues.rules`, `turn_flow.rules`), the
+Abbey in `fantastiqa_rl.abbey`.
 
 The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
 `fantastiqa_rl.state`. Actions are the flat ids of `fantastiqa_rl.actions`.
@@ -25,7 +25,7 @@ from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.powers import rules as powers
 from fantastiqa_rl.statues import rules as statues
-from fantastiqa_rl.turn_flow import TurnFlow
+from fantastiqa_rl.turn_flow import rules as turn_flow
 
 
 class Rules:
@@ -359,7 +359,7 @@ class Rules:
         if p > 0:
             self.cur, self.phase = p - 1, A.SETUP_QUEST
         else:
-            self._finish_setup()
+            turn_flow.finish_setup(self)
 
     def _apply_adv_move(self, p, a):
         L = self.g.layout
@@ -414,7 +414,7 @@ class Rules:
 
     def _apply_end_discard(self, p, a):
         if a == A.DONE:
-            self._finish_turn(p)
+            turn_flow.finish_turn(self, p)
         else:
             i = self._find(self.hand[p], a - self.g.layout.hand)
             self.hand[p].remove(i)
@@ -487,8 +487,8 @@ class Rules:
         self.scores[p] += pts
         self.action_used = True
         self.phase = A.MAIN
-        if self._goal_reached(p):                   # Q-E1 (Q-B1 lines, Q-TM2 team sums)
-            self._end(self.team(p), "goal")
+        if turn_flow.goal_reached(self, p):         # Q-E1 (Q-B1 lines, Q-TM2 team sums)
+            turn_flow.end(self, self.team(p), "goal")
 
 
 def _by_phase(handlers: dict) -> tuple:
@@ -530,7 +530,7 @@ HANDLERS = {
 # MAIN's transitions: by action id, then by block of ids (first ids: A.MARK, A.REGION, and the
 # layout's hand, commit, pick, quest and explore, in that order; see Rules._apply_main)
 MAIN_FIXED = {
-    A.DONE:         TurnFlow._end_turn,
+    A.DONE:         turn_flow.end_turn,
     A.ADVENTURE:    Rules._start_adventure,
     A.VISIT_STATUE: Rules._start_statue_visit,
     A.FREE_ACTION:  Rules._open_free_menu,

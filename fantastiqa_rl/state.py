@@ -11,12 +11,12 @@ decision in progress is `state.phase` / `state.phase_name` (one of `actions.PHAS
 Modules by job. This module holds the state class (construction, public API, clone, apply); its
 fields are declared once in `fantastiqa_rl.state_fields` (each with how `clone` copies it, the rule
 topic that owns it, its state-dict key and meaning; `clone` is driven by it); its rules come from mixins: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
-dispatched by phase through tables),
-`fantastiqa_rl.turn_flow` (setup, the start and end of turns, the end of the game) and
+dispatched by phase through tables) and
 `fantastiqa_rl.abbey` (the Abbey expansion); and from topic folders that are no mixins, each with
 plain functions of the state in `<topic>.rules` and their batched kernels in `<topic>.kernels`:
-`fantastiqa_rl.statues` (statue options) and `fantastiqa_rl.powers` (card powers, artifact
-effects). `fantastiqa_rl.options`
+`fantastiqa_rl.statues` (statue options), `fantastiqa_rl.powers` (card powers, artifact
+effects) and `fantastiqa_rl.turn_flow` (setup, the start and end of turns, the end of the game;
+the draw they share with the other topics is this class's `_draw`, beside `_take`). `fantastiqa_rl.options`
 checks the rule options, `fantastiqa_rl.chance` names the chance sources,
 `fantastiqa_rl.serialization` reads and writes the state dict, `fantastiqa_rl.text` names actions
 and explains illegal ones. Below them: `cards.py` (card file format, loader, validation) ->
@@ -98,7 +98,8 @@ from fantastiqa_rl.rules import Rules
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
 from fantastiqa_rl.state_fields import LIST, OPT_LIST, OWN_FLAGS, PER_SEAT, PER_SEAT_MAP, names_of
 from fantastiqa_rl.text import action_to_string, describe, why_illegal
-from fantastiqa_rl.turn_flow import HAND_SIZE, TurnFlow
+from fantastiqa_rl.turn_flow import HAND_SIZE
+from fantastiqa_rl.turn_flow import rules as turn_flow
 from tabletop_rl.envs.game_state import one_integer
 
 __all__ = ["FantastiqaState", "OPTIONS", "DEFAULTS", "DEFAULT_TURN_LIMIT", "check_options", "NUM_CHANCE_SOURCES",
@@ -117,7 +118,7 @@ _GET_LISTS = itemgetter(*_LISTS)   # the list fields' values in one C call, copi
 _COPY = list.copy
 
 
-class FantastiqaState(Rules, TurnFlow, AbbeyRules):
+class FantastiqaState(Rules, AbbeyRules):
     """One Fantastiqa game position. Create with `FantastiqaState.new(...)`."""
 
     # ------------------------------------------------------------------ construction
@@ -153,7 +154,7 @@ class FantastiqaState(Rules, TurnFlow, AbbeyRules):
         s._rngs = [np.random.Generator(np.random.PCG64(ss))
                    for ss in np.random.SeedSequence(seed).spawn(NUM_CHANCE_SOURCES)]
         s._own = [True] * NUM_CHANCE_SOURCES
-        s._setup()
+        turn_flow.setup(s)
         return s
 
     def _rng(self, i: int) -> np.random.Generator:
@@ -173,6 +174,20 @@ class FantastiqaState(Rules, TurnFlow, AbbeyRules):
         t = min(have, k)
         setattr(self, field, have - t)
         return t
+
+    def _draw(self, p, n, dest):
+        """Draw n from p's deck into dest; reshuffle the discard when empty (Q-X1). Shared by the
+        turn flow (`turn_flow.rules`), the powers' effects (`powers.rules`) and the Abbey, as
+        `_take` is; its batched port is `fantastiqa_rl.vector_rows.draw`."""
+        deck = self.deck[p]
+        for _ in range(n):
+            if not deck:
+                if not self.discard[p]:
+                    return
+                deck += self.discard[p]
+                self.discard[p] = []
+                self._rng(RNG_SEAT0 + p).shuffle(deck)
+            dest.append(deck.pop())
 
     # ------------------------------------------------------------------ public API
     @property

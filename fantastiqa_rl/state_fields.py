@@ -3,8 +3,8 @@ the rule topic that owns it, its key in the state dict and what it means (issue 
 OpenSpiel's State or pgx's dataclass declare theirs).
 
 `FantastiqaState` is one object whose rules come from mixins sharing one `self` (`rules`,
-`turn_flow`, `abbey`) and from topic folders' plain functions of the state (`statues.rules`,
-`powers.rules`); they
+`abbey`) and from topic folders' plain functions of the state (`statues.rules`,
+`powers.rules`, `turn_flow.rules`); they
 set these fields, and only these: `FIELDS` is the list a
 reader consults, and the code is driven by it. `FantastiqaState.clone` copies by `kind` (the
 per-kind name tuples below, built once at import); `tests/test_fantastiqa_declared_state.py` plays
@@ -13,8 +13,8 @@ and fails on any field set but not declared, or declared but never set, and chec
 `to_dict()`'s keys are exactly the declared `key`s.
 
 To add a field: add one `Field` here (its kind decides how `clone` copies it; `SHARED` only for a
-value no rule changes in place), set it where its owner's rules start (`turn_flow._setup`, or
-`_reset_turn` for a per-turn field), and write it in `fantastiqa_rl.serialization` (to_dict and
+value no rule changes in place), set it where its owner's rules start (`turn_flow.rules.setup`, or
+`reset_turn` for a per-turn field), and write it in `fantastiqa_rl.serialization` (to_dict and
 from_dict) and `fantastiqa_rl.validation` under the declared key, or leave `key` empty and say in
 `meaning` why it is not in the dict (derived, or a cache).
 
@@ -41,17 +41,17 @@ KINDS = (SHARED, LIST, PER_SEAT, PER_SEAT_MAP, OPT_LIST, GENERATORS, OWN_FLAGS)
 OWNERS = {
     "game": "state.py: FantastiqaState.new; the card tables, options and goal, fixed for the game (Q-S1)",
     "chance": "state.py: new, _rng; chance.py: the chance sources (one Generator each)",
-    "setup": "turn_flow.py: _setup, _finish_setup; rules.py: the SETUP_* decisions (Q-S1..Q-S6)",
-    "replenish": "turn_flow.py: _replenish (Q-R1..Q-R4), the board and open quests filled each turn",
+    "setup": "turn_flow/rules.py: setup, finish_setup; rules.py: the SETUP_* decisions (Q-S1..Q-S6)",
+    "replenish": "turn_flow/rules.py (kernels: turn_flow/kernels.py): replenish (Q-R1..Q-R4), the board and open quests filled each turn",
     "supply": "state.py: _take; the general supply's counters and the box (Q-X1)",
-    "seats": "turn_flow.py: _draw (Q-X1), _end_turn (Q-T1); every decision moves and pays with the seats' cards and gems",
+    "seats": "state.py: _draw (Q-X1); turn_flow/rules.py: end_turn (Q-T1); every decision moves and pays with the seats' cards and gems",
     "adventure": "rules.py: ADVENTURE, ADV_MOVE, ADV_PAY, MOVE_DEST (Q-A1..Q-A4, Q-M1)",
     "statues": "statues/rules.py (kernels: statues/kernels.py): STATUE_OPTION, BUY, CHEST, RELEASE (Q-V1..Q-V3)",
     "quests": "rules.py: QUEST, QUEST_PAY, MARK, commits (Q-Q1..Q-Q3, Q-F2)",
     "free actions": "rules.py: FREE_MENU, carpets and reshuffles (Q-F3, Q-F4)",
     "powers": "powers/rules.py (kernels: powers/kernels.py): PLAY, artifact effects, GLASS, BELL, BREW_CARD, WARDROBE, TARGET_SEAT (Q-F1)",
-    "turn": "rules.py: the decision dispatch (APPLY by phase); turn_flow.py: _reset_turn (Q-T1, Q-T2)",
-    "end of game": "turn_flow.py: _end_turn (turns), _end_by_score, _end, the win checks (Q-E1..Q-E5, Q-TM2)",
+    "turn": "rules.py: the decision dispatch (APPLY by phase); turn_flow/rules.py: reset_turn (Q-T1, Q-T2)",
+    "end of game": "turn_flow/rules.py (kernels: turn_flow/kernels.py): end_turn, finish_turn (turns), end_by_score, end, goal_reached (Q-E1..Q-E5, Q-TM2)",
     "abbey": "abbey.py: EXPLORE, ABBEY_MATCH, ABBEY_CHOICE (Q-B1..Q-B5)",
     "engine": "state.py: legal_actions, apply; a cache, not part of the position",
 }

@@ -36,6 +36,7 @@ from fantastiqa_rl.cards import EFFECT_OPS
 from fantastiqa_rl.chance import NUM_CHANCE_SOURCES
 from fantastiqa_rl.options import DEFAULTS
 from fantastiqa_rl.powers import R_DRAGON, held_in_play
+from fantastiqa_rl.turn_flow import rules as turn_flow
 from tabletop_rl.shown import shown
 
 VERSION = 2                      # 2: Q-T2's turn.cancels and cards in play (issue 25)
@@ -526,7 +527,7 @@ def check_outcome(s) -> None:
     limit = s.opts["turn_limit"]
     if s.phase != A.TERMINAL:
         for p in range(s.n):
-            if s._goal_reached(p):
+            if turn_flow.goal_reached(s, p):
                 raise _fail(f"players[{p}].scores", f"seat {p}'s side meets the goal, so the game would be over "
                                                     "(Q-E1)")
         if limit is not None and s.turns >= limit * s.n:
@@ -536,7 +537,7 @@ def check_outcome(s) -> None:
     reason, winners = s.end_reason, sorted(s.winners_)
     if reason == "goal":
         expected = sorted(s.team(s.cur))
-        if not s._goal_reached(s.cur):
+        if not turn_flow.goal_reached(s, s.cur):
             raise _fail("end_reason", f"'goal', but seat {s.cur}'s side does not meet the goal")
     elif reason in SCORE_ENDS:
         if reason == "turn_limit" and (limit is None or s.turns != limit * s.n):
@@ -544,7 +545,7 @@ def check_outcome(s) -> None:
         if reason == "creature deck empty" and (s.creature_deck or -1 not in s.board):
             raise _fail("end_reason", "'creature deck empty', but the deck can still fill the board (Q-R2)")
         scored = s.clone()
-        scored._end_by_score(reason)                # the one implementation of Q-E2..Q-E4
+        turn_flow.end_by_score(scored, reason)      # the one implementation of Q-E2..Q-E4
         expected = sorted(scored.winners_)
     else:
         raise _fail("end_reason", f"must be one of {['goal', *SCORE_ENDS]}; got {shown(reason)}")

@@ -126,7 +126,7 @@ def find(c, w, i, j, cap, hk, k, prefer_boosted):
 # vector_steps, which re-exports them, with R.extend / R.append / R.set_len called by name here)
 @kernel
 def take(w, i, col, k):
-    """TurnFlow._take: up to k from the supply counter at column col; returns what was taken."""
+    """FantastiqaState._take: up to k from the supply counter at column col; returns what was taken."""
     t = min(w[i, col], k)
     w[i, col] -= t
     return t
@@ -134,9 +134,9 @@ def take(w, i, col, k):
 
 @kernel
 def draw(c, w, i, cap, p, k, dst, st):
-    """TurnFlow._draw of k cards from p's deck into list dst; where the deck runs out and the discard
-    is not empty, the discard becomes the deck, shuffled with p's Generator (Q-X1: `st`, its state
-    words); without `st` (size 0) return False, unchanged."""
+    """FantastiqaState._draw of k cards from p's deck into list dst; where the deck runs out and the
+    discard is not empty, the discard becomes the deck, shuffled with p's Generator (Q-X1: `st`, its
+    state words); without `st` (size 0) return False, unchanged."""
     deck, discard = seat_list(p, P_DECK), seat_list(p, P_DISCARD)
     if k > ln(w, i, deck) and ln(w, i, discard) and st.size == 0:
         return False

@@ -50,7 +50,8 @@ from fantastiqa_rl.state import FantastiqaState
 # Names are relative to fantastiqa_rl; a rule topic's modules are dotted ("statues.kernels").
 _KERNEL_SOURCES = ("vector_state", "vector_chance", "vector_pay", "vector_rows", "vector_rules", "vector_steps",
                    "vector_kernels", "vector_greedy", "obs_kernel", "observation", "actions", "board", "cards",
-                   "powers.rules", "powers.kernels", "statues.rules", "statues.kernels", "turn_flow", "options", "abbey")
+                   "powers.rules", "powers.kernels", "statues.rules", "statues.kernels", "turn_flow.rules",
+                   "turn_flow.kernels", "options", "abbey")
 
 
 def _sources_stamp() -> str:

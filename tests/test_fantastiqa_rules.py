@@ -11,10 +11,11 @@ from fantastiqa_rl.board import CHEST, NEIGHBOURS, SPACES, TOWER
 from fantastiqa_rl.debug import (check_conservation, instances_of, move_card, place_creature,
                                  play_setup, set_hand)
 from fantastiqa_rl.statues.rules import statue_options
+from fantastiqa_rl.turn_flow import rules as turn_flow
 from tests.fantastiqa_helpers import COMMIT, HAND, ITEMS, PICK, QUEST, at, do, edited, fresh, legal, qkind
 
-# Private calls (why not public): scenario tests drive internal transitions (_replenish, _draw, _end_turn,
-# _end_by_score) and the statue query (statues.rules.statue_options) directly, since play reaches these
+# Private calls (why not public): scenario tests drive internal transitions (turn_flow.rules.replenish,
+# end_turn, end_by_score; the state's _draw) and the statue query (statues.rules.statue_options) directly, since play reaches these
 # positions only after long random walks; their public names belong to the split of fantastiqa_rl/state.py
 # (issue 17, part B).
 
@@ -172,7 +173,7 @@ def test_Q_R1_refill_in_order_with_gems():
     top = s.creature_deck[-2:][::-1]
     gems_before = s.supply_gems
     assert not any(s.g.I_IS_RAVEN[i] for i in top)   # section I has no Raven
-    s._replenish(False)
+    turn_flow.replenish(s, False)
     assert s.board[2] == top[0] and s.board[5] == top[1]     # c2 filled before c5
     want = [int(s.g.K_GEM[s.g.I_HAND_KIND[i]]) for i in top]
     assert [s.board_gems[2], s.board_gems[5]] == want
@@ -203,14 +204,14 @@ def test_Q_R3_raven_halves_richest_players():
     s.creature_deck.remove(raven)
     s.creature_deck.append(raven)                          # on top of the creature deck
     clear_space(s, 3)
-    s._replenish(False)
+    turn_flow.replenish(s, False)
     assert s.gems == [4, 4, 4] and raven in s.box and s.board[3] >= 0
     # nobody at 5 or more: nothing happens
     raven3 = instances_of(s, "Raven III")[0]
     s.creature_deck.remove(raven3)
     s.creature_deck.append(raven3)
     clear_space(s, 3)
-    s._replenish(False)
+    turn_flow.replenish(s, False)
     assert s.gems == [4, 4, 4]
     check_conservation(s)
 
@@ -237,13 +238,13 @@ def test_Q_R4_open_quests_refilled_with_bonus_if_any():
     s.supply_bonus_tokens += 1
     s.supply_bonus_tokens, spare = 0, s.supply_bonus_tokens
     top = s.quest_deck[-1]
-    s._replenish(False)
+    turn_flow.replenish(s, False)
     assert s.open_quests[0] == top and s.open_bonus[0] == 0        # no bonus token left
     s.supply_bonus_tokens = spare
     s.quest_deck.append(s.open_quests[1])
     s.open_quests[1], s.supply_bonus_tokens = -1, s.supply_bonus_tokens + s.open_bonus[1]
     s.open_bonus[1] = 0
-    s._replenish(False)
+    turn_flow.replenish(s, False)
     assert s.open_bonus[1] == 1
     check_conservation(s)
 
@@ -789,7 +790,7 @@ def test_Q_E2_Q_E3_deck_out_final_scores_count_personal_quests_against():
     s.box += s.creature_deck
     s.creature_deck = []
     clear_space(s, 0)
-    s._end_turn(0)
+    turn_flow.end_turn(s, 0)
     while not s.is_terminal():
         do(s, A.DONE)
     assert s.final_scores() == [5 - 4 - 1, 4 - 1]     # starting quests are 1 point each
@@ -808,12 +809,12 @@ def test_Q_E4_ties_completed_quests_then_gems_then_shared():
     s.supply_gems += sum(s.gems)
     s.gems = [2, 2, 9]
     s.supply_gems -= 13
-    s._end_by_score("creature deck empty")
+    turn_flow.end_by_score(s, "creature deck empty")
     assert s.winners() == [0, 1]
     assert np.allclose(s.returns(), [0.5, 0.5, -1.0])
     s.phase, s.winners_ = A.MAIN, None
     s.gems = [2, 1, 10]
-    s._end_by_score("creature deck empty")
+    turn_flow.end_by_score(s, "creature deck empty")
     assert s.winners() == [0]
 
 

@@ -11,10 +11,11 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey_view import ABBEY_LAYOUT, abbey_features, abbey_text
 from fantastiqa_rl.board import SYMBOLS
 from fantastiqa_rl.debug import check_conservation, move_card, set_abbey_deck, set_hand
+from fantastiqa_rl.turn_flow import rules as turn_flow
 from tests.fantastiqa_helpers import HAND, ITEMS, at, do, edited, legal
 from tests.fantastiqa_helpers import fresh as fresh_game
 
-# Private calls (why not public): _end_by_score / _end end a game on a set-up position, which play
+# Private calls (why not public): turn_flow.rules.end_by_score / end end a game on a set-up position, which play
 # reaches only after long random walks; see tests/test_fantastiqa_rules.py.
 
 
@@ -118,16 +119,16 @@ def test_Q_TM2_deck_out_compares_team_sums_then_tie_breaks():
         s.committed[p] = {}
         s.completed[p] = []
     s.scores = [3, 5, 3, 0]                             # seat 1 is the best player; 0+2 the best team
-    s._end_by_score("creature deck empty")
+    turn_flow.end_by_score(s, "creature deck empty")
     assert s.winners() == [0, 2]
     s.phase, s.winners_ = A.MAIN, None
     s.scores = [3, 3, 3, 3]
     set_gems(s, [1, 3, 1, 0])                           # tie on points and quests: gems 2 vs 3
-    s._end_by_score("creature deck empty")
+    turn_flow.end_by_score(s, "creature deck empty")
     assert s.winners() == [1, 3]
     s.phase, s.winners_ = A.MAIN, None
     set_gems(s, [2, 2, 1, 1])
-    s._end_by_score("creature deck empty")
+    turn_flow.end_by_score(s, "creature deck empty")
     assert s.winners() == [0, 1, 2, 3] and list(s.returns()) == [0, 0, 0, 0]
 
 
@@ -186,7 +187,7 @@ def test_Q_TM4_partners_receive_identical_returns_random_games(abbey):
         assert r[0] == r[2] and r[1] == r[3] and abs(r.sum()) < 1e-9
         check_conservation(s)
     s = fresh(seed=6)
-    s._end([1, 3], "goal")
+    turn_flow.end(s, [1, 3], "goal")
     assert list(s.returns()) == [-0.5, 0.5, -0.5, 0.5]
 
 
