@@ -231,8 +231,8 @@ PRESETS["fantastiqa-short"] = dict(
 # the greedy block (the greedy bot reads every card file: 1 on its move, added to the logits by a learned scale,
 # so it starts as greedy play on any file), a short warm start, then PPO, as the flat preset does on one file.
 # 256 games x 64 steps (16,384-step rollouts; the from-scratch preset runs 512 x 16): with 16 steps a game per
-# rollout GAE leaned on the critic after 16 decisions and PPO drifted below greedy; at 64 it moved past greedy
-# on held-out files. The value head trains alone for the first 300,000 steps (the policy held). No anchor: 0.1
+# rollout GAE leaned on the critic after 16 decisions and PPO drifted below greedy; at 64 one run moved past
+# greedy on held-out files and a second ended below it (docs/benchmarks.md: E1, E2). The value head trains alone for the first 300,000 steps (the policy held). No anchor: 0.1
 # kept greedy's argmax at every decision (docs/benchmarks.md, "What the anchor kept").
 PRESETS["fantastiqa-cards-greedy"] = dict(
     PRESETS["fantastiqa-cards"],
