@@ -5,8 +5,9 @@
                        #          mask_row="statues.kernels._buy_row", step="statues.kernels.buy", ...)
 
 A decision (a phase of `fantastiqa_rl.actions.PHASES`) has its legal actions and its transition in the
-scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixins' methods, or a topic folder's functions
-such as `fantastiqa_rl.statues.rules`, `fantastiqa_rl.powers.rules` and `fantastiqa_rl.turn_flow.rules`)
+scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixin's methods, or a topic folder's functions
+such as `fantastiqa_rl.statues.rules`, `fantastiqa_rl.powers.rules`, `fantastiqa_rl.turn_flow.rules`
+and `fantastiqa_rl.abbey.rules`)
 and, where it is ported, a mask row kernel (`fantastiqa_rl.vector_kernels.legal` dispatches to it)
 and a step kernel (`fantastiqa_rl.vector_steps.apply` dispatches to it; a topic folder's kernels sit
 beside its rules: `fantastiqa_rl.statues.kernels`, `fantastiqa_rl.powers.kernels`,

@@ -5,9 +5,9 @@ and its transition; `LEGAL` and `APPLY` index them by phase). Within the main de
 action's transition is looked up too: by its id (`MAIN_FIXED`) or its block of ids (`MAIN_BLOCKS`).
 The handlers of some decisions live
 with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
-`fantastiqa_rl.statues`, setup and the start and end of turns in `fantastiqa_rl.turn_flow` (topic
-folders: plain functions of the state, `powers.rules`, `statues.rules`, `turn_flow.rules`), the
-Abbey in `fantastiqa_rl.abbey`.
+`fantastiqa_rl.statues`, setup and the start and end of turns in `fantastiqa_rl.turn_flow`, the
+Abbey in `fantastiqa_rl.abbey` (topic folders: plain functions of the state, `powers.rules`,
+`statues.rules`, `turn_flow.rules`, `abbey.rules`).
 
 The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
 `fantastiqa_rl.state`. Actions are the flat ids of `fantastiqa_rl.actions`.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from fantastiqa_rl import actions as A
-from fantastiqa_rl.abbey import AbbeyRules
+from fantastiqa_rl.abbey import rules as abbey
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, NUM_POSITIONS, P_FLY
 from fantastiqa_rl.chance import RNG_SEAT0
@@ -165,7 +165,7 @@ class Rules:
             if statues.statue_options(self, p):
                 out.append(A.VISIT_STATUE)
             out += list({L.quest + g.I_QUEST_KIND[q] for q in self._completable(p)})
-            if self.opts["abbey"] and not self._why_no_explore(p):
+            if self.opts["abbey"] and not abbey.why_no_explore(self, p):
                 out.append(L.explore)
         if self._has_free(p):
             out.append(A.FREE_ACTION)
@@ -330,7 +330,7 @@ class Rules:
         self.phase = A.QUEST_PAY
 
     def _explore(self, p, j):                       # Q-B2 (j == 0: EXPLORE, legal only with the Abbey)
-        self._start_exploring(p)
+        abbey.start_exploring(self, p)
 
     def _use_carpet(self, p):
         """CARPET (Q-F3), from MAIN or as an adventure step (ADV_MOVE): the token goes to the
@@ -524,8 +524,8 @@ HANDLERS = {
     A.BELL:           (powers.legal_bell, powers.apply_bell),
     A.BREW_CARD:      (powers.legal_brew_card, powers.apply_brew_card),
     A.WARDROBE:       (powers.legal_wardrobe, powers.apply_wardrobe),
-    A.ABBEY_MATCH:    (AbbeyRules._legal_abbey_match, AbbeyRules._apply_abbey_match),
-    A.ABBEY_CHOICE:   (AbbeyRules._legal_abbey_choice, AbbeyRules._apply_abbey_choice),
+    A.ABBEY_MATCH:    (abbey.legal_abbey_match, abbey.apply_abbey_match),
+    A.ABBEY_CHOICE:   (abbey.legal_abbey_choice, abbey.apply_abbey_choice),
 }
 # MAIN's transitions: by action id, then by block of ids (first ids: A.MARK, A.REGION, and the
 # layout's hand, commit, pick, quest and explore, in that order; see Rules._apply_main)

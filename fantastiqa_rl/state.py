@@ -10,14 +10,14 @@ decision in progress is `state.phase` / `state.phase_name` (one of `actions.PHAS
 
 Modules by job. This module holds the state class (construction, public API, clone, apply); its
 fields are declared once in `fantastiqa_rl.state_fields` (each with how `clone` copies it, the rule
-topic that owns it, its state-dict key and meaning; `clone` is driven by it); its rules come from mixins: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
-dispatched by phase through tables) and
-`fantastiqa_rl.abbey` (the Abbey expansion); and from topic folders that are no mixins, each with
+topic that owns it, its state-dict key and meaning; `clone` is driven by it); its rules come from a mixin: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
+dispatched by phase through tables); and from topic folders that are no mixins, each with
 plain functions of the state in `<topic>.rules` and their batched kernels in `<topic>.kernels`:
 `fantastiqa_rl.statues` (statue options), `fantastiqa_rl.powers` (card powers, artifact
-effects) and `fantastiqa_rl.turn_flow` (setup, the start and end of turns, the end of the game;
-the draw they share with the other topics is this class's `_draw`, beside `_take`). `fantastiqa_rl.options`
-checks the rule options, `fantastiqa_rl.chance` names the chance sources,
+effects), `fantastiqa_rl.turn_flow` (setup, the start and end of turns, the end of the game;
+the draw they share with the other topics is this class's `_draw`, beside `_take`) and
+`fantastiqa_rl.abbey` (the Abbey expansion; no kernels: not ported to the batched engine).
+`fantastiqa_rl.options` checks the rule options, `fantastiqa_rl.chance` names the chance sources,
 `fantastiqa_rl.serialization` reads and writes the state dict, `fantastiqa_rl.text` names actions
 and explains illegal ones. Below them: `cards.py` (card file format, loader, validation) ->
 `game.py` (static per-game card instance tables) -> `payment.py` (payment values and the payment
@@ -61,7 +61,7 @@ ASSUMED rules and engine readings (besides the options above):
 - Q-E2 tie-break (Q-E4): final score, then completed quests, then gems, then a shared win.
 
 The Abandoned Abbey (abbey=True, Q-B1..Q-B5): its rules and the engine's readings are in
-`fantastiqa_rl.abbey`.
+`fantastiqa_rl.abbey.rules`.
 
 Team variant (teams=True, num_players=4 only):
 - Seats 0+2 play 1+3 (Q-TM1); turns keep seat order. The goal (or the goal lines) is the
@@ -86,7 +86,8 @@ from operator import itemgetter
 import numpy as np
 
 from fantastiqa_rl import actions as A
-from fantastiqa_rl.abbey import ABBEY_CAP, AbbeyRules
+from fantastiqa_rl.abbey import ABBEY_CAP
+from fantastiqa_rl.abbey import rules as abbey
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG_CREATURE, RNG_QUEST,
                                   RNG_SEAT0, RNG_SETUP, RNG_TOWER, STATUE_RNG)
@@ -118,8 +119,13 @@ _GET_LISTS = itemgetter(*_LISTS)   # the list fields' values in one C call, copi
 _COPY = list.copy
 
 
-class FantastiqaState(Rules, AbbeyRules):
+class FantastiqaState(Rules):
     """One Fantastiqa game position. Create with `FantastiqaState.new(...)`."""
+
+    # the Abbey's public queries (Q-B, Q-TM2): functions of the state in `fantastiqa_rl.abbey.rules`,
+    # bound here as methods so that bots, views and text ask the state
+    abbey_held = abbey.abbey_held
+    abbey_top = abbey.abbey_top
 
     # ------------------------------------------------------------------ construction
     @staticmethod

@@ -2,9 +2,9 @@
 the rule topic that owns it, its key in the state dict and what it means (issue 38 item 2; as
 OpenSpiel's State or pgx's dataclass declare theirs).
 
-`FantastiqaState` is one object whose rules come from mixins sharing one `self` (`rules`,
-`abbey`) and from topic folders' plain functions of the state (`statues.rules`,
-`powers.rules`, `turn_flow.rules`); they
+`FantastiqaState` is one object whose rules come from a mixin sharing its `self` (`rules`)
+and from topic folders' plain functions of the state (`statues.rules`,
+`powers.rules`, `turn_flow.rules`, `abbey.rules`); they
 set these fields, and only these: `FIELDS` is the list a
 reader consults, and the code is driven by it. `FantastiqaState.clone` copies by `kind` (the
 per-kind name tuples below, built once at import); `tests/test_fantastiqa_declared_state.py` plays
@@ -52,7 +52,7 @@ OWNERS = {
     "powers": "powers/rules.py (kernels: powers/kernels.py): PLAY, artifact effects, GLASS, BELL, BREW_CARD, WARDROBE, TARGET_SEAT (Q-F1)",
     "turn": "rules.py: the decision dispatch (APPLY by phase); turn_flow/rules.py: reset_turn (Q-T1, Q-T2)",
     "end of game": "turn_flow/rules.py (kernels: turn_flow/kernels.py): end_turn, finish_turn (turns), end_by_score, end, goal_reached (Q-E1..Q-E5, Q-TM2)",
-    "abbey": "abbey.py: EXPLORE, ABBEY_MATCH, ABBEY_CHOICE (Q-B1..Q-B5)",
+    "abbey": "abbey/rules.py (no kernels: the scalar core plays it): EXPLORE, ABBEY_MATCH, ABBEY_CHOICE (Q-B1..Q-B5)",
     "engine": "state.py: legal_actions, apply; a cache, not part of the position",
 }
 

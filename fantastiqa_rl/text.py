@@ -17,6 +17,7 @@ import numpy as np
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import ABBEY_CAP
+from fantastiqa_rl.abbey import rules as abbey
 from fantastiqa_rl.actions import PHASES
 from fantastiqa_rl.board import NUM_POSITIONS, NUM_SPACES, REGIONS, STATUES, SYMBOLS
 from fantastiqa_rl.options import CANCEL_BUDGET
@@ -87,8 +88,8 @@ def why_illegal(s, a: int) -> str:
             return f"seat {s.cur} holds no such card in hand (decision {PHASES[s.phase]})"
     if s.phase in (A.ADV_PAY, A.QUEST_PAY) and name == "HAND":
         return "the card cannot help complete this payment (it would be surplus or unusable)"
-    if name == "EXPLORE" and s.phase == A.MAIN and s._why_no_explore(s.cur):
-        return s._why_no_explore(s.cur)
+    if name == "EXPLORE" and s.phase == A.MAIN and abbey.why_no_explore(s, s.cur):
+        return abbey.why_no_explore(s, s.cur)
     if s.phase == A.ABBEY_MATCH and name == "HAND":
         return (f"the card does not show {SYMBOLS[s.g.I_ABBEY_SYMBOL[s.abbey_deck[-1]]]}, the symbol "
                 "of the face-up Abbey card (no wilds)")

@@ -10,7 +10,7 @@ only where a Looking Glass tried on a row copy meets a step the step kernel decl
 (`vector_steps.apply`; in the STAND-IN set the Bell of Summoning, whose draw_keep it leaves to the
 scalar core) and where the bot itself would fail (no Beast Bazaar on the board to target). With
 the Abbey, the MAIN options the bot weighs inside FREE_MENU add EXPLORE by `_explore_ok` (a port
-of Abbey._why_no_explore: the vector's MAIN mask leaves EXPLORE to the scalar core).
+of abbey.rules.why_no_explore: the vector's MAIN mask leaves EXPLORE to the scalar core).
 
 The bot keeps two fields per seat across decisions (`_plan`: the statue option a VISIT_STATUE was
 chosen for; `_glass_for`: the hand card kind a Looking Glass was played to double); here they are
@@ -376,7 +376,7 @@ def _abbey_held(c, w, i, T, p):
 
 @kernel
 def _explore_ok(c, w, i, cap, T, B, p):
-    """Abbey._why_no_explore(p) == '' (Q-B2, Q-B5): EXPLORE among p's MAIN options."""
+    """abbey.rules.why_no_explore(s, p) == '' (Q-B2, Q-B5): EXPLORE among p's MAIN options."""
     if w[i, W_ACTION_USED] or not B[9][_pos(w, i, p)] or _abbey_held(c, w, i, T, p) >= ABBEY_CAP:
         return False
     n = R.ln(w, i, L_ABBEY_DECK)

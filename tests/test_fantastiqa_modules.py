@@ -2,8 +2,8 @@
 chance, serialization, text). The names users import from fantastiqa_rl.state stay importable there,
 as the very objects of their new modules, and every decision has its pair of handlers: mixin methods
 (`_legal_x` / `_apply_x`) or a topic folder's functions of the state (`statues.rules.legal_x` /
-`apply_x`, `powers.rules.legal_x` / `apply_x`, issue 38 item 2; the turn flow's `turn_flow.rules`
-has no decision of its own but MAIN's DONE)."""
+`apply_x`, `powers.rules.legal_x` / `apply_x`, `abbey.rules.legal_x` / `apply_x`, issue 38 item 2;
+the turn flow's `turn_flow.rules` has no decision of its own but MAIN's DONE)."""
 import fantastiqa_rl.state as state_module
 from fantastiqa_rl import abbey, chance, options, powers, rules, turn_flow
 from fantastiqa_rl.actions import DONE, PHASES
@@ -20,6 +20,8 @@ def test_state_module_reexports_the_names_users_import():
     assert powers.held_in_play is powers.rules.held_in_play   # the powers folder re-exports its rules' names
     assert rules.MAIN_FIXED[DONE] is turn_flow.rules.end_turn     # the turn flow: functions of the state,
     assert not hasattr(state_module.FantastiqaState, "_end_turn")  # no mixin
+    assert state_module.FantastiqaState.abbey_held is abbey.rules.abbey_held   # the Abbey's public query,
+    assert not hasattr(state_module.FantastiqaState, "_apply_abbey_match")   # its rules no mixin
     missing = [name for name in state_module.__all__ if not hasattr(state_module, name)]
     assert not missing
 

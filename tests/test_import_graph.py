@@ -43,7 +43,8 @@ LAYERS = {
               # a rule topic's folder: its scalar rules here, its kernels with the encoders below
               "fantastiqa_rl.rules", "fantastiqa_rl.powers", "fantastiqa_rl.powers.rules", "fantastiqa_rl.statues",
               "fantastiqa_rl.statues.rules", "fantastiqa_rl.turn_flow", "fantastiqa_rl.turn_flow.rules",
-              "fantastiqa_rl.abbey", "fantastiqa_rl.options", "fantastiqa_rl.chance", "fantastiqa_rl.serialization",
+              "fantastiqa_rl.abbey", "fantastiqa_rl.abbey.rules", "fantastiqa_rl.options", "fantastiqa_rl.chance",
+              "fantastiqa_rl.serialization",
               "fantastiqa_rl.text", "fantastiqa_rl.turn_search", "fantastiqa_rl.state_fields"],
     # what a seat sees: observations, masks, features, renders, information states
     "encoders": ["fae_rl.observation", "fae_rl.obs_layout", "fae_rl.obs_kernel", "fae_rl.features", "fae_rl.margin", "fae_rl.vector_mcts",

@@ -1,6 +1,11 @@
-"""The Abandoned Abbey expansion (option abbey=True, Q-B1..Q-B5): its rules, as a mixin of
-`FantastiqaState` (the state's fields `abbey_deck`, `abbey_returned`, `abbey_aside`, `abbey_reward`
-and per seat `abbey`; see `fantastiqa_rl.serialization`).
+"""The Abandoned Abbey expansion (option abbey=True, Q-B1..Q-B5) on the scalar core, as plain
+functions of a `FantastiqaState` `s` and a seat `p` (the state's fields `abbey_deck`,
+`abbey_returned`, `abbey_aside`, `abbey_reward` and per seat `abbey`; see
+`fantastiqa_rl.serialization`). `fantastiqa_rl.rules.HANDLERS` pairs ABBEY_MATCH and ABBEY_CHOICE
+with their `legal_*` / `apply_*` here; `Rules._legal_main` asks `why_no_explore` (as does
+`fantastiqa_rl.text`) and `Rules._explore` (EXPLORE) calls `start_exploring`; the public queries
+`abbey_held` and `abbey_top` are also `FantastiqaState`'s methods of those names. Not ported to the
+batched engine (`fantastiqa_rl.decisions` says why).
 
 Engine readings (ASSUMED where the spec is silent):
 - `goal_lines` (from the card file's abbey_goals, for the player count, or the 2-player lines with
@@ -36,117 +41,124 @@ from fantastiqa_rl.turn_flow import rules as turn_flow
 ABBEY_CAP = 7                    # Q-B5: Abbey cards per player (or team)
 
 
-class AbbeyRules:
-    """The Abbey's queries and transitions; the phase tables of `fantastiqa_rl.rules` dispatch
-    EXPLORE, ABBEY_MATCH and ABBEY_CHOICE here."""
+# ------------------------------------------------------------------ public queries
+def abbey_held(s, p: int) -> int:
+    """Abbey cards held by p's side (summed per team, Q-TM2), toward the goal and the cap."""
+    return sum(len(s.abbey[q]) for q in s.team(p))
 
-    # ------------------------------------------------------------------ public queries
-    def abbey_held(self, p: int) -> int:
-        """Abbey cards held by p's side (summed per team, Q-TM2), toward the goal and the cap."""
-        return sum(len(self.abbey[q]) for q in self.team(p))
 
-    def abbey_top(self) -> int:
-        """The face-up Abbey card (instance id), or -1: none left, or the top is face down
-        while the explorer decides ABBEY_CHOICE."""
-        if not self.abbey_deck or self.phase == A.ABBEY_CHOICE:
-            return -1
-        return self.abbey_deck[-1]
+def abbey_top(s) -> int:
+    """The face-up Abbey card (instance id), or -1: none left, or the top is face down
+    while the explorer decides ABBEY_CHOICE."""
+    if not s.abbey_deck or s.phase == A.ABBEY_CHOICE:
+        return -1
+    return s.abbey_deck[-1]
 
-    # ------------------------------------------------------------------ helpers
-    def _abbey_matches(self, p) -> list:
-        """Hand kinds showing the face-up Abbey card's symbol (Q-B3: no wilds; a double or a
-        Curious Companion matches if one of its symbols does)."""
-        if not self.abbey_deck:
-            return []
-        sym = self.g.I_ABBEY_SYMBOL[self.abbey_deck[-1]]
-        syms = self.g.K_SYMS
-        return [k for k in self._kinds(self.hand[p]) if sym in syms[k]]
 
-    def _why_no_explore(self, p) -> str:
-        """Why p may not start exploring now ('' when it may; Q-B2, Q-B5)."""
-        if not self.opts["abbey"]:
-            return "the Abbey is not in play (option abbey=False)"
-        if self.action_used:
-            return "the turn action is already used (exploring is the Complete-a-Quest action)"
-        if self.position[p] not in LOWER_FRAME:
-            return (f"seat {p} stands at position {self.position[p]}; exploring needs one of the "
-                    f"positions {list(LOWER_FRAME)} framing the Abbey")
-        if self.abbey_held(p) >= ABBEY_CAP:
-            return f"{'the team' if self.teams else f'seat {p}'} already holds {ABBEY_CAP} Abbey cards"
-        if not self.abbey_deck:
-            return "no Abbey card is left to explore"
-        if not self._abbey_matches(p):
-            sym = SYMBOLS[self.g.I_ABBEY_SYMBOL[self.abbey_deck[-1]]]
-            return f"no hand card shows {sym}, the symbol of the face-up Abbey card"
-        return ""
+# ------------------------------------------------------------------ helpers
+def abbey_matches(s, p) -> list:
+    """Hand kinds showing the face-up Abbey card's symbol (Q-B3: no wilds; a double or a
+    Curious Companion matches if one of its symbols does)."""
+    if not s.abbey_deck:
+        return []
+    sym = s.g.I_ABBEY_SYMBOL[s.abbey_deck[-1]]
+    syms = s.g.K_SYMS
+    return [k for k in s._kinds(s.hand[p]) if sym in syms[k]]
 
-    def _can_continue(self, p) -> bool:
-        """Q-B4/Q-B5: a card left to flip and held + set aside below the cap."""
-        return (self.abbey_held(p) + len(self.abbey_aside) < ABBEY_CAP
-                and bool(self.abbey_deck or self.abbey_returned))
 
-    def _abbey_refill(self):
-        """Q-B5: with no face-down card left, shuffle the returned cards into a new deck."""
-        if not self.abbey_deck and self.abbey_returned:
-            self.abbey_deck, self.abbey_returned = self.abbey_returned, []
-            self._rng(RNG_ABBEY).shuffle(self.abbey_deck)
+def why_no_explore(s, p) -> str:
+    """Why p may not start exploring now ('' when it may; Q-B2, Q-B5)."""
+    if not s.opts["abbey"]:
+        return "the Abbey is not in play (option abbey=False)"
+    if s.action_used:
+        return "the turn action is already used (exploring is the Complete-a-Quest action)"
+    if s.position[p] not in LOWER_FRAME:
+        return (f"seat {p} stands at position {s.position[p]}; exploring needs one of the "
+                f"positions {list(LOWER_FRAME)} framing the Abbey")
+    if abbey_held(s, p) >= ABBEY_CAP:
+        return f"{'the team' if s.teams else f'seat {p}'} already holds {ABBEY_CAP} Abbey cards"
+    if not s.abbey_deck:
+        return "no Abbey card is left to explore"
+    if not abbey_matches(s, p):
+        sym = SYMBOLS[s.g.I_ABBEY_SYMBOL[s.abbey_deck[-1]]]
+        return f"no hand card shows {sym}, the symbol of the face-up Abbey card"
+    return ""
 
-    def _abbey_end(self, p, claim: bool):
-        """Stop (claim, Q-B4) or fail (return rewards and cards, Q-B4); the action is spent."""
-        r = self.abbey_reward
-        if claim:
-            self.abbey[p] += self.abbey_aside
-            self.gems[p] += r[0]
-            self.carpets[p] += r[1]
-            self.reshuffles[p] += r[2]
-        else:
-            self.abbey_returned += self.abbey_aside
-            self.supply_gems += r[0]
-            self.supply_carpets += r[1]
-            self.supply_reshuffles += r[2]
-        self.abbey_aside, self.abbey_reward = [], [0, 0, 0]
-        self.action_used = True
-        self.phase = A.MAIN
-        self._abbey_refill()
-        if claim and turn_flow.goal_reached(self, p):   # Q-B1, Q-E1
-            turn_flow.end(self, self.team(p), "goal")
 
-    # ------------------------------------------------------------------ decisions
-    def _legal_abbey_match(self, p) -> list:
-        L = self.g.layout
-        return [L.hand + k for k in self._abbey_matches(p)] + ([] if self.abbey_aside else [A.CANCEL])
+def can_continue(s, p) -> bool:
+    """Q-B4/Q-B5: a card left to flip and held + set aside below the cap."""
+    return (abbey_held(s, p) + len(s.abbey_aside) < ABBEY_CAP
+            and bool(s.abbey_deck or s.abbey_returned))
 
-    def _legal_abbey_choice(self, p) -> list:
-        L = self.g.layout
-        return [L.abbey_stop] + ([L.abbey_continue] if self._can_continue(p) else [])
 
-    def _start_exploring(self, p):
-        """EXPLORE (the turn action C, Q-B2; legal only with the Abbey)."""
-        self.abbey_aside, self.abbey_reward = [], [0, 0, 0]
-        self.phase = A.ABBEY_MATCH
+def abbey_refill(s):
+    """Q-B5: with no face-down card left, shuffle the returned cards into a new deck."""
+    if not s.abbey_deck and s.abbey_returned:
+        s.abbey_deck, s.abbey_returned = s.abbey_returned, []
+        s._rng(RNG_ABBEY).shuffle(s.abbey_deck)
 
-    def _apply_abbey_match(self, p, a):
-        if a == A.CANCEL:
-            self.phase = A.MAIN
-            return
-        g = self.g                                  # Q-B3
-        i = self._find(self.hand[p], a - g.layout.hand)
-        self.hand[p].remove(i)
-        self.discard[p].append(i)
-        c = self.abbey_deck.pop()
-        self.abbey_aside.append(c)
-        gems, carpets, resh = g.I_ABBEY_REWARD[c]
-        self.abbey_reward[0] += self._take("supply_gems", gems)
-        self.abbey_reward[1] += self._take("supply_carpets", carpets)
-        self.abbey_reward[2] += self._take("supply_reshuffles", resh)
-        self._draw(p, g.I_ABBEY_DRAW[c], self.hand[p])
-        self.phase = A.ABBEY_CHOICE
 
-    def _apply_abbey_choice(self, p, a):
-        if a == self.g.layout.abbey_stop:
-            self._abbey_end(p, claim=True)
-            return
-        self._abbey_refill()                        # flip the next card (Q-B4, Q-B5)
-        self.phase = A.ABBEY_MATCH
-        if not self._abbey_matches(p):
-            self._abbey_end(p, claim=False)
+def abbey_end(s, p, claim: bool):
+    """Stop (claim, Q-B4) or fail (return rewards and cards, Q-B4); the action is spent."""
+    r = s.abbey_reward
+    if claim:
+        s.abbey[p] += s.abbey_aside
+        s.gems[p] += r[0]
+        s.carpets[p] += r[1]
+        s.reshuffles[p] += r[2]
+    else:
+        s.abbey_returned += s.abbey_aside
+        s.supply_gems += r[0]
+        s.supply_carpets += r[1]
+        s.supply_reshuffles += r[2]
+    s.abbey_aside, s.abbey_reward = [], [0, 0, 0]
+    s.action_used = True
+    s.phase = A.MAIN
+    abbey_refill(s)
+    if claim and turn_flow.goal_reached(s, p):   # Q-B1, Q-E1
+        turn_flow.end(s, s.team(p), "goal")
+
+
+# ------------------------------------------------------------------ decisions
+def legal_abbey_match(s, p) -> list:
+    L = s.g.layout
+    return [L.hand + k for k in abbey_matches(s, p)] + ([] if s.abbey_aside else [A.CANCEL])
+
+
+def legal_abbey_choice(s, p) -> list:
+    L = s.g.layout
+    return [L.abbey_stop] + ([L.abbey_continue] if can_continue(s, p) else [])
+
+
+def start_exploring(s, p):
+    """EXPLORE (the turn action C, Q-B2; legal only with the Abbey)."""
+    s.abbey_aside, s.abbey_reward = [], [0, 0, 0]
+    s.phase = A.ABBEY_MATCH
+
+
+def apply_abbey_match(s, p, a):
+    if a == A.CANCEL:
+        s.phase = A.MAIN
+        return
+    g = s.g                                  # Q-B3
+    i = s._find(s.hand[p], a - g.layout.hand)
+    s.hand[p].remove(i)
+    s.discard[p].append(i)
+    c = s.abbey_deck.pop()
+    s.abbey_aside.append(c)
+    gems, carpets, resh = g.I_ABBEY_REWARD[c]
+    s.abbey_reward[0] += s._take("supply_gems", gems)
+    s.abbey_reward[1] += s._take("supply_carpets", carpets)
+    s.abbey_reward[2] += s._take("supply_reshuffles", resh)
+    s._draw(p, g.I_ABBEY_DRAW[c], s.hand[p])
+    s.phase = A.ABBEY_CHOICE
+
+
+def apply_abbey_choice(s, p, a):
+    if a == s.g.layout.abbey_stop:
+        abbey_end(s, p, claim=True)
+        return
+    abbey_refill(s)                        # flip the next card (Q-B4, Q-B5)
+    s.phase = A.ABBEY_MATCH
+    if not abbey_matches(s, p):
+        abbey_end(s, p, claim=False)
