@@ -6,8 +6,9 @@ action's transition is looked up too: by its id (`MAIN_FIXED`) or its block of i
 The handlers of some decisions live
 with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
 `fantastiqa_rl.statues`, setup and the start and end of turns in `fantastiqa_rl.turn_flow`, the
-Abbey in `fantastiqa_rl.abbey` (topic folders: plain functions of the state, `powers.rules`,
-`statues.rules`, `turn_flow.rules`, `abbey.rules`).
+Abbey in `fantastiqa_rl.abbey`, completing quests in `fantastiqa_rl.quests` (topic folders: plain
+functions of the state, `powers.rules`, `statues.rules`, `turn_flow.rules`, `abbey.rules`,
+`quests.rules`).
 
 The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
 `fantastiqa_rl.state`. Actions are the flat ids of `fantastiqa_rl.actions`.
@@ -24,6 +25,7 @@ from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.powers import rules as powers
+from fantastiqa_rl.quests import rules as quests
 from fantastiqa_rl.statues import rules as statues
 from fantastiqa_rl.turn_flow import rules as turn_flow
 
@@ -75,9 +77,6 @@ class Rules:
         k = self.g.I_HAND_KIND[self.board[space]]
         return ("c", self.g.K_VULN[k], self.g.K_STRENGTH[k])
 
-    def _quest_req(self, q_inst):
-        return ("q", self.g.Q_NEEDS[self.g.I_QUEST_KIND[q_inst]])
-
     def _moves(self, p, adventure=False, visited=None, prev=None):
         """(space, dest) pairs a FLY / carpet / subdue may use from p's position (Q-M1); in an
         adventure only into regions the path may enter (Q-A3)."""
@@ -127,24 +126,6 @@ class Rules:
                         break
         return out
 
-    def _completable(self, p):
-        """Quest instances p may complete now (Q-Q1, Q-Q2), personal ones first."""
-        g = self.g
-        name = self.region_at[self.position[p]]
-        out = []
-        hand_prof = None
-        for q in self.quests[p] + [q for q in self.open_quests if q >= 0]:
-            if g.Q_REGION[g.I_QUEST_KIND[q]] != name:
-                continue
-            if hand_prof is None:
-                hand_prof = [self._profile(i) for i in self.hand[p]]
-            profs = [x for x in hand_prof if x is not None]
-            profs += [self._profile(i) for i in self.committed[p].get(q, ())]
-            profs = [x for x in profs if x is not None]
-            if can_meet(self._quest_req(q), tuple(sorted(profs))):
-                out.append(q)
-        return out
-
     # ------------------------------------------------------------------ legal actions
     def _legal_list(self) -> list:
         out = LEGAL[self.phase](self, self.cur)
@@ -164,7 +145,7 @@ class Rules:
                 out.append(A.ADVENTURE)
             if statues.statue_options(self, p):
                 out.append(A.VISIT_STATUE)
-            out += list({L.quest + g.I_QUEST_KIND[q] for q in self._completable(p)})
+            out += list({L.quest + g.I_QUEST_KIND[q] for q in quests.completable(self, p)})
             if self.opts["abbey"] and not abbey.why_no_explore(self, p):
                 out.append(L.explore)
         if self._has_free(p):
@@ -229,7 +210,7 @@ class Rules:
             req = self._creature_req(self.target)
             sel = [self._profile(i) for i in self.pay]
         else:
-            req = self._quest_req(self.target)
+            req = quests.quest_req(self, self.target)
             sel = [self._profile(i) for i in self.pay + self.committed[p].get(self.target, [])]
         sel = [x for x in sel if x is not None]
         out = [self.g.layout.hand + k for k in offered_kinds(req, sel, self._hand_items(self.hand[p]))]
@@ -323,12 +304,6 @@ class Rules:
         if len(qs) == 1:
             self._do(g.layout.quest + g.I_QUEST_KIND[qs[0]])
 
-    def _start_quest(self, p, q):                   # complete a quest of kind q (Q-Q1..Q-Q3): pay first
-        g = self.g
-        self.target = next(i for i in self._completable(p) if g.I_QUEST_KIND[i] == q)
-        self.pay = []
-        self.phase = A.QUEST_PAY
-
     def _explore(self, p, j):                       # Q-B2 (j == 0: EXPLORE, legal only with the Abbey)
         abbey.start_exploring(self, p)
 
@@ -404,14 +379,6 @@ class Rules:
         else:
             self._pay_card(p, a - self.g.layout.hand)
 
-    def _apply_quest_pay(self, p, a):
-        if a == A.CANCEL:
-            self._cancel_payment(p, A.MAIN)
-        elif a == A.CONFIRM:
-            self._complete_quest(p)
-        else:
-            self._pay_card(p, a - self.g.layout.hand)
-
     def _apply_end_discard(self, p, a):
         if a == A.DONE:
             turn_flow.finish_turn(self, p)
@@ -446,7 +413,7 @@ class Rules:
     def _apply_terminal(self, p, a):
         raise AssertionError("no transition in a terminal state")
 
-    # ------------------------------------------------------------------ paying, moving, completing quests
+    # ------------------------------------------------------------------ paying, moving
     def _pay_card(self, p, k):
         i = self._find(self.hand[p], k, prefer_boosted=True)
         self.hand[p].remove(i)
@@ -457,38 +424,6 @@ class Rules:
         self.position[p] = dest
         self.visited |= 1 << dest
 
-    def _complete_quest(self, p):
-        """Q-Q3."""
-        g = self.g
-        q = self.target
-        qk = g.I_QUEST_KIND[q]
-        self.discard[p] += self.pay
-        self.pay = []
-        self.discard[p] += self.committed[p].pop(q, [])
-        pts = g.Q_POINTS[qk]
-        if q in self.quests[p]:
-            self.quests[p].remove(q)
-        else:
-            j = self.open_quests.index(q)
-            self.open_quests[j] = -1
-            if self.open_bonus[j]:
-                self.open_bonus[j] = 0
-                self.bonus_tokens[p] += 1
-                pts += 1
-            for o in range(self.n):                 # tokens on it return, cards to discard
-                if self.quest_token[o] == q:
-                    self.quest_token[o] = -1
-                    self.discard[o] += self.committed[o].pop(q, [])
-        self.completed[p].append(q)
-        gems, carpets, resh = g.Q_REWARD[qk]
-        self.gems[p] += self._take("supply_gems", gems)
-        self.carpets[p] += self._take("supply_carpets", carpets)
-        self.reshuffles[p] += self._take("supply_reshuffles", resh)
-        self.scores[p] += pts
-        self.action_used = True
-        self.phase = A.MAIN
-        if turn_flow.goal_reached(self, p):         # Q-E1 (Q-B1 lines, Q-TM2 team sums)
-            turn_flow.end(self, self.team(p), "goal")
 
 
 def _by_phase(handlers: dict) -> tuple:
@@ -509,7 +444,7 @@ HANDLERS = {
     A.FREE_MENU:      (Rules._legal_free, Rules._apply_free_menu),
     A.ADV_MOVE:       (Rules._legal_adv_move, Rules._apply_adv_move),
     A.ADV_PAY:        (Rules._legal_pay, Rules._apply_adv_pay),
-    A.QUEST_PAY:      (Rules._legal_pay, Rules._apply_quest_pay),
+    A.QUEST_PAY:      (Rules._legal_pay, quests.apply_quest_pay),
     A.MOVE_DEST:      (Rules._legal_move_dest, Rules._apply_move_dest),
     A.COMMIT_TARGET:  (Rules._legal_commit_target, Rules._apply_commit_target),
     A.WITHDRAW_FROM:  (Rules._legal_withdraw_from, Rules._apply_withdraw_from),
@@ -538,6 +473,6 @@ MAIN_FIXED = {
     A.RESHUFFLE:    Rules._reshuffle,
 }
 MAIN_BLOCKS = (Rules._mark, Rules._not_in_main, Rules._play_for_power, Rules._commit, Rules._withdraw,
-               Rules._start_quest, Rules._explore)
+               quests.start_quest, Rules._explore)
 LEGAL = _by_phase({ph: h[0] for ph, h in HANDLERS.items()})
 APPLY = _by_phase({ph: h[1] for ph, h in HANDLERS.items()})

@@ -4,7 +4,7 @@ OpenSpiel's State or pgx's dataclass declare theirs).
 
 `FantastiqaState` is one object whose rules come from a mixin sharing its `self` (`rules`)
 and from topic folders' plain functions of the state (`statues.rules`,
-`powers.rules`, `turn_flow.rules`, `abbey.rules`); they
+`powers.rules`, `turn_flow.rules`, `abbey.rules`, `quests.rules`); they
 set these fields, and only these: `FIELDS` is the list a
 reader consults, and the code is driven by it. `FantastiqaState.clone` copies by `kind` (the
 per-kind name tuples below, built once at import); `tests/test_fantastiqa_declared_state.py` plays
@@ -47,7 +47,7 @@ OWNERS = {
     "seats": "state.py: _draw (Q-X1); turn_flow/rules.py: end_turn (Q-T1); every decision moves and pays with the seats' cards and gems",
     "adventure": "rules.py: ADVENTURE, ADV_MOVE, ADV_PAY, MOVE_DEST (Q-A1..Q-A4, Q-M1)",
     "statues": "statues/rules.py (kernels: statues/kernels.py): STATUE_OPTION, BUY, CHEST, RELEASE (Q-V1..Q-V3)",
-    "quests": "rules.py: QUEST, QUEST_PAY, MARK, commits (Q-Q1..Q-Q3, Q-F2)",
+    "quests": "quests/rules.py (kernels: quests/kernels.py): QUEST, QUEST_PAY, completing a quest (Q-Q1..Q-Q3); rules.py: MARK, commits (Q-F2)",
     "free actions": "rules.py: FREE_MENU, carpets and reshuffles (Q-F3, Q-F4)",
     "powers": "powers/rules.py (kernels: powers/kernels.py): PLAY, artifact effects, GLASS, BELL, BREW_CARD, WARDROBE, TARGET_SEAT (Q-F1)",
     "turn": "rules.py: the decision dispatch (APPLY by phase); turn_flow/rules.py: reset_turn (Q-T1, Q-T2)",

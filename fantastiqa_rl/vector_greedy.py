@@ -38,6 +38,7 @@ from fantastiqa_rl.abbey import ABBEY_CAP
 from fantastiqa_rl.board import (CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, NUM_SYMBOLS, P_DRAGON, P_EFFECT,
                                  P_FLY, P_GEM, P_PEACEFUL)
 from fantastiqa_rl.powers.kernels import _effect_row
+from fantastiqa_rl.quests.kernels import completable
 from fantastiqa_rl.vector_state import (L_ABBEY_ASIDE, L_ABBEY_DECK, L_ABBEY_RETURNED, L_ARTIFACT_DECK, L_BEAST_DECK,
                                         MAX_SEATS, NUM_OPEN_QUESTS, P_ABBEY, P_C_CARDS, P_C_OF, P_DECK, P_DISCARD,
                                         P_HAND, P_QUESTS, S_GEMS, S_POS, S_SCORES, W_ACTION_USED, W_BGEMS, W_BOARD,
@@ -340,7 +341,7 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
         if not S.apply(cc, ww, 1, cap, T, a, quest0, no_chance):
             return NOT_DECIDED
         # a quest among u.turn_options(p) (Rules._legal_main lists them while the turn action is unused)
-        if ww[1, W_ACTION_USED] == 0 and R.completable(cc, ww, 1, cap, T, p, qs, wi, wp):
+        if ww[1, W_ACTION_USED] == 0 and completable(cc, ww, 1, cap, T, p, qs, wi, wp):
             return a - A.HAND
     return -1
 

@@ -26,6 +26,7 @@ from fantastiqa_rl.board import P_FLY
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_steps as S
 from fantastiqa_rl.powers.kernels import _effect_row, _target_seat_row
+from fantastiqa_rl.quests.kernels import completable
 from fantastiqa_rl.statues.kernels import _buy_row, _chest_row, _release_row, _statue_option_row, statue_options
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
 from fantastiqa_rl.vector_state import (G_LISTS, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_POWERED,
@@ -97,7 +98,7 @@ def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
         if statue_options(c, w, i, cap, p, 0):
             row[A.VISIT_STATUE] = True
         qs = wi[R.reg(wi, R.R_QUESTS):]
-        for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
+        for t in range(completable(c, w, i, cap, T, p, qs, wi, wp)):
             row[quest0 + T[1][qs[t]]] = True
     if R.free_actions(c, w, i, cap, T, p, scratch, wi, True):  # _has_free: any free action
         row[A.FREE_ACTION] = True

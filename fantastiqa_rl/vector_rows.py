@@ -12,8 +12,8 @@ from __future__ import annotations
 from numba import njit
 
 from fantastiqa_rl import vector_chance as CH
-from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, MAX_SEATS, P_DECK, P_DISCARD, P_LISTS, W_LEN, W_SEATS,
-                                        W_SUPPLY)
+from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, L_PAY, MAX_SEATS, P_C_CARDS, P_C_OF, P_C_ORDER, P_DECK,
+                                        P_DISCARD, P_HAND, P_LISTS, W_LEN, W_SEATS, W_SUPPLY)
 from fantastiqa_rl.vector_state import kernel
 
 # flags (Cards.flags, built by vector_rules.Cards)
@@ -151,3 +151,33 @@ def draw(c, w, i, cap, p, k, dst, st):
         append(c, w, i, dst, cap, at(c, i, deck, cap, t - 1))
         set_len(w, i, deck, t - 1)
     return True
+
+
+# ---------------------------------------------------------------- steps shared by the quests, the free
+# actions and the adventure (moved from vector_steps, which re-exports them)
+@kernel
+def committed_pop(c, w, i, cap, p, q, dst):
+    """list_dst += committed[p].pop(q, []) (in commit order). Shared: MARK (vector_steps.mark) and
+    completing a quest (quests.kernels.complete_quest)."""
+    order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
+    t = index(c, w, i, order, cap, q)
+    if t < 0:
+        return
+    remove_at(c, w, i, order, cap, t)
+    u = 0
+    while u < ln(w, i, cards):
+        if at(c, i, of, cap, u) == q:
+            append(c, w, i, dst, cap, at(c, i, cards, cap, u))
+            remove_at(c, w, i, cards, cap, u)
+            remove_at(c, w, i, of, cap, u)
+        else:
+            u += 1
+
+
+@kernel
+def pay_card(c, w, i, cap, T, p, k):
+    """Rules._pay_card. Shared: ADV_PAY (vector_steps.adv_pay) and QUEST_PAY (quests.kernels.quest_pay)."""
+    hand = seat_list(p, P_HAND)
+    x = find(c, w, i, hand, cap, T[0], k, True)
+    remove(c, w, i, hand, cap, x)
+    append(c, w, i, L_PAY, cap, x)

@@ -1,9 +1,10 @@
 """The rule queries the batched kernels ask (`fantastiqa_rl.vector_kernels`), as numba functions over one
 packed row (`fantastiqa_rl.vector_state`): payment values (`fantastiqa_rl.payment`), adventure steps,
-completable quests, commit targets and the free actions (`fantastiqa_rl.rules`, `powers`). Each is a
+commit targets and the free actions (`fantastiqa_rl.rules`, `powers`). Each is a
 line-by-line port of the scalar function named in its docstring. The row primitives they use are
 `fantastiqa_rl.vector_rows` (re-exported here); the statue options are `fantastiqa_rl.statues.kernels`,
-the opponents in a seat's region (DRAGON, Peaceful Dragon) `fantastiqa_rl.powers.kernels`; `free_actions`
+the opponents in a seat's region (DRAGON, Peaceful Dragon) `fantastiqa_rl.powers.kernels`, the
+completable quests `fantastiqa_rl.quests.kernels` (which imports the payment queries here); `free_actions`
 ports both `Rules._legal_free` and `powers.rules.power_ok` and stays here.
 
 Card data stays data: `Cards` builds every per-kind and per-quest table from the card file's
@@ -30,8 +31,8 @@ from fantastiqa_rl.vector_rows import (F_ABBEY, F_BOTH, F_FLY_IN_ADV, F_FORBID, 
                                        set_len)
 from fantastiqa_rl.vector_state import (OP_ID, L_BOOSTED, L_DRAGONS, L_POWERED,
                                         L_PAY, L_TOKEN_LEFT, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
-                                        P_DISCARD, P_HAND, P_QUESTS, S_CARPETS, S_POS,
-                                        S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_OPEN, W_REGION,
+                                        P_DISCARD, P_HAND, S_CARPETS, S_POS,
+                                        S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_OPEN,
                                         W_TARGET)
 from fantastiqa_rl.vector_state import kernel
 
@@ -285,30 +286,8 @@ def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
     return k_out
 
 
-# ---------------------------------------------------------------- quests (Rules._completable, _commit_targets)
-@kernel
-def completable(c, w, i, cap, T, p, out, wi, wp):
-    """Rules._completable: quest instances p may complete now, personal ones first, into out; returns how many."""
-    hk, qk, prof, qregion = T[0], T[1], T[2], T[8]
-    name = w[i, W_REGION + seat_field(w, i, S_POS, p)]
-    quests = seat_list(p, P_QUESTS)
-    nq = ln(w, i, quests)
-    pr = wp
-    k_out = 0
-    n_hand = -1                                     # the hand's profiles at pr[:n_hand], made once
-    for t in range(nq + NUM_OPEN_QUESTS):
-        q = at(c, i, quests, cap, t) if t < nq else w[i, W_OPEN + t - nq]
-        if q < 0 or qregion[qk[q]] != name:
-            continue
-        if n_hand < 0:
-            n_hand = add_profiles(c, w, i, cap, hk, prof, seat_list(p, P_HAND), pr, 0)
-        n = add_committed_profiles(c, w, i, cap, T, p, q, pr, n_hand)
-        if quest_met(T, qk[q], pr, n, wi):
-            out[k_out] = q
-            k_out += 1
-    return k_out
-
-
+# ---------------------------------------------------------------- commit targets (Rules._commit_targets; completable is
+# quests.kernels')
 @njit(cache=True, inline="always")
 def commit_targets(c, w, i, cap, T, p, k, out):
     """Rules._commit_targets(p, k): quest instances (in committed order) into out; returns how many."""

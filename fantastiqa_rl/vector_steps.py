@@ -2,8 +2,9 @@
 one packed row (`fantastiqa_rl.vector_state`); each is a line-by-line port of the scalar method named
 in its docstring (fantastiqa_rl.rules; a rule topic's steps live in its folder, dispatched here by
 `apply` or called by `main`: the statues' in `fantastiqa_rl.statues.kernels`, the powers' in
-`fantastiqa_rl.powers.kernels`, the end of the turn's in `fantastiqa_rl.turn_flow.kernels`; `take`
-and `draw` are `fantastiqa_rl.vector_rows`', re-exported). Each returns True when it
+`fantastiqa_rl.powers.kernels`, the end of the turn's in `fantastiqa_rl.turn_flow.kernels`, the
+quests' in `fantastiqa_rl.quests.kernels`; `take`, `draw`, `committed_pop` and `pay_card` are
+`fantastiqa_rl.vector_rows`', re-exported). Each returns True when it
 applied the action and False, before changing anything, where the scalar core must (a position the
 port does not cover), or where the step may shuffle and `st` is empty: `st` is the mover's chance
 Generator as PCG64 state words (`fantastiqa_rl.vector_chance`), given by the caller for the steps
@@ -20,43 +21,28 @@ from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl.board import NUM_OPEN_QUESTS, P_EFFECT
 from fantastiqa_rl.powers.kernels import (bell, brew_card, effects_may_reshuffle, glass, play_card, run_effects,
                                           target_seat, wardrobe)
+from fantastiqa_rl.quests.kernels import quest_pay, start_quest
 from fantastiqa_rl.statues.kernels import buy, chest, release, statue_option, take_quest
 from fantastiqa_rl.turn_flow.kernels import end_turn, finish_turn
-from fantastiqa_rl.vector_rules import (F_FORBID, F_GOAL, F_MARK_FORBID, F_N, F_TEAMS,
+from fantastiqa_rl.vector_rules import (F_FORBID, F_MARK_FORBID,
                                         NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
-from fantastiqa_rl.vector_rows import SUP_CARPETS, draw, sf, take  # noqa: F401  (draw, take: re-exported)
+# take, draw, committed_pop and pay_card are vector_rows' (shared by topics), re-exported here
+from fantastiqa_rl.vector_rows import SUP_CARPETS, committed_pop, draw, pay_card, sf, take  # noqa: F401
 from fantastiqa_rl.vector_state import (L_ADVENTURE, L_BOOSTED,
                                         L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_TOKEN_LEFT,
                                         P_C_CARDS, P_C_OF, P_C_ORDER,
-                                        P_COMPLETED, P_DECK, P_DISCARD, P_HAND, P_QUESTS,
-                                        S_BONUS, S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
-                                        S_SCORES, S_TOKEN,
+                                        P_DECK, P_DISCARD, P_HAND,
+                                        S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
+                                        S_TOKEN,
                                         W_ACTION_USED, W_BGEMS, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
-                                        W_KEY, W_OBONUS, W_OPEN, W_PHASE, W_PREV,
+                                        W_KEY, W_OPEN, W_PHASE, W_PREV,
                                         W_RET, W_SUPPLY, W_TARGET,
                                         W_VISITED)
 from fantastiqa_rl.vector_state import kernel
 
 
-# ---------------------------------------------------------------- committed maps (seat p's quest -> cards)
-@kernel
-def committed_pop(c, w, i, cap, p, q, dst):
-    """list_dst += committed[p].pop(q, []) (in commit order)."""
-    order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
-    t = R.index(c, w, i, order, cap, q)
-    if t < 0:
-        return
-    R.remove_at(c, w, i, order, cap, t)
-    u = 0
-    while u < ln(w, i, cards):
-        if at(c, i, of, cap, u) == q:
-            R.append(c, w, i, dst, cap, at(c, i, cards, cap, u))
-            R.remove_at(c, w, i, cards, cap, u)
-            R.remove_at(c, w, i, of, cap, u)
-        else:
-            u += 1
-
-
+# ---------------------------------------------------------------- committed maps (seat p's quest -> cards; committed_pop
+# is vector_rows', shared with the quests)
 @kernel
 def committed_add(c, w, i, cap, p, q, x):
     """committed[p][q].append(x)."""
@@ -212,81 +198,7 @@ def main(c, w, i, cap, T, p, a, quest0, st):
     return True
 
 
-# ---------------------------------------------------------------- quests (Rules._start_quest, _complete_quest)
-@kernel
-def start_quest(c, w, i, cap, T, p, qkind):
-    """Rules._start_quest: pay first for the first quest instance of kind qkind p may complete."""
-    rows = max(cap, T[2].shape[1]) + 8             # R.workspace's sizes (a quest start is rare)
-    wi = np.zeros(R.WI_COMP + 7 * rows, dtype=np.int64)
-    wp = np.zeros((3 * rows, 3), dtype=np.int64)
-    qs = wi[R.reg(wi, R.R_QUESTS):]
-    for t in range(R.completable(c, w, i, cap, T, p, qs, wi, wp)):
-        if T[1][qs[t]] == qkind:
-            w[i, W_TARGET] = qs[t]
-            break
-    R.set_len(w, i, L_PAY, 0)
-    w[i, W_PHASE] = A.QUEST_PAY
-
-
-@kernel
-def complete_quest(c, w, i, cap, T, p):
-    """Rules._complete_quest (Q-Q3); False, nothing changed, where it reaches the goal (Q-E1) or the
-    goal is the Abbey's lines: the scalar core ends the game."""
-    flags = T[12]
-    q = w[i, W_TARGET]
-    kq = T[1][q]
-    quests = seat_list(p, P_QUESTS)
-    personal = R.contains(c, w, i, quests, cap, q)
-    pts = T[16][kq]
-    j = -1
-    if not personal:
-        for x in range(NUM_OPEN_QUESTS):
-            if w[i, W_OPEN + x] == q:
-                j = x
-                break
-        if w[i, W_OBONUS + j]:
-            pts += 1
-    side = pts                                      # turn_flow.rules.goal_reached after the points
-    for o in range(flags[F_N]):
-        if o == p or (flags[F_TEAMS] and (o - p) % 2 == 0):
-            side += w[i, sf(o, S_SCORES)]
-    if flags[F_GOAL] < 0 or side >= flags[F_GOAL]:
-        return False
-    discard = seat_list(p, P_DISCARD)
-    R.extend(c, w, i, discard, L_PAY, cap)
-    committed_pop(c, w, i, cap, p, q, discard)
-    if personal:
-        R.remove(c, w, i, quests, cap, q)
-    else:
-        w[i, W_OPEN + j] = -1
-        if w[i, W_OBONUS + j]:
-            w[i, W_OBONUS + j] = 0
-            w[i, sf(p, S_BONUS)] += 1
-        for o in range(flags[F_N]):                 # tokens on it return, cards to discard
-            if w[i, sf(o, S_TOKEN)] == q:
-                w[i, sf(o, S_TOKEN)] = -1
-                committed_pop(c, w, i, cap, o, q, seat_list(o, P_DISCARD))
-    R.append(c, w, i, seat_list(p, P_COMPLETED), cap, q)
-    reward = T[19]
-    w[i, sf(p, S_GEMS)] += take(w, i, W_SUPPLY, reward[kq, 0])
-    w[i, sf(p, S_CARPETS)] += take(w, i, W_SUPPLY + 1, reward[kq, 1])
-    w[i, sf(p, S_RESHUFFLES)] += take(w, i, W_SUPPLY + 2, reward[kq, 2])
-    w[i, sf(p, S_SCORES)] += pts
-    w[i, W_ACTION_USED] = 1
-    w[i, W_PHASE] = A.MAIN
-    return True
-
-
 # ---------------------------------------------------------------- adventures (Rules._apply_adv_move, _apply_adv_pay)
-@kernel
-def pay_card(c, w, i, cap, T, p, k):
-    """Rules._pay_card."""
-    hand = seat_list(p, P_HAND)
-    x = R.find(c, w, i, hand, cap, T[0], k, True)
-    R.remove(c, w, i, hand, cap, x)
-    R.append(c, w, i, L_PAY, cap, x)
-
-
 @kernel
 def adv_move(c, w, i, cap, T, p, a, st):
     K = T[2].shape[1]
@@ -335,18 +247,6 @@ def adv_pay(c, w, i, cap, T, p, a):
         w[i, W_PHASE] = A.ADV_MOVE
     else:
         pay_card(c, w, i, cap, T, p, a - A.HAND)
-    return True
-
-
-@kernel
-def quest_pay(c, w, i, cap, T, p, a):
-    if a == A.CANCEL:
-        R.extend(c, w, i, seat_list(p, P_HAND), L_PAY, cap)
-        w[i, W_PHASE] = A.MAIN
-        return True
-    if a == A.CONFIRM:
-        return complete_quest(c, w, i, cap, T, p)
-    pay_card(c, w, i, cap, T, p, a - A.HAND)
     return True
 
 

@@ -2,11 +2,12 @@
 chance, serialization, text). The names users import from fantastiqa_rl.state stay importable there,
 as the very objects of their new modules, and every decision has its pair of handlers: mixin methods
 (`_legal_x` / `_apply_x`) or a topic folder's functions of the state (`statues.rules.legal_x` /
-`apply_x`, `powers.rules.legal_x` / `apply_x`, `abbey.rules.legal_x` / `apply_x`, issue 38 item 2;
+`apply_x`, `powers.rules.legal_x` / `apply_x`, `abbey.rules.legal_x` / `apply_x`,
+`quests.rules.apply_x`, issue 38 item 2;
 the turn flow's `turn_flow.rules` has no decision of its own but MAIN's DONE)."""
 import fantastiqa_rl.state as state_module
-from fantastiqa_rl import abbey, chance, options, powers, rules, turn_flow
-from fantastiqa_rl.actions import DONE, PHASES
+from fantastiqa_rl import abbey, chance, options, powers, quests, rules, turn_flow
+from fantastiqa_rl.actions import DONE, PHASES, QUEST_PAY
 
 
 def test_state_module_reexports_the_names_users_import():
@@ -22,6 +23,9 @@ def test_state_module_reexports_the_names_users_import():
     assert not hasattr(state_module.FantastiqaState, "_end_turn")  # no mixin
     assert state_module.FantastiqaState.abbey_held is abbey.rules.abbey_held   # the Abbey's public query,
     assert not hasattr(state_module.FantastiqaState, "_apply_abbey_match")   # its rules no mixin
+    assert rules.HANDLERS[QUEST_PAY][1] is quests.rules.apply_quest_pay   # the quests: functions of the state,
+    assert quests.completable is quests.rules.completable                # re-exported by the folder,
+    assert not hasattr(state_module.FantastiqaState, "_complete_quest")   # no mixin
     missing = [name for name in state_module.__all__ if not hasattr(state_module, name)]
     assert not missing
 

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from fantastiqa_rl import FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.payment import creature_value, met, offered_kinds, profile, quest_met
+from fantastiqa_rl.quests import quest_req
 
-# Private calls (why not public): _creature_req / _quest_req give the requirement being paid, which the
+# Private calls (why not public): _creature_req / quests.quest_req give the requirement being paid, which the
 # core does not expose; the test checks every offered payment against it.
 
 # card pool: (symbols) -> profile; singles, a double and two Curious Companions
@@ -142,7 +143,7 @@ def test_payment_mask_in_play_matches_brute_force():
                     req = s._creature_req(s.target)
                     sel = s.pay
                 else:
-                    req = s._quest_req(s.target)
+                    req = quest_req(s, s.target)
                     sel = s.pay + s.committed[p].get(s.target, [])
                 sym = lambda cards: [g.K_SYMS[g.I_HAND_KIND[i]] for i in cards if g.K_SYMS[g.I_HAND_KIND[i]]]  # noqa
                 want = brute_offered(req, sym(sel), sym(s.hand[p]))

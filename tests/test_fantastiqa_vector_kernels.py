@@ -139,7 +139,7 @@ def test_every_ported_decision_runs_in_a_kernel_and_matches_the_scalar_core():
     c = v.counts
     assert c["fallback_steps"] < 0.12 * (c["kernel_steps"] + c["fallback_steps"])
     assert c["fallback_masks"] < 0.06 * (c["kernel_masks"] + c["fallback_masks"])
-    # completing a quest in the kernel (vector_steps.complete_quest): the scalar core only for the
+    # completing a quest in the kernel (quests.kernels.complete_quest): the scalar core only for the
     # completion that reaches the goal and ends the game
     completed = sum(len(s.completed[p]) for s in refs for p in range(s.n))
     goal_ends = sum(s.end_reason == "goal" for s in refs)

@@ -8,7 +8,7 @@ names the scalar function it ports line by line.
 END_DISCARD's mask row (`vector_kernels._end_discard_row`) ports `Rules._legal_end_discard` and
 stays there. The setup is not ported past the setup decisions (`vector_steps.setup` leaves the last
 seat's SETUP_PLACE, whose `turn_flow.rules.finish_setup` shuffles, to the scalar core), nor is the
-Abbey's goal check (`vector_steps.complete_quest` returns False where `goal_reached` could end the game).
+Abbey's goal check (`quests.kernels.complete_quest` returns False where `goal_reached` could end the game).
 
 This module imports only the row primitives (`fantastiqa_rl.vector_rows`, which also hold the
 supply's `take` and the reshuffling `draw` that the turn flow shares with the quests and the powers'
