@@ -6,9 +6,9 @@ action's transition is looked up too: by its id (`MAIN_FIXED`) or its block of i
 The handlers of some decisions live
 with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
 `fantastiqa_rl.statues`, setup and the start and end of turns in `fantastiqa_rl.turn_flow`, the
-Abbey in `fantastiqa_rl.abbey`, completing quests in `fantastiqa_rl.quests` (topic folders: plain
-functions of the state, `powers.rules`, `statues.rules`, `turn_flow.rules`, `abbey.rules`,
-`quests.rules`).
+Abbey in `fantastiqa_rl.abbey`, completing quests in `fantastiqa_rl.quests`, the setup decisions in
+`fantastiqa_rl.setup` (topic folders: plain functions of the state, `powers.rules`, `statues.rules`,
+`turn_flow.rules`, `abbey.rules`, `quests.rules`, `setup.rules`).
 
 The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
 `fantastiqa_rl.state`. Actions are the flat ids of `fantastiqa_rl.actions`.
@@ -20,12 +20,13 @@ from bisect import bisect_right
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import rules as abbey
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, NUM_POSITIONS, P_FLY
+from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, P_FLY
 from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.powers import rules as powers
 from fantastiqa_rl.quests import rules as quests
+from fantastiqa_rl.setup import rules as setup
 from fantastiqa_rl.statues import rules as statues
 from fantastiqa_rl.turn_flow import rules as turn_flow
 
@@ -182,18 +183,6 @@ class Rules:
             out += list({L.pick + g.I_HAND_KIND[i] for cards in self.committed[p].values() for i in cards})
         return out
 
-    def _legal_setup_quest(self, p) -> list:
-        L, QK = self.g.layout, self.g.I_QUEST_KIND
-        return list({L.quest + QK[q] for q in self.offer_quests})
-
-    def _legal_setup_artifact(self, p) -> list:
-        L, HK = self.g.layout, self.g.I_HAND_KIND
-        return list({L.pick + HK[i] for i in self.offer_artifacts})
-
-    def _legal_setup_place(self, p) -> list:
-        taken = set(self.position)
-        return [A.REGION + r for r in range(NUM_POSITIONS) if r not in taken]
-
     def _legal_adv_move(self, p) -> list:
         g, L = self.g, self.g.layout
         out = [A.REGION + d for _, d in self._pay_moves(p)]
@@ -314,28 +303,6 @@ class Rules:
         self.supply_carpets += 1
         self.phase, self.ret = A.MOVE_DEST, self.phase
 
-    def _apply_setup_quest(self, p, a):
-        L, QK = self.g.layout, self.g.I_QUEST_KIND
-        q = next(i for i in self.offer_quests if L.quest + QK[i] == a)
-        self.offer_quests.remove(q)
-        self.quests[p].append(q)
-        self.committed[p][q] = []
-        self.phase = A.SETUP_ARTIFACT
-
-    def _apply_setup_artifact(self, p, a):
-        L, HK = self.g.layout, self.g.I_HAND_KIND
-        i = next(i for i in self.offer_artifacts if L.pick + HK[i] == a)
-        self.offer_artifacts.remove(i)
-        self.hand[p].append(i)
-        self.phase = A.SETUP_PLACE
-
-    def _apply_setup_place(self, p, a):
-        self.position[p] = a - A.REGION
-        if p > 0:
-            self.cur, self.phase = p - 1, A.SETUP_QUEST
-        else:
-            turn_flow.finish_setup(self)
-
     def _apply_adv_move(self, p, a):
         L = self.g.layout
         if a == A.DONE:
@@ -437,9 +404,9 @@ def _by_phase(handlers: dict) -> tuple:
 # phase -> (legal actions of the decision: f(state, seat) -> ids, unsorted, no duplicates;
 #           its transition: f(state, seat, action))
 HANDLERS = {
-    A.SETUP_QUEST:    (Rules._legal_setup_quest, Rules._apply_setup_quest),
-    A.SETUP_ARTIFACT: (Rules._legal_setup_artifact, Rules._apply_setup_artifact),
-    A.SETUP_PLACE:    (Rules._legal_setup_place, Rules._apply_setup_place),
+    A.SETUP_QUEST:    (setup.legal_setup_quest, setup.apply_setup_quest),
+    A.SETUP_ARTIFACT: (setup.legal_setup_artifact, setup.apply_setup_artifact),
+    A.SETUP_PLACE:    (setup.legal_setup_place, setup.apply_setup_place),
     A.MAIN:           (Rules._legal_main, Rules._apply_main),
     A.FREE_MENU:      (Rules._legal_free, Rules._apply_free_menu),
     A.ADV_MOVE:       (Rules._legal_adv_move, Rules._apply_adv_move),

@@ -4,7 +4,7 @@ OpenSpiel's State or pgx's dataclass declare theirs).
 
 `FantastiqaState` is one object whose rules come from a mixin sharing its `self` (`rules`)
 and from topic folders' plain functions of the state (`statues.rules`,
-`powers.rules`, `turn_flow.rules`, `abbey.rules`, `quests.rules`); they
+`powers.rules`, `turn_flow.rules`, `abbey.rules`, `quests.rules`, `setup.rules`); they
 set these fields, and only these: `FIELDS` is the list a
 reader consults, and the code is driven by it. `FantastiqaState.clone` copies by `kind` (the
 per-kind name tuples below, built once at import); `tests/test_fantastiqa_declared_state.py` plays
@@ -41,7 +41,7 @@ KINDS = (SHARED, LIST, PER_SEAT, PER_SEAT_MAP, OPT_LIST, GENERATORS, OWN_FLAGS)
 OWNERS = {
     "game": "state.py: FantastiqaState.new; the card tables, options and goal, fixed for the game (Q-S1)",
     "chance": "state.py: new, _rng; chance.py: the chance sources (one Generator each)",
-    "setup": "turn_flow/rules.py: setup, finish_setup; rules.py: the SETUP_* decisions (Q-S1..Q-S6)",
+    "setup": "turn_flow/rules.py: setup, finish_setup; setup/rules.py (kernels: setup/kernels.py): the SETUP_* decisions (Q-S1..Q-S6)",
     "replenish": "turn_flow/rules.py (kernels: turn_flow/kernels.py): replenish (Q-R1..Q-R4), the board and open quests filled each turn",
     "supply": "state.py: _take; the general supply's counters and the box (Q-X1)",
     "seats": "state.py: _draw (Q-X1); turn_flow/rules.py: end_turn (Q-T1); every decision moves and pays with the seats' cards and gems",

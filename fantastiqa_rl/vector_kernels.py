@@ -4,7 +4,7 @@ the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and l
 - `legal(...)`: each game's legal actions, for the decisions ported (one function per decision,
   named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`;
   a rule topic's own rows live in its folder: the statues' in `fantastiqa_rl.statues.kernels`, the
-  powers' in `fantastiqa_rl.powers.kernels`);
+  powers' in `fantastiqa_rl.powers.kernels`, the setup decisions' in `fantastiqa_rl.setup.kernels`);
 - `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`).
 (The observation is `fantastiqa_rl.obs_kernel.encode`, straight from the rows.)
 Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
@@ -27,10 +27,11 @@ from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_steps as S
 from fantastiqa_rl.powers.kernels import _effect_row, _target_seat_row
 from fantastiqa_rl.quests.kernels import completable
+from fantastiqa_rl.setup.kernels import _setup_row
 from fantastiqa_rl.statues.kernels import _buy_row, _chest_row, _release_row, _statue_option_row, statue_options
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
-from fantastiqa_rl.vector_state import (G_LISTS, L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_POWERED,
-                                        MAX_SEATS, NUM_POSITIONS, P_C_CARDS,
+from fantastiqa_rl.vector_state import (G_LISTS, L_POWERED,
+                                        MAX_SEATS, P_C_CARDS,
                                         P_C_OF, P_C_ORDER, P_HAND, P_LISTS, S_CARPETS,
                                         S_POS, W_ACTION_USED, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
                                         W_LEN, W_PHASE, W_PREV, W_RET, W_SEATS, W_TARGET, W_VISITED)
@@ -48,31 +49,6 @@ def _seat(p, f):
 
 
 # ---------------------------------------------------------------- legal actions
-@kernel
-def _setup_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Rules._legal_setup_quest, _legal_setup_artifact, _legal_setup_place."""
-    flags = T[12]
-    hk = T[0]
-    ph = w[i, W_PHASE]
-    if ph == A.SETUP_QUEST:                         # Rules._legal_setup_quest
-        for t in range(_len(w, i, L_OFFER_QUESTS)):
-            row[quest0 + T[1][c[i, L_OFFER_QUESTS * cap + t]]] = True
-        return True
-    if ph == A.SETUP_ARTIFACT:                      # Rules._legal_setup_artifact
-        K = T[2].shape[1]
-        for t in range(_len(w, i, L_OFFER_ARTIFACTS)):
-            row[A.HAND + 2 * K + hk[c[i, L_OFFER_ARTIFACTS * cap + t]]] = True
-        return True
-    if ph == A.SETUP_PLACE:                         # Rules._legal_setup_place
-        for r in range(NUM_POSITIONS):
-            row[A.REGION + r] = True
-        for o in range(flags[R.F_N]):
-            if w[i, W_SEATS + MAX_SEATS * S_POS + o] >= 0:
-                row[A.REGION + w[i, W_SEATS + MAX_SEATS * S_POS + o]] = False
-        return True
-    return True
-
-
 @kernel
 def _end_discard_row(c, w, i, cap, T, row):
     """Rules._legal_end_discard."""

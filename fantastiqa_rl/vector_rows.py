@@ -13,7 +13,7 @@ from numba import njit
 
 from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, L_PAY, MAX_SEATS, P_C_CARDS, P_C_OF, P_C_ORDER, P_DECK,
-                                        P_DISCARD, P_HAND, P_LISTS, W_LEN, W_SEATS, W_SUPPLY)
+                                        P_DISCARD, P_HAND, P_LISTS, P_QUESTS, W_LEN, W_SEATS, W_SUPPLY)
 from fantastiqa_rl.vector_state import kernel
 
 # flags (Cards.flags, built by vector_rules.Cards)
@@ -153,8 +153,9 @@ def draw(c, w, i, cap, p, k, dst, st):
     return True
 
 
-# ---------------------------------------------------------------- steps shared by the quests, the free
-# actions and the adventure (moved from vector_steps, which re-exports them)
+# ---------------------------------------------------------------- steps shared by topics: the quests, the free
+# actions and the adventure (committed_pop, pay_card: moved from vector_steps, which re-exports them), the
+# setup and the statues (take_quest: moved from statues.kernels)
 @kernel
 def committed_pop(c, w, i, cap, p, q, dst):
     """list_dst += committed[p].pop(q, []) (in commit order). Shared: MARK (vector_steps.mark) and
@@ -181,3 +182,20 @@ def pay_card(c, w, i, cap, T, p, k):
     x = find(c, w, i, hand, cap, T[0], k, True)
     remove(c, w, i, hand, cap, x)
     append(c, w, i, L_PAY, cap, x)
+
+
+@kernel
+def take_quest(c, w, i, cap, T, p, a, quest0, src):
+    """The first quest of list src whose QUEST action is a becomes a personal quest of p, with an empty
+    committed list (statues.rules.apply_chest, setup.rules.apply_setup_quest;
+    shared by the statues' CHEST and the setup's SETUP_QUEST); False, unchanged, if none."""
+    for t in range(ln(w, i, src)):
+        q = at(c, i, src, cap, t)
+        if quest0 + T[1][q] == a:
+            if contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
+                return False
+            remove_at(c, w, i, src, cap, t)
+            append(c, w, i, seat_list(p, P_QUESTS), cap, q)
+            append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
+            return True
+    return False

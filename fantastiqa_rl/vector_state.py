@@ -51,7 +51,8 @@ from fantastiqa_rl.state import FantastiqaState
 _KERNEL_SOURCES = ("vector_state", "vector_chance", "vector_pay", "vector_rows", "vector_rules", "vector_steps",
                    "vector_kernels", "vector_greedy", "obs_kernel", "observation", "actions", "board", "cards",
                    "powers.rules", "powers.kernels", "statues.rules", "statues.kernels", "turn_flow.rules",
-                   "turn_flow.kernels", "quests.rules", "quests.kernels", "options", "abbey.rules")
+                   "turn_flow.kernels", "quests.rules", "quests.kernels", "setup.rules", "setup.kernels",
+                   "options", "abbey.rules")
 
 
 def _sources_stamp() -> str:

@@ -3,7 +3,7 @@ one packed row (`fantastiqa_rl.vector_state`); each is a line-by-line port of th
 in its docstring (fantastiqa_rl.rules; a rule topic's steps live in its folder, dispatched here by
 `apply` or called by `main`: the statues' in `fantastiqa_rl.statues.kernels`, the powers' in
 `fantastiqa_rl.powers.kernels`, the end of the turn's in `fantastiqa_rl.turn_flow.kernels`, the
-quests' in `fantastiqa_rl.quests.kernels`; `take`, `draw`, `committed_pop` and `pay_card` are
+quests' in `fantastiqa_rl.quests.kernels`, the setup decisions' in `fantastiqa_rl.setup.kernels`; `take`, `draw`, `committed_pop` and `pay_card` are
 `fantastiqa_rl.vector_rows`', re-exported). Each returns True when it
 applied the action and False, before changing anything, where the scalar core must (a position the
 port does not cover), or where the step may shuffle and `st` is empty: `st` is the mover's chance
@@ -22,14 +22,15 @@ from fantastiqa_rl.board import NUM_OPEN_QUESTS, P_EFFECT
 from fantastiqa_rl.powers.kernels import (bell, brew_card, effects_may_reshuffle, glass, play_card, run_effects,
                                           target_seat, wardrobe)
 from fantastiqa_rl.quests.kernels import quest_pay, start_quest
-from fantastiqa_rl.statues.kernels import buy, chest, release, statue_option, take_quest
+from fantastiqa_rl.setup.kernels import setup
+from fantastiqa_rl.statues.kernels import buy, chest, release, statue_option
 from fantastiqa_rl.turn_flow.kernels import end_turn, finish_turn
 from fantastiqa_rl.vector_rules import (F_FORBID, F_MARK_FORBID,
                                         NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
 # take, draw, committed_pop and pay_card are vector_rows' (shared by topics), re-exported here
 from fantastiqa_rl.vector_rows import SUP_CARPETS, committed_pop, draw, pay_card, sf, take  # noqa: F401
 from fantastiqa_rl.vector_state import (L_ADVENTURE, L_BOOSTED,
-                                        L_OFFER_ARTIFACTS, L_OFFER_QUESTS, L_PAY, L_TOKEN_LEFT,
+                                        L_PAY, L_TOKEN_LEFT,
                                         P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_DECK, P_DISCARD, P_HAND,
                                         S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
@@ -260,34 +261,6 @@ def move_dest(c, w, i, cap, T, p, a, st):
     w[i, W_PHASE] = ret
     if ret == A.MAIN:
         run_effects(c, w, i, cap, T, p, st)
-    return True
-
-
-# ---------------------------------------------------------------- setup (Rules._apply_setup_*)
-@kernel
-def setup(c, w, i, cap, T, p, a, quest0):
-    """SETUP_QUEST, SETUP_ARTIFACT, and SETUP_PLACE but the last seat's (its end of setup shuffles)."""
-    ph = w[i, W_PHASE]
-    if ph == A.SETUP_QUEST:
-        if not take_quest(c, w, i, cap, T, p, a, quest0, L_OFFER_QUESTS):
-            return False
-        w[i, W_PHASE] = A.SETUP_ARTIFACT
-        return True
-    if ph == A.SETUP_ARTIFACT:
-        K = T[2].shape[1]
-        for t in range(ln(w, i, L_OFFER_ARTIFACTS)):
-            x = at(c, i, L_OFFER_ARTIFACTS, cap, t)
-            if A.HAND + 2 * K + T[0][x] == a:
-                R.remove_at(c, w, i, L_OFFER_ARTIFACTS, cap, t)
-                R.append(c, w, i, seat_list(p, P_HAND), cap, x)
-                w[i, W_PHASE] = A.SETUP_PLACE
-                return True
-        return False
-    if p == 0:
-        return False                                # turn_flow.rules.finish_setup shuffles
-    w[i, sf(p, S_POS)] = a - A.REGION
-    w[i, W_CUR] = p - 1
-    w[i, W_PHASE] = A.SETUP_QUEST
     return True
 
 

@@ -3,11 +3,11 @@ chance, serialization, text). The names users import from fantastiqa_rl.state st
 as the very objects of their new modules, and every decision has its pair of handlers: mixin methods
 (`_legal_x` / `_apply_x`) or a topic folder's functions of the state (`statues.rules.legal_x` /
 `apply_x`, `powers.rules.legal_x` / `apply_x`, `abbey.rules.legal_x` / `apply_x`,
-`quests.rules.apply_x`, issue 38 item 2;
+`quests.rules.apply_x`, `setup.rules.legal_x` / `apply_x`, issue 38 item 2;
 the turn flow's `turn_flow.rules` has no decision of its own but MAIN's DONE)."""
 import fantastiqa_rl.state as state_module
-from fantastiqa_rl import abbey, chance, options, powers, quests, rules, turn_flow
-from fantastiqa_rl.actions import DONE, PHASES, QUEST_PAY
+from fantastiqa_rl import abbey, chance, options, powers, quests, rules, setup, turn_flow
+from fantastiqa_rl.actions import DONE, PHASES, QUEST_PAY, SETUP_PLACE
 
 
 def test_state_module_reexports_the_names_users_import():
@@ -26,6 +26,8 @@ def test_state_module_reexports_the_names_users_import():
     assert rules.HANDLERS[QUEST_PAY][1] is quests.rules.apply_quest_pay   # the quests: functions of the state,
     assert quests.completable is quests.rules.completable                # re-exported by the folder,
     assert not hasattr(state_module.FantastiqaState, "_complete_quest")   # no mixin
+    assert rules.HANDLERS[SETUP_PLACE] == (setup.rules.legal_setup_place, setup.apply_setup_place)  # the setup
+    assert not hasattr(state_module.FantastiqaState, "_apply_setup_quest")   # decisions: no mixin
     missing = [name for name in state_module.__all__ if not hasattr(state_module, name)]
     assert not missing
 

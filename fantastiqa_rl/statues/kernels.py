@@ -7,8 +7,8 @@ names the scalar function it ports line by line.
 - the mask rows `_statue_option_row`, `_buy_row`, `_chest_row`, `_release_row`
   (dispatched by `fantastiqa_rl.vector_kernels.legal`);
 - the steps `statue_option`, `buy`, `chest`, `release` (dispatched by
-  `fantastiqa_rl.vector_steps.apply`) and their helpers `statue_done`, `return_revealed` and
-  `take_quest` (which `vector_steps.setup` borrows for a starting quest, Rules._apply_setup_quest).
+  `fantastiqa_rl.vector_steps.apply`) and their helpers `statue_done` and `return_revealed`;
+  CHEST's `take_quest` is shared with the setup's SETUP_QUEST and is `fantastiqa_rl.vector_rows`'.
 
 This module imports only the row primitives (`fantastiqa_rl.vector_rows`) and the tables below the
 kernels, never `vector_rules` / `vector_steps` / `vector_kernels`: they import it. Its source is
@@ -22,10 +22,10 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_rows as R
 from fantastiqa_rl.board import CHEST, NUM_POSITIONS
 from fantastiqa_rl.statues.rules import PERSONAL_QUEST_CAP, RELEASE_MAX, STATUE_REVEAL, TELEPORT_COST
-from fantastiqa_rl.vector_rows import F_TO_HAND, SUP_GEMS, at, ln, seat_field, seat_list, sf
+from fantastiqa_rl.vector_rows import F_TO_HAND, SUP_GEMS, at, ln, seat_field, seat_list, sf, take_quest
 from fantastiqa_rl.vector_rows import ln as _len, seat_list as _seat     # the mask rows' names (vector_kernels')
 from fantastiqa_rl.vector_state import (L_ARTIFACT_DECK, L_BOX, L_PAY, L_RELEASE, L_REVEALED, MAX_SEATS,
-                                        P_C_ORDER, P_DISCARD, P_HAND, P_QUESTS, S_GEMS, S_POS, W_ACTION_USED,
+                                        P_DISCARD, P_HAND, P_QUESTS, S_GEMS, S_POS, W_ACTION_USED,
                                         W_COUNT, W_CUR, W_KEY, W_PHASE, W_PLUS, W_SEATS, W_STATUE)
 from fantastiqa_rl.vector_state import kernel
 
@@ -187,22 +187,6 @@ def buy(c, w, i, cap, T, p, a):
     w[i, SUP_GEMS] += cost
     R.append(c, w, i, seat_list(p, P_HAND if T[12][F_TO_HAND] else P_DISCARD), cap, x)
     return True
-
-
-@kernel
-def take_quest(c, w, i, cap, T, p, a, quest0, src):
-    """The first quest of list src whose QUEST action is a becomes a personal quest of p, with an empty
-    committed list (statues.rules.apply_chest, Rules._apply_setup_quest); False, unchanged, if none."""
-    for t in range(ln(w, i, src)):
-        q = at(c, i, src, cap, t)
-        if quest0 + T[1][q] == a:
-            if R.contains(c, w, i, seat_list(p, P_C_ORDER), cap, q):
-                return False
-            R.remove_at(c, w, i, src, cap, t)
-            R.append(c, w, i, seat_list(p, P_QUESTS), cap, q)
-            R.append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
-            return True
-    return False
 
 
 @kernel
