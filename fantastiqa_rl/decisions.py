@@ -7,11 +7,13 @@
 A decision (a phase of `fantastiqa_rl.actions.PHASES`) has its legal actions and its transition in the
 scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixin's methods, or a topic folder's functions
 such as `fantastiqa_rl.statues.rules`, `fantastiqa_rl.powers.rules`, `fantastiqa_rl.turn_flow.rules`,
-`fantastiqa_rl.abbey.rules`, `fantastiqa_rl.quests.rules` and `fantastiqa_rl.setup.rules`)
+`fantastiqa_rl.abbey.rules`, `fantastiqa_rl.quests.rules`, `fantastiqa_rl.setup.rules` and
+`fantastiqa_rl.adventure.rules`)
 and, where it is ported, a mask row kernel (`fantastiqa_rl.vector_kernels.legal` dispatches to it)
 and a step kernel (`fantastiqa_rl.vector_steps.apply` dispatches to it; a topic folder's kernels sit
 beside its rules: `fantastiqa_rl.statues.kernels`, `fantastiqa_rl.powers.kernels`,
-`fantastiqa_rl.turn_flow.kernels`, `fantastiqa_rl.quests.kernels`, `fantastiqa_rl.setup.kernels`). A decision that is not ported
+`fantastiqa_rl.turn_flow.kernels`, `fantastiqa_rl.quests.kernels`, `fantastiqa_rl.setup.kernels`,
+`fantastiqa_rl.adventure.kernels`). A decision that is not ported
 says why in `scalar_because`: `FantastiqaVector` then asks the scalar core for that game (its
 `counts` and `phase_counts` say how often). The dispatch chains themselves stay `if` chains in the kernels (numba has no function tables
 that run as fast; `vector_kernels.legal`'s comment), so this table is the map a maintainer reads, and
@@ -48,10 +50,10 @@ _BATCHED = {
     "SETUP_PLACE": ("setup.kernels._setup_row", "setup.kernels.setup", "", False),
     "MAIN": ("vector_kernels._main_row", "vector_steps.main", "", False),
     "FREE_MENU": ("vector_kernels._free_menu_row", "vector_steps.main", "", False),
-    "ADV_MOVE": ("vector_kernels._adv_move_row", "vector_steps.adv_move", "", False),
-    "ADV_PAY": ("vector_kernels._pay_row", "vector_steps.adv_pay", "", False),
+    "ADV_MOVE": ("adventure.kernels._adv_move_row", "adventure.kernels.adv_move", "", False),
+    "ADV_PAY": ("vector_kernels._pay_row", "adventure.kernels.adv_pay", "", False),
     "QUEST_PAY": ("vector_kernels._pay_row", "quests.kernels.quest_pay", "", False),
-    "MOVE_DEST": ("vector_kernels._move_dest_row", "vector_steps.move_dest", "", False),
+    "MOVE_DEST": ("adventure.kernels._move_dest_row", "adventure.kernels.move_dest", "", False),
     "BUY": ("statues.kernels._buy_row", "statues.kernels.buy", "", False),
     "CHEST": ("statues.kernels._chest_row", "statues.kernels.chest", "", False),
     "RELEASE": ("statues.kernels._release_row", "statues.kernels.release", "", False),

@@ -7,8 +7,9 @@ The handlers of some decisions live
 with their job: card powers and artifact effects in `fantastiqa_rl.powers`, statues in
 `fantastiqa_rl.statues`, setup and the start and end of turns in `fantastiqa_rl.turn_flow`, the
 Abbey in `fantastiqa_rl.abbey`, completing quests in `fantastiqa_rl.quests`, the setup decisions in
-`fantastiqa_rl.setup` (topic folders: plain functions of the state, `powers.rules`, `statues.rules`,
-`turn_flow.rules`, `abbey.rules`, `quests.rules`, `setup.rules`).
+`fantastiqa_rl.setup`, adventures in `fantastiqa_rl.adventure` (topic folders: plain functions of
+the state, `powers.rules`, `statues.rules`, `turn_flow.rules`, `abbey.rules`, `quests.rules`,
+`setup.rules`, `adventure.rules`).
 
 The rules are docs/rules/fantastiqa.md; the engine's readings where it is silent are listed in
 `fantastiqa_rl.state`. Actions are the flat ids of `fantastiqa_rl.actions`.
@@ -19,8 +20,9 @@ from bisect import bisect_right
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import rules as abbey
+from fantastiqa_rl.adventure import rules as adv
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS, P_FLY
+from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS
 from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.payment import can_meet, offered_kinds
@@ -74,10 +76,6 @@ class Rules:
     def _profiles(self, cards) -> tuple:
         return tuple(sorted(p for p in (self._profile(i) for i in cards) if p is not None))
 
-    def _creature_req(self, space):
-        k = self.g.I_HAND_KIND[self.board[space]]
-        return ("c", self.g.K_VULN[k], self.g.K_STRENGTH[k])
-
     def _moves(self, p, adventure=False, visited=None, prev=None):
         """(space, dest) pairs a FLY / carpet / subdue may use from p's position (Q-M1); in an
         adventure only into regions the path may enter (Q-A3)."""
@@ -100,12 +98,6 @@ class Rules:
         if not pw:
             return self._kinds(self.hand[p])
         return self._kinds([i for i in self.hand[p] if i not in pw])
-
-    def _pay_moves(self, p, visited=None, prev=None):
-        """Adventure steps the hand can pay for."""
-        hand_prof = self._profiles(self.hand[p])
-        return [(c, d) for c, d in self._moves(p, True, visited, prev)
-                if can_meet(self._creature_req(c), hand_prof)]
 
     def _commit_targets(self, p, k):
         """Quest instances a hand card of kind k may be committed to (ASSUMED: only while the
@@ -142,7 +134,7 @@ class Rules:
         g, L = self.g, self.g.layout
         out = [A.DONE]
         if not self.action_used:
-            if self._pay_moves(p, 1 << self.position[p], -1):
+            if adv.pay_moves(self, p, 1 << self.position[p], -1):
                 out.append(A.ADVENTURE)
             if statues.statue_options(self, p):
                 out.append(A.VISIT_STATUE)
@@ -183,20 +175,10 @@ class Rules:
             out += list({L.pick + g.I_HAND_KIND[i] for cards in self.committed[p].values() for i in cards})
         return out
 
-    def _legal_adv_move(self, p) -> list:
-        g, L = self.g, self.g.layout
-        out = [A.REGION + d for _, d in self._pay_moves(p)]
-        out.append(A.DONE if self.count else A.CANCEL)
-        if self.opts["fly_in_adventure"] and self._moves(p, True):
-            if self.carpets[p]:
-                out.append(A.CARPET)
-            out += [L.hand + k for k in self._playable_kinds(p) if g.K_POWER[k] == P_FLY]
-        return out
-
     def _legal_pay(self, p) -> list:
         """ADV_PAY and QUEST_PAY: hand kinds that still help meet the requirement."""
         if self.phase == A.ADV_PAY:
-            req = self._creature_req(self.target)
+            req = adv.creature_req(self, self.target)
             sel = [self._profile(i) for i in self.pay]
         else:
             req = quests.quest_req(self, self.target)
@@ -210,9 +192,6 @@ class Rules:
 
     def _legal_end_discard(self, p) -> list:
         return [A.DONE] + [self.g.layout.hand + k for k in self._kinds(self.hand[p])]
-
-    def _legal_move_dest(self, p) -> list:
-        return [A.REGION + d for _, d in self._moves(p, self.ret == A.ADV_MOVE)]
 
     def _legal_commit_target(self, p) -> list:
         L, QK = self.g.layout, self.g.I_QUEST_KIND
@@ -245,11 +224,6 @@ class Rules:
         starts = (A.MARK, A.REGION, L.hand, L.commit, L.pick, L.quest, L.explore)
         i = bisect_right(starts, a) - 1
         MAIN_BLOCKS[i](self, p, a - starts[i])
-
-    def _start_adventure(self, p):
-        self.visited, self.prev, self.count = 1 << self.position[p], -1, 0
-        self.adventure = []
-        self.phase = A.ADV_MOVE
 
     def _start_statue_visit(self, p):
         self.key, self.phase = False, A.STATUE_OPTION
@@ -303,48 +277,11 @@ class Rules:
         self.supply_carpets += 1
         self.phase, self.ret = A.MOVE_DEST, self.phase
 
-    def _apply_adv_move(self, p, a):
-        L = self.g.layout
-        if a == A.DONE:
-            self.discard[p] += self.adventure       # Q-A4
-            self.adventure = []
-            self.action_used = True
-            self.phase = A.MAIN
-        elif a == A.CANCEL:
-            self.phase = A.MAIN
-        elif a == A.CARPET:
-            self._use_carpet(p)
-        elif a >= L.hand:                           # FLY card as a path step
-            powers.play_card(self, p, a - L.hand)
-            self.phase, self.ret = A.MOVE_DEST, A.ADV_MOVE
-        else:
-            dest = a - A.REGION
-            self.target = next(c for c, d in NEIGHBOURS[self.position[p]] if d == dest)
-            self.pay = []
-            self.phase = A.ADV_PAY
-
     def _cancel_payment(self, p, back_to):
         """CANCEL of ADV_PAY or QUEST_PAY: the cards chosen to pay go back to the hand."""
         self.hand[p] += self.pay
         self.pay = []
         self.phase = back_to
-
-    def _apply_adv_pay(self, p, a):
-        if a == A.CANCEL:
-            self._cancel_payment(p, A.ADV_MOVE)
-        elif a == A.CONFIRM:
-            c = self.target
-            self.adventure.append(self.board[c])
-            self.adventure += self.pay
-            self.pay = []
-            self.board[c] = -1
-            self.gems[p] += self.board_gems[c]
-            self.board_gems[c] = 0
-            self._move_to(p, next(d for cc, d in NEIGHBOURS[self.position[p]] if cc == c))
-            self.count += 1
-            self.phase = A.ADV_MOVE
-        else:
-            self._pay_card(p, a - self.g.layout.hand)
 
     def _apply_end_discard(self, p, a):
         if a == A.DONE:
@@ -353,12 +290,6 @@ class Rules:
             i = self._find(self.hand[p], a - self.g.layout.hand)
             self.hand[p].remove(i)
             self.discard[p].append(i)
-
-    def _apply_move_dest(self, p, a):
-        self._move_to(p, a - A.REGION)
-        self.phase = self.ret
-        if self.ret == A.MAIN:
-            powers.run_effects(self, p)
 
     def _apply_commit_target(self, p, a):
         L, QK = self.g.layout, self.g.I_QUEST_KIND
@@ -386,12 +317,6 @@ class Rules:
         self.hand[p].remove(i)
         self.pay.append(i)
 
-    def _move_to(self, p, dest):
-        self.prev = self.position[p]
-        self.position[p] = dest
-        self.visited |= 1 << dest
-
-
 
 def _by_phase(handlers: dict) -> tuple:
     """The handlers as a tuple indexed by phase; every phase must have one."""
@@ -409,10 +334,10 @@ HANDLERS = {
     A.SETUP_PLACE:    (setup.legal_setup_place, setup.apply_setup_place),
     A.MAIN:           (Rules._legal_main, Rules._apply_main),
     A.FREE_MENU:      (Rules._legal_free, Rules._apply_free_menu),
-    A.ADV_MOVE:       (Rules._legal_adv_move, Rules._apply_adv_move),
-    A.ADV_PAY:        (Rules._legal_pay, Rules._apply_adv_pay),
+    A.ADV_MOVE:       (adv.legal_adv_move, adv.apply_adv_move),
+    A.ADV_PAY:        (Rules._legal_pay, adv.apply_adv_pay),
     A.QUEST_PAY:      (Rules._legal_pay, quests.apply_quest_pay),
-    A.MOVE_DEST:      (Rules._legal_move_dest, Rules._apply_move_dest),
+    A.MOVE_DEST:      (adv.legal_move_dest, adv.apply_move_dest),
     A.COMMIT_TARGET:  (Rules._legal_commit_target, Rules._apply_commit_target),
     A.WITHDRAW_FROM:  (Rules._legal_withdraw_from, Rules._apply_withdraw_from),
     A.END_DISCARD:    (Rules._legal_end_discard, Rules._apply_end_discard),
@@ -433,7 +358,7 @@ HANDLERS = {
 # layout's hand, commit, pick, quest and explore, in that order; see Rules._apply_main)
 MAIN_FIXED = {
     A.DONE:         turn_flow.end_turn,
-    A.ADVENTURE:    Rules._start_adventure,
+    A.ADVENTURE:    adv.start_adventure,
     A.VISIT_STATUE: Rules._start_statue_visit,
     A.FREE_ACTION:  Rules._open_free_menu,
     A.CARPET:       Rules._use_carpet,

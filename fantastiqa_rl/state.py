@@ -89,6 +89,7 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import ABBEY_CAP
 from fantastiqa_rl.abbey import rules as abbey
 from fantastiqa_rl.actions import PHASES
+from fantastiqa_rl.adventure import rules as adventure
 from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG_CREATURE, RNG_QUEST,
                                   RNG_SEAT0, RNG_SETUP, RNG_TOWER, STATUE_RNG)
 from fantastiqa_rl.cards import resolve_card_set
@@ -279,7 +280,7 @@ class FantastiqaState(Rules):
 
     def payable_steps(self, p: int) -> list:
         """(space, destination) of each adventure step from p's position that p's hand can pay for."""
-        return self._pay_moves(p, 1 << self.position[p], -1)
+        return adventure.pay_moves(self, p, 1 << self.position[p], -1)
 
     def seat_scores(self) -> list[float]:
         """`final_scores()` as floats: the suite's common name (`tabletop_rl.envs.game_state.GameState`)."""

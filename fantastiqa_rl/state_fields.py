@@ -4,7 +4,8 @@ OpenSpiel's State or pgx's dataclass declare theirs).
 
 `FantastiqaState` is one object whose rules come from a mixin sharing its `self` (`rules`)
 and from topic folders' plain functions of the state (`statues.rules`,
-`powers.rules`, `turn_flow.rules`, `abbey.rules`, `quests.rules`, `setup.rules`); they
+`powers.rules`, `turn_flow.rules`, `abbey.rules`, `quests.rules`, `setup.rules`,
+`adventure.rules`); they
 set these fields, and only these: `FIELDS` is the list a
 reader consults, and the code is driven by it. `FantastiqaState.clone` copies by `kind` (the
 per-kind name tuples below, built once at import); `tests/test_fantastiqa_declared_state.py` plays
@@ -45,7 +46,7 @@ OWNERS = {
     "replenish": "turn_flow/rules.py (kernels: turn_flow/kernels.py): replenish (Q-R1..Q-R4), the board and open quests filled each turn",
     "supply": "state.py: _take; the general supply's counters and the box (Q-X1)",
     "seats": "state.py: _draw (Q-X1); turn_flow/rules.py: end_turn (Q-T1); every decision moves and pays with the seats' cards and gems",
-    "adventure": "rules.py: ADVENTURE, ADV_MOVE, ADV_PAY, MOVE_DEST (Q-A1..Q-A4, Q-M1)",
+    "adventure": "adventure/rules.py (kernels: adventure/kernels.py): ADVENTURE, ADV_MOVE, ADV_PAY, MOVE_DEST (Q-A1..Q-A4, Q-M1)",
     "statues": "statues/rules.py (kernels: statues/kernels.py): STATUE_OPTION, BUY, CHEST, RELEASE (Q-V1..Q-V3)",
     "quests": "quests/rules.py (kernels: quests/kernels.py): QUEST, QUEST_PAY, completing a quest (Q-Q1..Q-Q3); rules.py: MARK, commits (Q-F2)",
     "free actions": "rules.py: FREE_MENU, carpets and reshuffles (Q-F3, Q-F4)",

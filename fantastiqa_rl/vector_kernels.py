@@ -4,7 +4,8 @@ the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and l
 - `legal(...)`: each game's legal actions, for the decisions ported (one function per decision,
   named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`;
   a rule topic's own rows live in its folder: the statues' in `fantastiqa_rl.statues.kernels`, the
-  powers' in `fantastiqa_rl.powers.kernels`, the setup decisions' in `fantastiqa_rl.setup.kernels`);
+  powers' in `fantastiqa_rl.powers.kernels`, the setup decisions' in `fantastiqa_rl.setup.kernels`, the adventure's in
+  `fantastiqa_rl.adventure.kernels`);
 - `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`).
 (The observation is `fantastiqa_rl.obs_kernel.encode`, straight from the rows.)
 Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
@@ -22,19 +23,19 @@ from numba import njit
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.options import CANCEL_BUDGET
-from fantastiqa_rl.board import P_FLY
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_steps as S
+from fantastiqa_rl.adventure.kernels import _adv_move_row, _move_dest_row
 from fantastiqa_rl.powers.kernels import _effect_row, _target_seat_row
 from fantastiqa_rl.quests.kernels import completable
 from fantastiqa_rl.setup.kernels import _setup_row
 from fantastiqa_rl.statues.kernels import _buy_row, _chest_row, _release_row, _statue_option_row, statue_options
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
-from fantastiqa_rl.vector_state import (G_LISTS, L_POWERED,
+from fantastiqa_rl.vector_state import (G_LISTS,
                                         MAX_SEATS, P_C_CARDS,
-                                        P_C_OF, P_C_ORDER, P_HAND, P_LISTS, S_CARPETS,
-                                        S_POS, W_ACTION_USED, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
-                                        W_LEN, W_PHASE, W_PREV, W_RET, W_SEATS, W_TARGET, W_VISITED)
+                                        P_C_OF, P_C_ORDER, P_HAND, P_LISTS,
+                                        S_POS, W_ACTION_USED, W_CANCELS, W_CUR,
+                                        W_LEN, W_PHASE, W_SEATS, W_TARGET)
 from fantastiqa_rl.vector_state import kernel
 
 
@@ -89,49 +90,10 @@ def _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp):
 
 
 @kernel
-def _adv_move_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Rules._legal_adv_move."""
-    flags = T[12]
-    hk = T[0]
-    p = w[i, W_CUR]
-    hand = _seat(p, P_HAND)
-    visited, prev = w[i, W_VISITED], w[i, W_PREV]
-    dests = wi[R.reg(wi, R.R_DESTS):]
-    for t in range(R.pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp)):
-        row[A.REGION + dests[t]] = True
-    row[A.DONE if w[i, W_COUNT] else A.CANCEL] = True
-    if flags[R.F_FLY_IN_ADV] and R.moves_any(w, i, flags[R.F_SIMPLE], p, True, visited, prev):
-        if w[i, W_SEATS + MAX_SEATS * S_CARPETS + p]:
-            row[A.CARPET] = True
-        n_pw = _len(w, i, L_POWERED)
-        for t in range(_len(w, i, hand)):
-            x = c[i, hand * cap + t]
-            if T[5][hk[x]] == P_FLY and not (n_pw and R.contains(c, w, i, L_POWERED, cap, x)):
-                row[A.HAND + hk[x]] = True
-
-
-@kernel
 def _pay_row(c, w, i, cap, T, row, quest0, wi, wp):
     ph = w[i, W_PHASE]
     p = w[i, W_CUR]
     R.legal_pay(c, w, i, cap, T, p, ph == A.QUEST_PAY, row, wi, wp)
-
-
-@kernel
-def _move_dest_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Rules._legal_move_dest."""
-    flags = T[12]
-    p = w[i, W_CUR]
-    adventure = w[i, W_RET] == A.ADV_MOVE
-    visited, prev = w[i, W_VISITED], w[i, W_PREV]
-    pos = w[i, W_SEATS + MAX_SEATS * S_POS + p]
-    for j in range(R.NB_N[pos]):
-        if w[i, W_BOARD + R.NB_SPACE[pos, j]] < 0:
-            continue
-        d = R.NB_DEST[pos, j]
-        if adventure and (((visited >> d) & 1) if flags[R.F_SIMPLE] else d == prev):
-            continue
-        row[A.REGION + d] = True
 
 
 @kernel

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from numba import njit
 
+from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl.vector_state import (G_LISTS, L_BOOSTED, L_PAY, MAX_SEATS, P_C_CARDS, P_C_OF, P_C_ORDER, P_DECK,
-                                        P_DISCARD, P_HAND, P_LISTS, P_QUESTS, W_LEN, W_SEATS, W_SUPPLY)
+                                        P_DISCARD, P_HAND, P_LISTS, P_QUESTS, S_CARPETS, W_LEN, W_PHASE, W_RET, W_SEATS,
+                                        W_SUPPLY)
 from fantastiqa_rl.vector_state import kernel
 
 # flags (Cards.flags, built by vector_rules.Cards)
@@ -155,7 +157,8 @@ def draw(c, w, i, cap, p, k, dst, st):
 
 # ---------------------------------------------------------------- steps shared by topics: the quests, the free
 # actions and the adventure (committed_pop, pay_card: moved from vector_steps, which re-exports them), the
-# setup and the statues (take_quest: moved from statues.kernels)
+# setup and the statues (take_quest: moved from statues.kernels), MAIN's and ADV_MOVE's CARPET (use_carpet:
+# moved from vector_steps)
 @kernel
 def committed_pop(c, w, i, cap, p, q, dst):
     """list_dst += committed[p].pop(q, []) (in commit order). Shared: MARK (vector_steps.mark) and
@@ -177,7 +180,7 @@ def committed_pop(c, w, i, cap, p, q, dst):
 
 @kernel
 def pay_card(c, w, i, cap, T, p, k):
-    """Rules._pay_card. Shared: ADV_PAY (vector_steps.adv_pay) and QUEST_PAY (quests.kernels.quest_pay)."""
+    """Rules._pay_card. Shared: ADV_PAY (adventure.kernels.adv_pay) and QUEST_PAY (quests.kernels.quest_pay)."""
     hand = seat_list(p, P_HAND)
     x = find(c, w, i, hand, cap, T[0], k, True)
     remove(c, w, i, hand, cap, x)
@@ -199,3 +202,13 @@ def take_quest(c, w, i, cap, T, p, a, quest0, src):
             append(c, w, i, seat_list(p, P_C_ORDER), cap, q)
             return True
     return False
+
+
+@kernel
+def use_carpet(w, i, p):
+    """Rules._use_carpet (Q-F3). Shared: MAIN's CARPET (vector_steps.main) and ADV_MOVE's
+    (adventure.kernels.adv_move)."""
+    w[i, sf(p, S_CARPETS)] -= 1
+    w[i, SUP_CARPETS] += 1
+    w[i, W_RET] = w[i, W_PHASE]
+    w[i, W_PHASE] = A.MOVE_DEST

@@ -249,7 +249,7 @@ def quest_met(T, qkind, pr, n, wi):
     return False
 
 
-# ---------------------------------------------------------------- moving (Rules._moves, Rules._pay_moves)
+# ---------------------------------------------------------------- moving (Rules._moves, adventure.rules.pay_moves)
 @njit(cache=True, inline="always")
 def moves_any(w, i, simple, p, adventure, visited, prev):
     """Whether Rules._moves(p, adventure, visited, prev) is non-empty (simple: T[12][F_SIMPLE])."""
@@ -266,7 +266,7 @@ def moves_any(w, i, simple, p, adventure, visited, prev):
 
 @njit(cache=True, inline="always")
 def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
-    """Rules._pay_moves: writes the destinations the hand can pay a step to into dests; returns how many."""
+    """adventure.rules.pay_moves: writes the destinations the hand can pay a step to into dests; returns how many."""
     hk, vuln, strength, simple = T[0], T[3], T[4], T[12][F_SIMPLE]
     pos = seat_field(w, i, S_POS, p)
     pr = wp

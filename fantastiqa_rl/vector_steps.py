@@ -3,8 +3,9 @@ one packed row (`fantastiqa_rl.vector_state`); each is a line-by-line port of th
 in its docstring (fantastiqa_rl.rules; a rule topic's steps live in its folder, dispatched here by
 `apply` or called by `main`: the statues' in `fantastiqa_rl.statues.kernels`, the powers' in
 `fantastiqa_rl.powers.kernels`, the end of the turn's in `fantastiqa_rl.turn_flow.kernels`, the
-quests' in `fantastiqa_rl.quests.kernels`, the setup decisions' in `fantastiqa_rl.setup.kernels`; `take`, `draw`, `committed_pop` and `pay_card` are
-`fantastiqa_rl.vector_rows`', re-exported). Each returns True when it
+quests' in `fantastiqa_rl.quests.kernels`, the setup decisions' in `fantastiqa_rl.setup.kernels`, the
+adventure's in `fantastiqa_rl.adventure.kernels`; `take`, `draw`, `committed_pop`, `pay_card` and
+`use_carpet` are `fantastiqa_rl.vector_rows`', re-exported). Each returns True when it
 applied the action and False, before changing anything, where the scalar core must (a position the
 port does not cover), or where the step may shuffle and `st` is empty: `st` is the mover's chance
 Generator as PCG64 state words (`fantastiqa_rl.vector_chance`), given by the caller for the steps
@@ -18,26 +19,26 @@ import numpy as np
 from fantastiqa_rl import actions as A
 from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl import vector_rules as R
+from fantastiqa_rl.adventure.kernels import adv_move, adv_pay, move_dest
 from fantastiqa_rl.board import NUM_OPEN_QUESTS, P_EFFECT
-from fantastiqa_rl.powers.kernels import (bell, brew_card, effects_may_reshuffle, glass, play_card, run_effects,
-                                          target_seat, wardrobe)
+from fantastiqa_rl.powers.kernels import (bell, brew_card, effects_may_reshuffle, glass, play_card, target_seat,
+                                          wardrobe)
 from fantastiqa_rl.quests.kernels import quest_pay, start_quest
 from fantastiqa_rl.setup.kernels import setup
 from fantastiqa_rl.statues.kernels import buy, chest, release, statue_option
 from fantastiqa_rl.turn_flow.kernels import end_turn, finish_turn
-from fantastiqa_rl.vector_rules import (F_FORBID, F_MARK_FORBID,
-                                        NB_DEST, NB_N, NB_SPACE, at, ln, seat_list)
-# take, draw, committed_pop and pay_card are vector_rows' (shared by topics), re-exported here
-from fantastiqa_rl.vector_rows import SUP_CARPETS, committed_pop, draw, pay_card, sf, take  # noqa: F401
+from fantastiqa_rl.vector_rules import F_FORBID, F_MARK_FORBID, at, ln, seat_list
+# take, draw, committed_pop, pay_card and use_carpet are vector_rows' (shared by topics), re-exported here
+from fantastiqa_rl.vector_rows import committed_pop, draw, pay_card, sf, take, use_carpet  # noqa: F401
 from fantastiqa_rl.vector_state import (L_ADVENTURE, L_BOOSTED,
-                                        L_PAY, L_TOKEN_LEFT,
+                                        L_TOKEN_LEFT,
                                         P_C_CARDS, P_C_OF, P_C_ORDER,
                                         P_DECK, P_DISCARD, P_HAND,
-                                        S_CARPETS, S_GEMS, S_POS, S_RESHUFFLES,
+                                        S_POS, S_RESHUFFLES,
                                         S_TOKEN,
-                                        W_ACTION_USED, W_BGEMS, W_BOARD, W_CANCELS, W_COUNT, W_CUR,
+                                        W_CANCELS, W_COUNT, W_CUR,
                                         W_KEY, W_OPEN, W_PHASE, W_PREV,
-                                        W_RET, W_SUPPLY, W_TARGET,
+                                        W_SUPPLY, W_TARGET,
                                         W_VISITED)
 from fantastiqa_rl.vector_state import kernel
 
@@ -52,23 +53,6 @@ def committed_add(c, w, i, cap, p, q, x):
 
 
 # ---------------------------------------------------------------- MAIN and FREE_MENU (Rules._apply_main)
-@kernel
-def move_to(w, i, p, dest):
-    """Rules._move_to."""
-    w[i, W_PREV] = w[i, sf(p, S_POS)]
-    w[i, sf(p, S_POS)] = dest
-    w[i, W_VISITED] |= 1 << dest
-
-
-@kernel
-def use_carpet(w, i, p):
-    """Rules._use_carpet (Q-F3)."""
-    w[i, sf(p, S_CARPETS)] -= 1
-    w[i, SUP_CARPETS] += 1
-    w[i, W_RET] = w[i, W_PHASE]
-    w[i, W_PHASE] = A.MOVE_DEST
-
-
 @kernel
 def mark(c, w, i, cap, T, p, j):
     """Rules._mark (Q-F2)."""
@@ -196,71 +180,6 @@ def main(c, w, i, cap, T, p, a, quest0, st):
         start_quest(c, w, i, cap, T, p, a - quest0)
     else:
         return False                                # RESHUFFLE without the Generator, EXPLORE
-    return True
-
-
-# ---------------------------------------------------------------- adventures (Rules._apply_adv_move, _apply_adv_pay)
-@kernel
-def adv_move(c, w, i, cap, T, p, a, st):
-    K = T[2].shape[1]
-    if a == A.DONE:
-        R.extend(c, w, i, seat_list(p, P_DISCARD), L_ADVENTURE, cap)   # Q-A4
-        w[i, W_ACTION_USED] = 1
-        w[i, W_PHASE] = A.MAIN
-    elif a == A.CANCEL:
-        w[i, W_PHASE] = A.MAIN
-    elif a == A.CARPET:
-        use_carpet(w, i, p)
-    elif A.HAND <= a < A.HAND + K:                  # FLY card as a path step
-        play_card(c, w, i, cap, T, p, a - A.HAND, st)
-        w[i, W_PHASE] = A.MOVE_DEST
-        w[i, W_RET] = A.ADV_MOVE
-    else:
-        dest = a - A.REGION
-        pos = w[i, sf(p, S_POS)]
-        for j in range(NB_N[pos]):
-            if NB_DEST[pos, j] == dest:
-                w[i, W_TARGET] = NB_SPACE[pos, j]
-                break
-        R.set_len(w, i, L_PAY, 0)
-        w[i, W_PHASE] = A.ADV_PAY
-    return True
-
-
-@kernel
-def adv_pay(c, w, i, cap, T, p, a):
-    if a == A.CANCEL:                               # Rules._cancel_payment
-        R.extend(c, w, i, seat_list(p, P_HAND), L_PAY, cap)
-        w[i, W_PHASE] = A.ADV_MOVE
-    elif a == A.CONFIRM:
-        s = w[i, W_TARGET]
-        R.append(c, w, i, L_ADVENTURE, cap, w[i, W_BOARD + s])
-        R.extend(c, w, i, L_ADVENTURE, L_PAY, cap)
-        w[i, W_BOARD + s] = -1
-        w[i, sf(p, S_GEMS)] += w[i, W_BGEMS + s]
-        w[i, W_BGEMS + s] = 0
-        pos = w[i, sf(p, S_POS)]
-        for j in range(NB_N[pos]):
-            if NB_SPACE[pos, j] == s:
-                move_to(w, i, p, NB_DEST[pos, j])
-                break
-        w[i, W_COUNT] += 1
-        w[i, W_PHASE] = A.ADV_MOVE
-    else:
-        pay_card(c, w, i, cap, T, p, a - A.HAND)
-    return True
-
-
-@kernel
-def move_dest(c, w, i, cap, T, p, a, st):
-    """Rules._apply_move_dest."""
-    ret = w[i, W_RET]
-    if ret == A.MAIN and st.size == 0 and effects_may_reshuffle(c, w, i, cap, T, p, -1):
-        return False
-    move_to(w, i, p, a - A.REGION)
-    w[i, W_PHASE] = ret
-    if ret == A.MAIN:
-        run_effects(c, w, i, cap, T, p, st)
     return True
 
 

@@ -3,11 +3,12 @@ chance, serialization, text). The names users import from fantastiqa_rl.state st
 as the very objects of their new modules, and every decision has its pair of handlers: mixin methods
 (`_legal_x` / `_apply_x`) or a topic folder's functions of the state (`statues.rules.legal_x` /
 `apply_x`, `powers.rules.legal_x` / `apply_x`, `abbey.rules.legal_x` / `apply_x`,
-`quests.rules.apply_x`, `setup.rules.legal_x` / `apply_x`, issue 38 item 2;
+`quests.rules.apply_x`, `setup.rules.legal_x` / `apply_x`,
+`adventure.rules.legal_x` / `apply_x`, issue 38 item 2;
 the turn flow's `turn_flow.rules` has no decision of its own but MAIN's DONE)."""
 import fantastiqa_rl.state as state_module
-from fantastiqa_rl import abbey, chance, options, powers, quests, rules, setup, turn_flow
-from fantastiqa_rl.actions import DONE, PHASES, QUEST_PAY, SETUP_PLACE
+from fantastiqa_rl import abbey, adventure, chance, options, powers, quests, rules, setup, turn_flow
+from fantastiqa_rl.actions import ADV_MOVE, DONE, PHASES, QUEST_PAY, SETUP_PLACE
 
 
 def test_state_module_reexports_the_names_users_import():
@@ -28,6 +29,9 @@ def test_state_module_reexports_the_names_users_import():
     assert not hasattr(state_module.FantastiqaState, "_complete_quest")   # no mixin
     assert rules.HANDLERS[SETUP_PLACE] == (setup.rules.legal_setup_place, setup.apply_setup_place)  # the setup
     assert not hasattr(state_module.FantastiqaState, "_apply_setup_quest")   # decisions: no mixin
+    assert rules.HANDLERS[ADV_MOVE] == (adventure.rules.legal_adv_move, adventure.rules.apply_adv_move)
+    assert adventure.pay_moves is adventure.rules.pay_moves              # the adventure: re-exported,
+    assert not hasattr(state_module.FantastiqaState, "_apply_adv_pay")   # no mixin
     missing = [name for name in state_module.__all__ if not hasattr(state_module, name)]
     assert not missing
 

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 from fantastiqa_rl import FantastiqaState
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.payment import creature_value, met, offered_kinds, profile, quest_met
+from fantastiqa_rl.adventure import creature_req
 from fantastiqa_rl.quests import quest_req
 
-# Private calls (why not public): _creature_req / quests.quest_req give the requirement being paid, which the
+# Private calls (why not public): adventure.creature_req / quests.quest_req give the requirement being paid, which the
 # core does not expose; the test checks every offered payment against it.
 
 # card pool: (symbols) -> profile; singles, a double and two Curious Companions
@@ -140,7 +141,7 @@ def test_payment_mask_in_play_matches_brute_force():
             if s.phase in (A.ADV_PAY, A.QUEST_PAY) and not s.boosted:
                 p, g = s.cur, s.g
                 if s.phase == A.ADV_PAY:
-                    req = s._creature_req(s.target)
+                    req = creature_req(s, s.target)
                     sel = s.pay
                 else:
                     req = quest_req(s, s.target)

@@ -8,7 +8,7 @@ docstring names the scalar function it ports line by line.
   by `fantastiqa_rl.vector_kernels.legal`;
 - the steps `target_seat`, `glass`, `bell`, `brew_card`, `wardrobe` (dispatched by
   `fantastiqa_rl.vector_steps.apply`), `play_card` (called by `vector_steps.main` and `adv_move`),
-  `run_effects` and `effects_may_reshuffle` (also called by `vector_steps.move_dest` and `main`).
+  `run_effects` and `effects_may_reshuffle` (also called by `adventure.kernels.move_dest` and `vector_steps.main`).
 
 This module imports only the row primitives (`fantastiqa_rl.vector_rows`, which also hold the
 supply's `take` and the reshuffling `draw` that the effects share with the turn flow) and the tables
