@@ -206,8 +206,10 @@ PRESETS = {
         max_game_steps=4000, cut_reward=-2.0,  # as the flat preset: a game still running after 4,000 steps is cut, not won
         total_steps=40_000_000, time_limit_min=25.0,  # the time limit ends the run; the final games then fit in 30 min
         reward="score_diff", gamma=0.99, gae_lambda=0.95,
-        n_envs=512, n_steps=16, batch_size=2048, n_epochs=2, torch_threads=2,  # 64 games a card file: 1.6x the steps/s of 128 x 64
-        learning_rate=3e-4, anneal_lr=True,
+        # 256 games x 64 steps, 8 epochs from lr 1e-3: 0.812 vs random after 15 min where 2 epochs from 3e-4 moved the
+        # untrained net nowhere (0.591 at 512 x 16 and at 256 x 64; approx_kl ~1e-4 an update): docs/benchmarks.md, S1/S2
+        n_envs=256, n_steps=64, batch_size=2048, n_epochs=8, torch_threads=2,
+        learning_rate=1e-3, anneal_lr=True,
         pool_random=0.25, pool_greedy=1.0, snapshot_prob=0.1,
         bc_teacher="",  # no warm start: learning on its own
         eval_every=1_000_000, eval_games=200, checkpoint_every=1_000_000),
@@ -232,12 +234,14 @@ PRESETS["fantastiqa-short"] = dict(
 # so it starts as greedy play on any file), a short warm start, then PPO, as the flat preset does on one file.
 # 256 games x 64 steps (16,384-step rollouts; the from-scratch preset runs 512 x 16): with 16 steps a game per
 # rollout GAE leaned on the critic after 16 decisions and PPO drifted below greedy; at 64 one run moved past
-# greedy on held-out files and a second ended below it (docs/benchmarks.md: E1, E2). The value head trains alone for the first 300,000 steps (the policy held). No anchor: 0.1
-# kept greedy's argmax at every decision (docs/benchmarks.md, "What the anchor kept").
+# greedy on held-out files and a second ended below it (docs/benchmarks.md: E1, E2). The value head trains alone
+# for the first 300,000 steps (the policy held). No anchor: 0.1 kept greedy's argmax at every decision
+# (docs/benchmarks.md, "What the anchor kept").
 PRESETS["fantastiqa-cards-greedy"] = dict(
     PRESETS["fantastiqa-cards"],
     options="view=cards,action_features=greedy,card_sets=standin;standin;" + ";".join(f"generated:{k}" for k in range(14)),
     n_envs=256, n_steps=64, value_warmup_steps=300_000,
+    n_epochs=2, learning_rate=3e-4,  # its runs E1-E3 (the from-scratch preset's 8 epochs from 1e-3 are not tried here)
     time_limit_min=18.0, bc_teacher="greedy", bc_samples=50_000, bc_epochs=4, bc_explore=0.25,
     eval_every=0)
 
@@ -246,7 +250,7 @@ PRESET_HELP = {
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: a warm start (~35 s on quiet cores; a first run adds the compiles), 22 min of PPO, then 1000 + 1000 games (<= 30 min)",
     "fantastiqa-short": "Fantastiqa 2p in a few minutes: the fantastiqa preset with a 20,000-decision warm start, 3 min of PPO, 200 games vs greedy at step 0 and 400 at the end (~4-5 min on 2 cores; a first run adds the compiles)",
     "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed (how fae_2p_v4 began: docs/baselines.md)",
-    "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 25 min, then 1000 + 1000 games",
+    "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 256 games x 64 steps, 8 epochs from lr 1e-3, 25 min, then 1000 + 1000 games",
     "fantastiqa-cards-greedy": "the card view over 16 card files with the greedy block (any card file's greedy bot), 256 games x 64 steps, the value head trained alone for the first 300,000 steps: 18 min, then 1000 + 1000 games",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
