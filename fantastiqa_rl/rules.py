@@ -283,6 +283,17 @@ class Rules:
         self.pay = []
         self.phase = back_to
 
+    def _pay_step(self, p, a, back_to) -> bool:
+        """ADV_PAY's and QUEST_PAY's shared protocol: CANCEL goes back to `back_to` with the cards, a
+        hand card is chosen to pay; True on CONFIRM, which the decision completes itself."""
+        if a == A.CONFIRM:
+            return True
+        if a == A.CANCEL:
+            self._cancel_payment(p, back_to)
+        else:
+            self._pay_card(p, a - self.g.layout.hand)
+        return False
+
     def _apply_end_discard(self, p, a):
         if a == A.DONE:
             turn_flow.finish_turn(self, p)

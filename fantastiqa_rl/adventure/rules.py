@@ -7,7 +7,7 @@ MOVE_DEST decisions (`legal_adv_move`, `apply_adv_move`, `apply_adv_pay`, `legal
 `pay_moves`. Shared with other topics and left in `fantastiqa_rl.rules`: the moves a FLY, carpet or
 step may use (`Rules._moves`, also the powers' FLY and the free actions' CARPET), a carpet used
 (`Rules._use_carpet`, also MAIN's CARPET), the cards not yet played for their power
-(`Rules._playable_kinds`), and paying card by card (`Rules._legal_pay`, `_pay_card`,
+(`Rules._playable_kinds`), and paying card by card (`Rules._legal_pay`, `_pay_step`, `_pay_card`,
 `_cancel_payment`, also QUEST_PAY). Their batched ports are `fantastiqa_rl.adventure.kernels`.
 """
 from __future__ import annotations
@@ -73,21 +73,18 @@ def apply_adv_move(s, p, a):
 
 
 def apply_adv_pay(s, p, a):
-    if a == A.CANCEL:
-        s._cancel_payment(p, A.ADV_MOVE)
-    elif a == A.CONFIRM:
-        c = s.target
-        s.adventure.append(s.board[c])
-        s.adventure += s.pay
-        s.pay = []
-        s.board[c] = -1
-        s.gems[p] += s.board_gems[c]
-        s.board_gems[c] = 0
-        move_to(s, p, next(d for cc, d in NEIGHBOURS[s.position[p]] if cc == c))
-        s.count += 1
-        s.phase = A.ADV_MOVE
-    else:
-        s._pay_card(p, a - s.g.layout.hand)
+    if not s._pay_step(p, a, A.ADV_MOVE):
+        return
+    c = s.target
+    s.adventure.append(s.board[c])
+    s.adventure += s.pay
+    s.pay = []
+    s.board[c] = -1
+    s.gems[p] += s.board_gems[c]
+    s.board_gems[c] = 0
+    move_to(s, p, next(d for cc, d in NEIGHBOURS[s.position[p]] if cc == c))
+    s.count += 1
+    s.phase = A.ADV_MOVE
 
 
 def apply_move_dest(s, p, a):

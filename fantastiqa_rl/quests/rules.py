@@ -5,7 +5,7 @@ which quests the mover may complete now (`completable`; Q-Q1, Q-Q2) and the requ
 Q-E1). `fantastiqa_rl.rules` calls them: `Rules._legal_main` (`completable`), `Rules._legal_pay`
 (QUEST_PAY's legal actions, shared with ADV_PAY: `quest_req`), `rules.MAIN_BLOCKS` (`start_quest`)
 and `rules.HANDLERS` (`apply_quest_pay`). Paying a card and backing out of a payment are shared with
-the adventure's ADV_PAY and stay the state's (`Rules._pay_card`, `Rules._cancel_payment`).
+the adventure's ADV_PAY and stay the state's (`Rules._pay_step`, `_pay_card`, `_cancel_payment`).
 Their batched ports are `fantastiqa_rl.quests.kernels`.
 """
 from __future__ import annotations
@@ -46,12 +46,8 @@ def start_quest(s, p, q):                          # complete a quest of kind q 
 
 
 def apply_quest_pay(s, p, a):
-    if a == A.CANCEL:
-        s._cancel_payment(p, A.MAIN)
-    elif a == A.CONFIRM:
+    if s._pay_step(p, a, A.MAIN):
         complete_quest(s, p)
-    else:
-        s._pay_card(p, a - s.g.layout.hand)
 
 
 def complete_quest(s, p):
