@@ -40,10 +40,14 @@ How the agent learns, in the order `_train` below does it (the parts: `tabletop_
 5. Evaluation: every `eval_every` steps and at the end, the policy (argmax, as the ppo bot plays)
    plays seat-rotated games against random and greedy, all at once in the learner core
    (`tabletop_rl.training.evaluate_policy`, the one evaluation of every backend); win shares with
-   95% Wilson intervals go to TensorBoard and `eval.csv`.
+   95% Wilson intervals go to TensorBoard and `eval.csv`. `--eval-options` plays them with other
+   options (a validation card file: `card_sets=generated:50`), and `--keep-best OPPONENT` keeps the
+   policy of the evaluation with the best win share against that bot as `policy_best.npz`, as SB3's
+   `EvalCallback` keeps its best model: where a run ends is not always its best point.
 6. Saving: `runs/<run-name>/` holds
 
     model.zip  policy.npz  config.json  curve.png  eval.csv  summary.json  logs/ (TensorBoard, SB3 csv)
+    policy_best.npz  (with --keep-best; summary.json's "best" says which evaluation chose it)
 
 and a one-screen summary is printed: throughput (env steps/s, share of time inside the envs) and
 each win share next to the fair share (1 / players) and the value where PPO started.
@@ -64,9 +68,10 @@ from tabletop_rl.training import (  # noqa: F401  (the names tests, notebooks an
 )
 from tabletop_rl.training.rllib import RLlibFields
 from tabletop_rl.training.sb3 import (  # noqa: F401  (kept importable from train: behaviour_clone, batched_teacher_data, ...)
-    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, check_learning_flags, eval_policy,
+    TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, check_evaluations,
+    check_learning_flags, eval_policy,
     evaluation_opponents,
-    final_evaluation, has_batched_greedy, import_modules, learn, learner_opponents, make_callback, make_core,
+    final_evaluation, has_batched_greedy, import_modules, keep_if_best, learn, learner_opponents, make_callback, make_core,
     make_pool, new_history, open_run, policy_layout, policy_weights, resolve_vec_env, restore, restores_cleanly,
     resume_from, save_run, teacher_games, user_reward, warm_start, whole_rollouts,
 )
@@ -143,6 +148,8 @@ class Config(RLlibFields):
     eval_every: int = 100_000  # steps between evaluations (0 = only at the end)
     eval_games: int = 100  # games per opponent per periodic evaluation (seat-rotated)
     eval_opponents: str = ""  # the bots every evaluation plays, comma separated registered names (e.g. greedy,mcts_batched); "" = random and greedy
+    eval_options: str = ""  # options every evaluation plays, k=v pairs over the run's own (e.g. card_sets=generated:50: a validation card file, neither trained on nor held out); "" = the run's
+    keep_best: str = ""  # an evaluation opponent: each evaluation (step 0, periodic, final) with the best win share against it so far saves the policy as policy_best.npz (SB3's EvalCallback best model); "" = none
     final_eval_games: int = 1000  # games per opponent in the final evaluation (0 = skip)
     eval_workers: int = 2  # processes for --evaluate's games on the scalar cores (training's evaluations run batched)
     checkpoint_every: int = 50_000  # steps between checkpoints (0 = none)
@@ -327,6 +334,8 @@ def _train(cfg: Config) -> dict:
                 f"pip install \"tabletop-rl[rllib]\"", name=exc.name) from None
         if cfg.anchor_coef or cfg.value_warmup_steps:
             raise SystemExit("--anchor-coef and --value-warmup-steps shape MaskablePPO's updates: --backend sb3")
+        if cfg.eval_options or cfg.keep_best:
+            raise SystemExit("--eval-options and --keep-best are train.py's own evaluations: --backend sb3")
         from tabletop_rl.training.rllib import train_rllib  # imports ray/torch lazily; needs the rllib extra
 
         return train_rllib(cfg)
@@ -334,6 +343,7 @@ def _train(cfg: Config) -> dict:
         raise SystemExit(f"--backend must be 'sb3' or 'rllib'; got {cfg.backend!r}")
     require_extra("train", ("torch", "stable_baselines3", "sb3_contrib"), "training with --backend sb3")
     check_learning_flags(cfg)  # before the run folder is made
+    check_evaluations(cfg, cfg.options or GAME_OPTIONS.get(cfg.game, ""))
     cfg, run_dir, ckpt_path, ckpt = open_run(cfg, Config, GAME_OPTIONS)  # a new run folder, or --resume's
     total = whole_rollouts(cfg)
     setup_start = time.perf_counter()
@@ -349,6 +359,8 @@ def _train(cfg: Config) -> dict:
 
     weights = policy_weights(model, cfg)
     final, eval_seconds = final_evaluation(weights, cfg, history, model.num_timesteps)  # 5. evaluation
+    for row in final:  # --keep-best: the final policy is a candidate too
+        keep_if_best(weights, cfg, row, run_dir, history)
     summary = save_run(model, weights, cfg, run_dir, history, final, eval_seconds, total)  # 6. saving
     print_summary(summary)
     return summary

@@ -256,7 +256,7 @@ _CORE_META_KEYS = {"games", "rng", "seat", "opp", "episodes", "phi", "ep_return"
 _HISTORY_KEYS = {"evals", "last_snapshot", "last_eval", "last_checkpoint", "last_resumed_at", "wall_seconds",
                  "env_seconds", "eval_seconds", "setup_seconds", "stopped_by_time_limit", "total_steps",
                  "eval_opponents"}
-_HISTORY_OPTIONAL = {"resumes", "bc"}
+_HISTORY_OPTIONAL = {"resumes", "bc", "best"}
 _EVAL_ROW_KEYS = {"opponent", "games", "win_share", "ci_low", "ci_high", "seconds", "steps", "wall_seconds"}
 STATS_WINDOW = 100  # SB3's ep_info_buffer length (the model's _stats_window_size; build keeps the default)
 
@@ -374,6 +374,13 @@ def _check_history(h, steps: int, eval_opponents, need) -> None:
             v = r[key]
             need((_is_number(v) and 0 <= v <= 1) or (r["games"] == 0 and type(v) is float and math.isnan(v)),
                  f"{where}.{key}", "must be a share in [0, 1]")
+    if "best" in h:  # --keep-best's choice so far (sb3.keep_if_best)
+        b = h["best"]
+        need(isinstance(b, dict) and set(b) == {"opponent", "games", "win_share", "ci_low", "ci_high", "steps"}
+             and b["opponent"] in opponents and _is_int(b["games"]) and b["games"] > 0
+             and _is_int(b["steps"]) and 0 <= b["steps"] <= steps
+             and all(_is_number(b[k]) and 0 <= b[k] <= 1 for k in ("win_share", "ci_low", "ci_high")),
+             "history.best", "must be an evaluation row {opponent, games, win_share, ci_low, ci_high, steps} of this run")
     if "bc" in h:
         bc = h["bc"]
         need(isinstance(bc, dict) and set(bc) == {"samples", "data_seconds", "fit_seconds", "loss_by_epoch"}

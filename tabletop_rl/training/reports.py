@@ -111,6 +111,10 @@ def print_summary(summary: dict) -> None:
                      f"{r['seconds']:.0f} s)")
     if summary["final_eval"]:
         lines.append(f"   evaluation took {summary['final_eval_seconds']:.0f} s")
+    best = summary.get("best")
+    if best is not None:
+        lines.append(f"   best vs {best['opponent']} {best['win_share']:.3f} at step {best['steps']:,} ({best['games']} games): "
+                     f"{best['policy']}")
     d = summary["run_dir"]
     lines += [
         f"   model      {d}/model.zip   (numpy policy for tabletop_rl.agents.ppo_agent: {d}/policy.npz)",

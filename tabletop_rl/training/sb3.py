@@ -436,6 +436,7 @@ def make_callback(cfg, run_dir: str, pool, venv, history: dict):
                 row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000 + steps)
                 row.update(steps=steps, wall_seconds=round(time.perf_counter() - self.t_start, 1))
                 history["evals"].append(row)
+                keep_if_best(weights, cfg, row, run_dir, history)
                 self.logger.record(f"eval/win_share_{opp}", row["win_share"])
                 self.logger.record(f"eval/ci_low_{opp}", row["ci_low"])
                 self.logger.record(f"eval/ci_high_{opp}", row["ci_high"])
@@ -535,9 +536,57 @@ def restores_cleanly(cfg, ckpt: dict) -> None:
 
 def eval_policy(weights, cfg, opponent: str, games: int, seed: int) -> dict:
     """Seat-rotated win share of `weights` against `opponent`: `tabletop_rl.training.evaluate_policy`,
-    every game at once in the learner core (batched where the game has an engine)."""
-    return evaluate_policy(weights, cfg.game, cfg.num_players, opponent, games, seed, parse_options(cfg.options),
+    every game at once in the learner core (batched where the game has an engine), with the run's
+    options and `eval_options` over them."""
+    return evaluate_policy(weights, cfg.game, cfg.num_players, opponent, games, seed, evaluation_options(cfg),
                            max_steps=cfg.max_game_steps)
+
+
+def evaluation_options(cfg, options: str | None = None) -> dict:
+    """The options every evaluation plays: the run's (`options`, default cfg.options) with
+    `--eval-options` over them, e.g. card_sets=generated:50 for games on a validation card file."""
+    return {**parse_options(cfg.options if options is None else options), **parse_options(cfg.eval_options)}
+
+
+def check_evaluations(cfg, options: str) -> None:
+    """--eval-options and --keep-best, before the run folder is made (SystemExit naming the flag): the
+    options parse and make a game whose observation and actions are the training game's (`options`:
+    the run's, after the game's defaults); --keep-best names one of the evaluation opponents and needs
+    periodic evaluations to choose among."""
+    if not isinstance(cfg.eval_options, str) or not isinstance(cfg.keep_best, str):
+        raise SystemExit("--eval-options and --keep-best are text")
+    if cfg.keep_best:
+        opponents = evaluation_opponents(cfg)
+        if cfg.keep_best not in opponents:
+            raise SystemExit(f"--keep-best {cfg.keep_best[:80]!r} is not one of the evaluation opponents {opponents}")
+        if not cfg.eval_every:
+            raise SystemExit("--keep-best chooses among the periodic evaluations: it needs --eval-every > 0")
+    if not cfg.eval_options:
+        return
+    from tabletop_rl.training.learner import make_learner_core
+
+    try:
+        extra = evaluation_options(cfg, options)
+        made = [make_learner_core(cfg.game, n, cfg.num_players, opponents={"random": 1.0}, reward="win_loss", seed=0,
+                                  **opts) for n, opts in ((cfg.n_envs, parse_options(options)), (cfg.eval_games, extra))]
+    except ValueError as exc:
+        raise SystemExit(f"--eval-options {cfg.eval_options[:200]!r}: {exc}") from None
+    (train, ev) = [(c.obs_size, c.num_actions) for c in made]
+    if train != ev:
+        raise SystemExit(f"--eval-options {cfg.eval_options[:200]!r}: its games have {ev[0]} inputs and {ev[1]} actions; "
+                         f"the policy trains on {train[0]} and {train[1]}")
+
+
+def keep_if_best(weights, cfg, row: dict, run_dir: str, history: dict) -> None:
+    """--keep-best: if `row` (an evaluation against cfg.keep_best) beats the best win share so far,
+    save `weights` as policy_best.npz and note the row in history["best"] (checkpointed with it)."""
+    if not cfg.keep_best or row["opponent"] != cfg.keep_best:
+        return
+    best = history.get("best")
+    if best is not None and not row["win_share"] > best["win_share"]:
+        return
+    weights.save(os.path.join(run_dir, "policy_best.npz"))
+    history["best"] = {k: row[k] for k in ("opponent", "games", "win_share", "ci_low", "ci_high", "steps")}
 
 
 def import_modules(cfg) -> None:
@@ -703,6 +752,7 @@ def warm_start(model, cfg, history: dict, run_dir: str, setup_start: float) -> N
         for opp in history["eval_opponents"]:
             row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000)
             history["evals"].append({**row, "steps": 0, "wall_seconds": 0.0})
+            keep_if_best(weights, cfg, history["evals"][-1], run_dir, history)
         write_eval_csv(run_dir, history["evals"])
     history["setup_seconds"] = time.perf_counter() - setup_start
 
@@ -791,6 +841,8 @@ def save_run(model, weights, cfg, run_dir: str, history: dict, final: list[dict]
                        "vec_env": resolve_vec_env(cfg), "n_envs": cfg.n_envs, "torch_threads": cfg.torch_threads},
         "final_eval": final, "final_eval_seconds": eval_seconds, "evals": history["evals"],
     }
+    if "best" in history:
+        summary["best"] = {**history["best"], "policy": os.path.join(run_dir, "policy_best.npz")}
     summary["warnings"] = [w for w in (short_run_warning(summary),) if w]
     atomic_write_text(os.path.join(run_dir, "summary.json"), json.dumps(summary, indent=2))
     return summary
