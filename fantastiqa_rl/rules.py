@@ -22,11 +22,12 @@ from fantastiqa_rl import actions as A
 from fantastiqa_rl.abbey import rules as abbey
 from fantastiqa_rl.adventure import rules as adv
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.board import NEIGHBOURS, NUM_OPEN_QUESTS
+from fantastiqa_rl.board import NUM_OPEN_QUESTS
 from fantastiqa_rl.chance import RNG_SEAT0
 from fantastiqa_rl.options import CANCEL_BUDGET
-from fantastiqa_rl.payment import can_meet, offered_kinds
 from fantastiqa_rl.powers import rules as powers
+from fantastiqa_rl.powers.rules import playable_kinds
+from fantastiqa_rl.queries import find, kinds, moves
 from fantastiqa_rl.quests import rules as quests
 from fantastiqa_rl.setup import rules as setup
 from fantastiqa_rl.statues import rules as statues
@@ -37,68 +38,6 @@ class Rules:
     """Card queries, and the legal actions and transitions of the turn's main decisions."""
 
     # ------------------------------------------------------------------ card queries
-    def _kinds(self, cards) -> list:
-        """Distinct kinds among these instances."""
-        HK = self.g.I_HAND_KIND
-        return list({HK[i] for i in cards})
-
-    def _find(self, cards, k, prefer_boosted=False):
-        """An instance of kind k in cards: undoubled copies first (doubled first for payments)."""
-        HK, bo = self.g.I_HAND_KIND, self.boosted
-        best = -1
-        for i in cards:
-            if HK[i] == k:
-                if not bo or (i in bo) == prefer_boosted:
-                    return i
-                best = i
-        return best
-
-    def _profile(self, i):
-        k = self.g.I_HAND_KIND[i]
-        return self.g.K_DOUBLED_PROFILE[k] if i in self.boosted else self.g.K_PROFILE[k]
-
-    def _hand_items(self, cards) -> dict:
-        """kind -> tuple of payment profiles in use order (doubled copies first)."""
-        items = {}
-        bo = self.boosted
-        for i in cards:
-            k = self.g.I_HAND_KIND[i]
-            if self.g.K_PROFILE[k] is None:
-                continue
-            items.setdefault(k, []).append(i)
-        out = {}
-        for k, insts in items.items():
-            if bo:
-                insts.sort(key=lambda i: i not in bo)
-            out[k] = tuple(self._profile(i) for i in insts)
-        return out
-
-    def _profiles(self, cards) -> tuple:
-        return tuple(sorted(p for p in (self._profile(i) for i in cards) if p is not None))
-
-    def _moves(self, p, adventure=False, visited=None, prev=None):
-        """(space, dest) pairs a FLY / carpet / subdue may use from p's position (Q-M1); in an
-        adventure only into regions the path may enter (Q-A3)."""
-        out = []
-        if adventure:
-            visited = self.visited if visited is None else visited
-            prev = self.prev if prev is None else prev
-            simple = self.opts["adventure_path"] == "simple"
-        for c, dest in NEIGHBOURS[self.position[p]]:
-            if self.board[c] < 0:
-                continue
-            if adventure and ((visited >> dest) & 1 if simple else dest == prev):
-                continue
-            out.append((c, dest))
-        return out
-
-    def _playable_kinds(self, p):
-        """Hand kinds with a copy not yet played for its power (card_use="both")."""
-        pw = self.powered
-        if not pw:
-            return self._kinds(self.hand[p])
-        return self._kinds([i for i in self.hand[p] if i not in pw])
-
     def _commit_targets(self, p, k):
         """Quest instances a hand card of kind k may be committed to (ASSUMED: only while the
         quest still lacks one of the card's symbols, counting the cards already committed)."""
@@ -147,7 +86,7 @@ class Rules:
 
     def _has_free(self, p) -> bool:
         # cheap checks first; the full list only when needed
-        if (self.carpets[p] and self._moves(p)) or (self.reshuffles[p] and self.discard[p]):
+        if (self.carpets[p] and moves(self, p)) or (self.reshuffles[p] and self.discard[p]):
             return True
         if any(q >= 0 and self.quest_token[p] != q and q not in self.token_left for q in self.open_quests):
             return True
@@ -157,7 +96,7 @@ class Rules:
         """Free actions (Q-F1..Q-F4) of the FREE_MENU decision."""
         g, L = self.g, self.g.layout
         out = []
-        if self.carpets[p] and self._moves(p):
+        if self.carpets[p] and moves(self, p):
             out.append(A.CARPET)
         if self.reshuffles[p] and self.discard[p]:
             out.append(A.RESHUFFLE)
@@ -165,33 +104,18 @@ class Rules:
             q = self.open_quests[j]
             if q >= 0 and self.quest_token[p] != q and q not in self.token_left:
                 out.append(A.MARK + j)
-        for k in self._playable_kinds(p):
+        for k in playable_kinds(self, p):
             if powers.power_ok(self, p, k):
                 out.append(L.hand + k)
         if self.committed[p]:
-            for k in self._kinds(self.hand[p]):
+            for k in kinds(self, self.hand[p]):
                 if g.K_PROFILE[k] is not None and self._commit_targets(p, k):
                     out.append(L.commit + k)
             out += list({L.pick + g.I_HAND_KIND[i] for cards in self.committed[p].values() for i in cards})
         return out
 
-    def _legal_pay(self, p) -> list:
-        """ADV_PAY and QUEST_PAY: hand kinds that still help meet the requirement."""
-        if self.phase == A.ADV_PAY:
-            req = adv.creature_req(self, self.target)
-            sel = [self._profile(i) for i in self.pay]
-        else:
-            req = quests.quest_req(self, self.target)
-            sel = [self._profile(i) for i in self.pay + self.committed[p].get(self.target, [])]
-        sel = [x for x in sel if x is not None]
-        out = [self.g.layout.hand + k for k in offered_kinds(req, sel, self._hand_items(self.hand[p]))]
-        if can_meet(req, tuple(sorted(sel))):
-            out.append(A.CONFIRM)
-        out.append(A.CANCEL)
-        return out
-
     def _legal_end_discard(self, p) -> list:
-        return [A.DONE] + [self.g.layout.hand + k for k in self._kinds(self.hand[p])]
+        return [A.DONE] + [self.g.layout.hand + k for k in kinds(self, self.hand[p])]
 
     def _legal_commit_target(self, p) -> list:
         L, QK = self.g.layout, self.g.I_QUEST_KIND
@@ -277,35 +201,18 @@ class Rules:
         self.supply_carpets += 1
         self.phase, self.ret = A.MOVE_DEST, self.phase
 
-    def _cancel_payment(self, p, back_to):
-        """CANCEL of ADV_PAY or QUEST_PAY: the cards chosen to pay go back to the hand."""
-        self.hand[p] += self.pay
-        self.pay = []
-        self.phase = back_to
-
-    def _pay_step(self, p, a, back_to) -> bool:
-        """ADV_PAY's and QUEST_PAY's shared protocol: CANCEL goes back to `back_to` with the cards, a
-        hand card is chosen to pay; True on CONFIRM, which the decision completes itself."""
-        if a == A.CONFIRM:
-            return True
-        if a == A.CANCEL:
-            self._cancel_payment(p, back_to)
-        else:
-            self._pay_card(p, a - self.g.layout.hand)
-        return False
-
     def _apply_end_discard(self, p, a):
         if a == A.DONE:
             turn_flow.finish_turn(self, p)
         else:
-            i = self._find(self.hand[p], a - self.g.layout.hand)
+            i = find(self, self.hand[p], a - self.g.layout.hand)
             self.hand[p].remove(i)
             self.discard[p].append(i)
 
     def _apply_commit_target(self, p, a):
         L, QK = self.g.layout, self.g.I_QUEST_KIND
         q = next(q for q in self.committed[p] if L.quest + QK[q] == a)
-        i = self._find(self.hand[p], self.target)
+        i = find(self, self.hand[p], self.target)
         self.hand[p].remove(i)
         self.committed[p][q].append(i)
         self.phase = A.MAIN
@@ -314,7 +221,7 @@ class Rules:
         L, QK, HK = self.g.layout, self.g.I_QUEST_KIND, self.g.I_HAND_KIND
         q = next(q for q, cards in self.committed[p].items()
                  if L.quest + QK[q] == a and any(HK[i] == self.target for i in cards))
-        i = self._find(self.committed[p][q], self.target)
+        i = find(self, self.committed[p][q], self.target)
         self.committed[p][q].remove(i)
         self.discard[p].append(i)
         self.phase = A.MAIN
@@ -322,11 +229,6 @@ class Rules:
     def _apply_terminal(self, p, a):
         raise AssertionError("no transition in a terminal state")
 
-    # ------------------------------------------------------------------ paying, moving
-    def _pay_card(self, p, k):
-        i = self._find(self.hand[p], k, prefer_boosted=True)
-        self.hand[p].remove(i)
-        self.pay.append(i)
 
 
 def _by_phase(handlers: dict) -> tuple:
@@ -346,8 +248,8 @@ HANDLERS = {
     A.MAIN:           (Rules._legal_main, Rules._apply_main),
     A.FREE_MENU:      (Rules._legal_free, Rules._apply_free_menu),
     A.ADV_MOVE:       (adv.legal_adv_move, adv.apply_adv_move),
-    A.ADV_PAY:        (Rules._legal_pay, adv.apply_adv_pay),
-    A.QUEST_PAY:      (Rules._legal_pay, quests.apply_quest_pay),
+    A.ADV_PAY:        (adv.legal_adv_pay, adv.apply_adv_pay),
+    A.QUEST_PAY:      (quests.legal_quest_pay, quests.apply_quest_pay),
     A.MOVE_DEST:      (adv.legal_move_dest, adv.apply_move_dest),
     A.COMMIT_TARGET:  (Rules._legal_commit_target, Rules._apply_commit_target),
     A.WITHDRAW_FROM:  (Rules._legal_withdraw_from, Rules._apply_withdraw_from),

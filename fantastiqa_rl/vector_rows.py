@@ -110,7 +110,7 @@ def extend(c, w, i, dst, src, cap):
 
 @kernel
 def find(c, w, i, j, cap, hk, k, prefer_boosted):
-    """Rules._find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
+    """queries.find: an instance of kind k in list j, undoubled copies first (doubled first to pay)."""
     base = j * cap
     nb = w[i, W_LEN + L_BOOSTED]
     best = -1
@@ -180,7 +180,7 @@ def committed_pop(c, w, i, cap, p, q, dst):
 
 @kernel
 def pay_card(c, w, i, cap, T, p, k):
-    """Rules._pay_card. Shared: ADV_PAY (adventure.kernels.adv_pay) and QUEST_PAY (quests.kernels.quest_pay)."""
+    """payment.pay_card. Shared: ADV_PAY (adventure.kernels.adv_pay) and QUEST_PAY (quests.kernels.quest_pay)."""
     hand = seat_list(p, P_HAND)
     x = find(c, w, i, hand, cap, T[0], k, True)
     remove(c, w, i, hand, cap, x)

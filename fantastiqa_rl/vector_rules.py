@@ -131,7 +131,7 @@ def reg(wi, j):
 @njit(cache=True, inline="always")
 def _add_list_profiles(c, w, i, cap, hk, prof, j, of, q, pr, n):
     """Append the profiles of list j's cards with symbols (only those whose entry in list `of` is q,
-    where of >= 0) to pr (n used); returns the new n. Each card's profile (Rules._profile: doubled
+    where of >= 0) to pr (n used); returns the new n. Each card's profile (payment.card_profile: doubled
     where boosted) is read here, not by a function per card: a call per card costs ~50 ns even
     inlined (numba counts references to the array arguments at every call), 10x the loop's own
     work. The card tables come in as the two arrays hk, prof (T[0], T[2]), not the tuple T."""
@@ -249,10 +249,10 @@ def quest_met(T, qkind, pr, n, wi):
     return False
 
 
-# ---------------------------------------------------------------- moving (Rules._moves, adventure.rules.pay_moves)
+# ---------------------------------------------------------------- moving (queries.moves, adventure.rules.pay_moves)
 @njit(cache=True, inline="always")
 def moves_any(w, i, simple, p, adventure, visited, prev):
-    """Whether Rules._moves(p, adventure, visited, prev) is non-empty (simple: T[12][F_SIMPLE])."""
+    """Whether queries.moves(s, p, adventure, visited, prev) is non-empty (simple: T[12][F_SIMPLE])."""
     pos = seat_field(w, i, S_POS, p)
     for j in range(NB_N[pos]):
         if w[i, W_BOARD + NB_SPACE[pos, j]] < 0:
@@ -348,7 +348,7 @@ def free_actions(c, w, i, cap, T, p, row, wi, first):
     # KEY's on whether it lies in play after): -1 not computed yet, else 0 / 1
     fly = key_held = key_hand = dragon = peaceful = -1
     power, held = T[5], T[7]
-    for t in range(ln(w, i, hand)):                 # Rules._playable_kinds
+    for t in range(ln(w, i, hand)):                 # powers.rules.playable_kinds
         x = at(c, i, hand, cap, t)
         k = hk[x]
         if row[A.HAND + k] or (n_pw and contains(c, w, i, L_POWERED, cap, x)):
@@ -410,7 +410,7 @@ def action_used(w, i):
     return w[i, W_ACTION_USED] != 0
 
 
-# ---------------------------------------------------------------- paying card by card (Rules._legal_pay)
+# ---------------------------------------------------------------- paying card by card (payment.legal_pay)
 @njit(cache=True, inline="always")
 def met(T, creature, req, strength, pr, n, wi):
     """payment.met: a creature (vulnerability req, strength) or a quest (kind req)."""
@@ -448,7 +448,7 @@ def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
             for u in range(nh):
                 x = at(c, i, hand, cap, u)
                 if hk[x] == k and (ln(w, i, L_BOOSTED) > 0 and contains(c, w, i, L_BOOSTED, cap, x)) == boosted_pass:
-                    d = 1 if boosted_pass else 0            # Rules._profile of x: its doubling known here
+                    d = 1 if boosted_pass else 0            # payment.card_profile of x: its doubling known here
                     items[m, 0], items[m, 1], items[m, 2] = prof[d, k, 0], prof[d, k, 1], prof[d, k, 2]
                     m += 1
         nk += 1
@@ -501,7 +501,8 @@ def offered(c, w, i, cap, T, p, creature, req, strength, nsel, row, wi, wp):
 
 @kernel
 def legal_pay(c, w, i, cap, T, p, quest_pay, row, wi, wp):
-    """Rules._legal_pay (ADV_PAY, QUEST_PAY) into row."""
+    """payment.legal_pay into row: ADV_PAY's (adventure.rules.legal_adv_pay) or, with quest_pay,
+    QUEST_PAY's (quests.rules.legal_quest_pay)."""
     hk, qk = T[0], T[1]
     target = w[i, W_TARGET]
     sel = wp

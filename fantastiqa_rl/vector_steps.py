@@ -103,7 +103,7 @@ def withdraw_from(c, w, i, cap, T, p, qkind):
         q = at(c, i, order, cap, t)
         if T[1][q] != qkind:
             continue
-        first, best = -1, -1                         # Rules._find over committed[p][q]
+        first, best = -1, -1                         # queries.find over committed[p][q]
         nb = ln(w, i, L_BOOSTED)
         for u in range(ln(w, i, cards)):
             if at(c, i, of, cap, u) == q and hk[at(c, i, cards, cap, u)] == k:

@@ -38,7 +38,8 @@ LAYERS = {
     # the rules cores (no PettingZoo); fae_rl.render draws a position from the board alone, and the
     # state's own text (str, view_text) is drawn by it
     "rules": ["fae_rl.state", "fae_rl.options", "fae_rl.serialization", "fae_rl.vector_core", "fae_rl.render", "fantastiqa_rl.state",
-              "fantastiqa_rl.game", "fantastiqa_rl.payment", "fantastiqa_rl.validation", "fantastiqa_rl.debug",
+              "fantastiqa_rl.game", "fantastiqa_rl.payment", "fantastiqa_rl.queries", "fantastiqa_rl.validation",
+              "fantastiqa_rl.debug",
               # fantastiqa_rl/state.py's jobs (issue 17 part B): the state class and its rule mixins;
               # a rule topic's folder: its scalar rules here, its kernels with the encoders below
               "fantastiqa_rl.rules", "fantastiqa_rl.powers", "fantastiqa_rl.powers.rules", "fantastiqa_rl.statues",

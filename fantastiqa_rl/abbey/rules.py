@@ -36,6 +36,7 @@ from __future__ import annotations
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import LOWER_FRAME, SYMBOLS
 from fantastiqa_rl.chance import RNG_ABBEY
+from fantastiqa_rl.queries import find, kinds
 from fantastiqa_rl.turn_flow import rules as turn_flow
 
 ABBEY_CAP = 7                    # Q-B5: Abbey cards per player (or team)
@@ -63,7 +64,7 @@ def abbey_matches(s, p) -> list:
         return []
     sym = s.g.I_ABBEY_SYMBOL[s.abbey_deck[-1]]
     syms = s.g.K_SYMS
-    return [k for k in s._kinds(s.hand[p]) if sym in syms[k]]
+    return [k for k in kinds(s, s.hand[p]) if sym in syms[k]]
 
 
 def why_no_explore(s, p) -> str:
@@ -141,7 +142,7 @@ def apply_abbey_match(s, p, a):
         s.phase = A.MAIN
         return
     g = s.g                                  # Q-B3
-    i = s._find(s.hand[p], a - g.layout.hand)
+    i = find(s, s.hand[p], a - g.layout.hand)
     s.hand[p].remove(i)
     s.discard[p].append(i)
     c = s.abbey_deck.pop()

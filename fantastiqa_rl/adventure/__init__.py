@@ -9,12 +9,12 @@ an adventure only with option fly_in_adventure).
 Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state (`creature_req(s, space)`,
   `pay_moves(s, p, visited, prev)`, `start_adventure(s, p)`, `legal_adv_move` / `apply_adv_move`,
-  `apply_adv_pay`, `legal_move_dest` / `apply_move_dest`, `move_to`); `fantastiqa_rl.rules` calls them
-  (`HANDLERS`, `MAIN_FIXED`'s ADVENTURE, `Rules._legal_main`, `Rules._legal_pay`) and
-  `FantastiqaState.payable_steps` asks `pay_moves`. Shared and left in `fantastiqa_rl.rules`:
-  `Rules._moves` (also the powers' FLY and the free actions' CARPET), `Rules._use_carpet` (also
-  MAIN's CARPET), `Rules._playable_kinds`, and paying card by card (`Rules._legal_pay`, ADV_PAY's
-  and QUEST_PAY's legal actions, `_pay_card`, `_cancel_payment`).
+  `legal_adv_pay` / `apply_adv_pay`, `legal_move_dest` / `apply_move_dest`, `move_to`);
+  `fantastiqa_rl.rules` calls them (`HANDLERS`, `MAIN_FIXED`'s ADVENTURE, `Rules._legal_main`) and
+  `FantastiqaState.payable_steps` asks `pay_moves`. Shared and left out: `queries.moves` (also the
+  powers' FLY and the free actions' CARPET), `Rules._use_carpet` (also MAIN's CARPET),
+  `powers.rules.playable_kinds`, and paying card by card (`payment.legal_pay`, `pay_step`, also
+  QUEST_PAY's).
 - `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state` (the
   mask rows `_adv_move_row`, `_move_dest_row`, dispatched by `vector_kernels.legal`; the steps
   `adv_move`, `adv_pay`, `move_dest`, dispatched by `vector_steps.apply`, and `move_to`). Imported on

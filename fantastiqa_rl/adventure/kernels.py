@@ -111,7 +111,7 @@ def adv_move(c, w, i, cap, T, p, a, st):
 @kernel
 def adv_pay(c, w, i, cap, T, p, a):
     """adventure.rules.apply_adv_pay."""
-    if a == A.CANCEL:                               # Rules._cancel_payment
+    if a == A.CANCEL:                               # payment.cancel_payment
         R.extend(c, w, i, seat_list(p, P_HAND), L_PAY, cap)
         w[i, W_PHASE] = A.ADV_MOVE
     elif a == A.CONFIRM:

@@ -1,21 +1,22 @@
 """Adventures on the scalar core (Q-A1..Q-A4, Q-M1), as plain functions of a `FantastiqaState` `s`: the
 creature a step pays for (`creature_req`), the steps the hand can pay (`pay_moves`), the start of an
 adventure (`start_adventure`, MAIN's ADVENTURE in `rules.MAIN_FIXED`), the ADV_MOVE, ADV_PAY and
-MOVE_DEST decisions (`legal_adv_move`, `apply_adv_move`, `apply_adv_pay`, `legal_move_dest`,
-`apply_move_dest`) and a move (`move_to`). `fantastiqa_rl.rules` calls them (`HANDLERS`,
-`MAIN_FIXED`, `Rules._legal_main`, `Rules._legal_pay`); `FantastiqaState.payable_steps` asks
-`pay_moves`. Shared with other topics and left in `fantastiqa_rl.rules`: the moves a FLY, carpet or
-step may use (`Rules._moves`, also the powers' FLY and the free actions' CARPET), a carpet used
+MOVE_DEST decisions (`legal_adv_move`, `apply_adv_move`, `legal_adv_pay`, `apply_adv_pay`,
+`legal_move_dest`, `apply_move_dest`) and a move (`move_to`). `fantastiqa_rl.rules` calls them
+(`HANDLERS`, `MAIN_FIXED`, `Rules._legal_main`); `FantastiqaState.payable_steps` asks `pay_moves`.
+Shared with other topics: the moves a FLY, carpet or step may use (`queries.moves`), a carpet used
 (`Rules._use_carpet`, also MAIN's CARPET), the cards not yet played for their power
-(`Rules._playable_kinds`), and paying card by card (`Rules._legal_pay`, `_pay_step`, `_pay_card`,
-`_cancel_payment`, also QUEST_PAY). Their batched ports are `fantastiqa_rl.adventure.kernels`.
+(`powers.rules.playable_kinds`), and paying card by card (`payment.legal_pay`, `pay_step`, also
+QUEST_PAY). Their batched ports are `fantastiqa_rl.adventure.kernels`.
 """
 from __future__ import annotations
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import NEIGHBOURS, P_FLY
-from fantastiqa_rl.payment import can_meet
+from fantastiqa_rl.payment import can_meet, legal_pay, pay_step, profiles
 from fantastiqa_rl.powers import rules as powers
+from fantastiqa_rl.powers.rules import playable_kinds
+from fantastiqa_rl.queries import moves
 
 
 def creature_req(s, space):
@@ -25,8 +26,8 @@ def creature_req(s, space):
 
 def pay_moves(s, p, visited=None, prev=None):
     """Adventure steps the hand can pay for."""
-    hand_prof = s._profiles(s.hand[p])
-    return [(c, d) for c, d in s._moves(p, True, visited, prev)
+    hand_prof = profiles(s, s.hand[p])
+    return [(c, d) for c, d in moves(s, p, True, visited, prev)
             if can_meet(creature_req(s, c), hand_prof)]
 
 
@@ -34,15 +35,15 @@ def legal_adv_move(s, p) -> list:
     g, L = s.g, s.g.layout
     out = [A.REGION + d for _, d in pay_moves(s, p)]
     out.append(A.DONE if s.count else A.CANCEL)
-    if s.opts["fly_in_adventure"] and s._moves(p, True):
+    if s.opts["fly_in_adventure"] and moves(s, p, True):
         if s.carpets[p]:
             out.append(A.CARPET)
-        out += [L.hand + k for k in s._playable_kinds(p) if g.K_POWER[k] == P_FLY]
+        out += [L.hand + k for k in playable_kinds(s, p) if g.K_POWER[k] == P_FLY]
     return out
 
 
 def legal_move_dest(s, p) -> list:
-    return [A.REGION + d for _, d in s._moves(p, s.ret == A.ADV_MOVE)]
+    return [A.REGION + d for _, d in moves(s, p, s.ret == A.ADV_MOVE)]
 
 
 def start_adventure(s, p):
@@ -72,8 +73,12 @@ def apply_adv_move(s, p, a):
         s.phase = A.ADV_PAY
 
 
+def legal_adv_pay(s, p) -> list:
+    return legal_pay(s, p, creature_req(s, s.target), s.pay)
+
+
 def apply_adv_pay(s, p, a):
-    if not s._pay_step(p, a, A.ADV_MOVE):
+    if not pay_step(s, p, a, A.ADV_MOVE):
         return
     c = s.target
     s.adventure.append(s.board[c])

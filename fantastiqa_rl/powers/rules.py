@@ -12,6 +12,7 @@ from __future__ import annotations
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import (NUM_SPACES, P_DRAGON, P_EFFECT, P_FLY, P_GEM, P_KEY, P_NONE, P_PEACEFUL,
                                  P_PLUS)
+from fantastiqa_rl.queries import find, kinds, moves
 from fantastiqa_rl.statues.rules import statue_options
 
 # TARGET_SEAT reasons (state.reason)
@@ -38,7 +39,7 @@ def power_ok(s, p, k):
     if pw == P_NONE:
         return False
     if pw == P_FLY:
-        return bool(s._moves(p, s.phase == A.ADV_MOVE))
+        return bool(moves(s, p, s.phase == A.ADV_MOVE))
     if pw == P_KEY:     # the options once the card has left the hand (into play, Q-T2)
         return bool(statue_options(s, p, leaving=int(kind_held_in_play(s.opts, s.g, k))))
     if pw == P_DRAGON:
@@ -46,6 +47,14 @@ def power_ok(s, p, k):
     if pw == P_PEACEFUL:
         return bool(opponents_here(s, p))
     return True   # PLUS_STATUE, GEM, EFFECT
+
+
+def playable_kinds(s, p):
+    """Hand kinds with a copy not yet played for its power (card_use="both")."""
+    pw = s.powered
+    if not pw:
+        return kinds(s, s.hand[p])
+    return kinds(s, [i for i in s.hand[p] if i not in pw])
 
 
 def opponents_here(s, p):
@@ -63,18 +72,18 @@ def legal_target_seat(s, p) -> list:
 
 def legal_glass(s, p) -> list:
     g = s.g
-    return [g.layout.hand + k for k in s._kinds([i for i in s.hand[p] if i not in s.boosted])
+    return [g.layout.hand + k for k in kinds(s, [i for i in s.hand[p] if i not in s.boosted])
             if g.K_PROFILE[k] is not None]
 
 
 def legal_bell(s, p) -> list:
-    return [s.g.layout.pick + k for k in s._kinds(s.revealed)]
+    return [s.g.layout.pick + k for k in kinds(s, s.revealed)]
 
 
 def legal_brew_card(s, p) -> list:
     L = s.g.layout
-    return ([L.hand + k for k in s._kinds(s.hand[p])]
-            + [L.pick + k for k in s._kinds(s.discard[p])])
+    return ([L.hand + k for k in kinds(s, s.hand[p])]
+            + [L.pick + k for k in kinds(s, s.discard[p])])
 
 
 def legal_wardrobe(s, p) -> list:
@@ -89,7 +98,7 @@ def play_card(s, p, k):
         i = next(i for i in hand if g.I_HAND_KIND[i] == k and i not in s.powered)
         s.powered.append(i)                  # stays in hand for its symbols
     else:
-        i = s._find(hand, k)
+        i = find(s, hand, k)
         hand.remove(i)
         if g.K_POWER[k] == P_PEACEFUL:
             pass                                # given away below (TARGET_SEAT)
@@ -174,7 +183,7 @@ def apply_glass(s, p, a):
 
 
 def apply_bell(s, p, a):
-    i = s._find(s.revealed, a - s.g.layout.pick)
+    i = find(s, s.revealed, a - s.g.layout.pick)
     s.revealed.remove(i)
     s.hand[p].append(i)
     s.count -= 1
@@ -188,7 +197,7 @@ def apply_bell(s, p, a):
 def apply_brew_card(s, p, a):
     L = s.g.layout
     src = s.hand[p] if a < L.commit else s.discard[p]
-    i = s._find(src, (a - L.hand) % L.K)
+    i = find(s, src, (a - L.hand) % L.K)
     src.remove(i)
     s.in_play.append(i)
     s.phase, s.reason = A.TARGET_SEAT, R_BREW

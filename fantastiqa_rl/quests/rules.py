@@ -1,17 +1,16 @@
 """Completing a quest on the scalar core (Q-Q1..Q-Q3), as plain functions of a `FantastiqaState` `s`:
 which quests the mover may complete now (`completable`; Q-Q1, Q-Q2) and the requirement it pays
-(`quest_req`), MAIN's QUEST block (`start_quest`: pay first), the QUEST_PAY decision's transition
-(`apply_quest_pay`) and the completion itself (`complete_quest`; Q-Q3, with the goal check of
-Q-E1). `fantastiqa_rl.rules` calls them: `Rules._legal_main` (`completable`), `Rules._legal_pay`
-(QUEST_PAY's legal actions, shared with ADV_PAY: `quest_req`), `rules.MAIN_BLOCKS` (`start_quest`)
-and `rules.HANDLERS` (`apply_quest_pay`). Paying a card and backing out of a payment are shared with
-the adventure's ADV_PAY and stay the state's (`Rules._pay_step`, `_pay_card`, `_cancel_payment`).
+(`quest_req`), MAIN's QUEST block (`start_quest`: pay first), the QUEST_PAY decision
+(`legal_quest_pay`, `apply_quest_pay`) and the completion itself (`complete_quest`; Q-Q3, with the
+goal check of Q-E1). `fantastiqa_rl.rules` calls them: `Rules._legal_main` (`completable`),
+`rules.MAIN_BLOCKS` (`start_quest`) and `rules.HANDLERS` (QUEST_PAY). Paying card by card is shared
+with the adventure's ADV_PAY (`payment.legal_pay`, `pay_step`).
 Their batched ports are `fantastiqa_rl.quests.kernels`.
 """
 from __future__ import annotations
 
 from fantastiqa_rl import actions as A
-from fantastiqa_rl.payment import can_meet
+from fantastiqa_rl.payment import can_meet, card_profile, legal_pay, pay_step
 from fantastiqa_rl.turn_flow import rules as turn_flow
 
 
@@ -29,9 +28,9 @@ def completable(s, p):
         if g.Q_REGION[g.I_QUEST_KIND[q]] != name:
             continue
         if hand_prof is None:
-            hand_prof = [s._profile(i) for i in s.hand[p]]
+            hand_prof = [card_profile(s, i) for i in s.hand[p]]
         profs = [x for x in hand_prof if x is not None]
-        profs += [s._profile(i) for i in s.committed[p].get(q, ())]
+        profs += [card_profile(s, i) for i in s.committed[p].get(q, ())]
         profs = [x for x in profs if x is not None]
         if can_meet(quest_req(s, q), tuple(sorted(profs))):
             out.append(q)
@@ -45,8 +44,12 @@ def start_quest(s, p, q):                          # complete a quest of kind q 
     s.phase = A.QUEST_PAY
 
 
+def legal_quest_pay(s, p) -> list:
+    return legal_pay(s, p, quest_req(s, s.target), s.pay + s.committed[p].get(s.target, []))
+
+
 def apply_quest_pay(s, p, a):
-    if s._pay_step(p, a, A.MAIN):
+    if pay_step(s, p, a, A.MAIN):
         complete_quest(s, p)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import CHEST, NUM_POSITIONS
+from fantastiqa_rl.queries import find, kinds
 
 PERSONAL_QUEST_CAP = 3           # Q-V1: personal quests a seat may hold
 STATUE_REVEAL = 3                # Q-V1: cards drawn at a statue (+1 per PLUS_STATUE)
@@ -36,7 +37,7 @@ def legal_statue_option(s, p) -> list:
 
 def legal_buy(s, p) -> list:
     gems, cost = s.gems[p], s.g.K_COST
-    return [A.DONE] + [s.g.layout.pick + k for k in s._kinds(s.revealed) if cost[k] <= gems]
+    return [A.DONE] + [s.g.layout.pick + k for k in kinds(s, s.revealed) if cost[k] <= gems]
 
 
 def legal_chest(s, p) -> list:
@@ -55,8 +56,8 @@ def legal_release(s, p) -> list:
     if n:
         out.append(A.CONFIRM)
     if n < RELEASE_MAX and n < s.gems[p]:
-        out += [L.hand + k for k in s._kinds(s.hand[p])]
-        out += [L.pick + k for k in s._kinds(s.discard[p])]
+        out += [L.hand + k for k in kinds(s, s.hand[p])]
+        out += [L.pick + k for k in kinds(s, s.discard[p])]
     return out
 
 
@@ -96,7 +97,7 @@ def apply_buy(s, p, a):
         return
     k = a - s.g.layout.pick
     cost = s.g.K_COST[k]
-    i = s._find(s.revealed, k)
+    i = find(s, s.revealed, k)
     s.revealed.remove(i)
     s.gems[p] -= cost
     s.supply_gems += cost
@@ -134,11 +135,11 @@ def apply_release(s, p, a):
         s.supply_gems += n
         statue_done(s)
     elif a < L.commit:
-        i = s._find(s.hand[p], a - L.hand)
+        i = find(s, s.hand[p], a - L.hand)
         s.hand[p].remove(i)
         s.pay.append(i)
     else:
-        i = s._find(s.discard[p], a - L.pick)
+        i = find(s, s.discard[p], a - L.pick)
         s.discard[p].remove(i)
         s.release_from_discard.append(i)
 
