@@ -21,9 +21,9 @@ def test_keep_best_saves_the_policy_of_the_best_evaluation_and_it_replays_that_f
     assert (best["steps"], best["win_share"], best["games"]) == (first_max["steps"], first_max["win_share"],
                                                                   first_max["games"])
     assert json.loads((tmp_path / "b" / "summary.json").read_text())["best"] == best
-    # the saved file is the policy of that evaluation: replaying its games (seeded 10,000 + step) gives its figure
+    # the saved file is the policy of that evaluation: replaying its games (the run's one set of deals) gives its figure
     weights = PolicyWeights.load(best["policy"])
-    seed = 10_000 + best["steps"]
+    seed = sb3.EVAL_SEED
     cfg = train.parse_args([*TINY, "--options", "history=summary,action_features=versus"])
     assert sb3.eval_policy(weights, cfg, "greedy", best["games"], seed)["win_share"] == best["win_share"]
 

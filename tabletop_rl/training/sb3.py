@@ -433,7 +433,8 @@ def make_callback(cfg, run_dir: str, pool, venv, history: dict):
             start = time.perf_counter()
             weights = policy_weights(self.model, cfg)
             for opp in history["eval_opponents"]:
-                row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000 + steps)
+                # the deals of step 0's evaluation (EVAL_SEED): points of the curve differ by the policy, not the deals
+                row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=EVAL_SEED)
                 row.update(steps=steps, wall_seconds=round(time.perf_counter() - self.t_start, 1))
                 history["evals"].append(row)
                 keep_if_best(weights, cfg, row, run_dir, history)
@@ -532,6 +533,9 @@ def restores_cleanly(cfg, ckpt: dict) -> None:
         restore(ckpt, model, venv, pool, {})
     finally:
         venv.close()
+
+
+EVAL_SEED = 10_000  # every evaluation during a run plays the same deals (step 0's and the periodic ones)
 
 
 def eval_policy(weights, cfg, opponent: str, games: int, seed: int) -> dict:
@@ -750,7 +754,7 @@ def warm_start(model, cfg, history: dict, run_dir: str, setup_start: float) -> N
     if cfg.eval_every:  # where PPO starts from, on the learning curve
         weights = policy_weights(model, cfg)
         for opp in history["eval_opponents"]:
-            row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=10_000)
+            row = eval_policy(weights, cfg, opp, cfg.eval_games, seed=EVAL_SEED)
             history["evals"].append({**row, "steps": 0, "wall_seconds": 0.0})
             keep_if_best(weights, cfg, history["evals"][-1], run_dir, history)
         write_eval_csv(run_dir, history["evals"])
