@@ -5,10 +5,10 @@
                        #          mask_row="statues.kernels._buy_row", step="statues.kernels.buy", ...)
 
 A decision (a phase of `fantastiqa_rl.actions.PHASES`) has its legal actions and its transition in the
-scalar core (`fantastiqa_rl.rules.HANDLERS`: the rule mixin's methods, or a topic folder's functions
-such as `fantastiqa_rl.statues.rules`, `fantastiqa_rl.powers.rules`, `fantastiqa_rl.turn_flow.rules`,
-`fantastiqa_rl.abbey.rules`, `fantastiqa_rl.quests.rules`, `fantastiqa_rl.setup.rules` and
-`fantastiqa_rl.adventure.rules`)
+scalar core (`fantastiqa_rl.rules.HANDLERS`: plain functions of the state, MAIN's in `fantastiqa_rl.rules`,
+the others a topic folder's: `fantastiqa_rl.statues.rules`, `fantastiqa_rl.powers.rules`,
+`fantastiqa_rl.turn_flow.rules`, `fantastiqa_rl.abbey.rules`, `fantastiqa_rl.quests.rules`,
+`fantastiqa_rl.setup.rules`, `fantastiqa_rl.adventure.rules`, `fantastiqa_rl.free_actions.rules`)
 and, where it is ported, a mask row kernel (`fantastiqa_rl.vector_kernels.legal` dispatches to it)
 and a step kernel (`fantastiqa_rl.vector_steps.apply` dispatches to it; a topic folder's kernels sit
 beside its rules: `fantastiqa_rl.statues.kernels`, `fantastiqa_rl.powers.kernels`,
@@ -49,7 +49,7 @@ _BATCHED = {
     "SETUP_ARTIFACT": ("setup.kernels._setup_row", "setup.kernels.setup", "", False),
     "SETUP_PLACE": ("setup.kernels._setup_row", "setup.kernels.setup", "", False),
     "MAIN": ("vector_kernels._main_row", "vector_steps.main", "", False),
-    "FREE_MENU": ("vector_kernels._free_menu_row", "vector_steps.main", "", False),
+    "FREE_MENU": ("free_actions.kernels._free_menu_row", "vector_steps.main", "", False),
     "ADV_MOVE": ("adventure.kernels._adv_move_row", "adventure.kernels.adv_move", "", False),
     "ADV_PAY": ("vector_kernels._pay_row", "adventure.kernels.adv_pay", "", False),
     "QUEST_PAY": ("vector_kernels._pay_row", "quests.kernels.quest_pay", "", False),
@@ -57,8 +57,8 @@ _BATCHED = {
     "BUY": ("statues.kernels._buy_row", "statues.kernels.buy", "", False),
     "CHEST": ("statues.kernels._chest_row", "statues.kernels.chest", "", False),
     "RELEASE": ("statues.kernels._release_row", "statues.kernels.release", "", False),
-    "COMMIT_TARGET": ("vector_kernels._commit_target_row", "vector_steps.commit_to", "", False),
-    "WITHDRAW_FROM": ("vector_kernels._withdraw_from_row", "vector_steps.withdraw_from", "", True),
+    "COMMIT_TARGET": ("free_actions.kernels._commit_target_row", "free_actions.kernels.commit_to", "", False),
+    "WITHDRAW_FROM": ("free_actions.kernels._withdraw_from_row", "free_actions.kernels.withdraw_from", "", True),
     "TARGET_SEAT": ("powers.kernels._target_seat_row", "powers.kernels.target_seat", "", False),
     "STATUE_OPTION": ("statues.kernels._statue_option_row", "statues.kernels.statue_option", "", False),
     "GLASS": ("powers.kernels._effect_row", "powers.kernels.glass", "", False),
@@ -66,7 +66,7 @@ _BATCHED = {
     "BREW_CARD": ("powers.kernels._effect_row", "powers.kernels.brew_card", "", True),
     "WARDROBE": ("powers.kernels._effect_row", "powers.kernels.wardrobe", "", True),
     # a discard is written inline in vector_steps.apply; DONE ends the turn here
-    "END_DISCARD": ("vector_kernels._end_discard_row", "turn_flow.kernels.finish_turn", "", False),
+    "END_DISCARD": ("turn_flow.kernels._end_discard_row", "turn_flow.kernels.finish_turn", "", False),
     "TERMINAL": (None, None, "a finished game has no decision (no legal action)", False),
     "ABBEY_MATCH": (None, None, "the Abbey expansion (Q-B) is not ported: its decisions come once per Abbey "
                     "visit, and option abbey=True games run them on the scalar core", True),

@@ -65,7 +65,7 @@ RULE_OPTIONS = (
            "only games that would not end. It counts turns; inside one turn Q-T2 bounds the steps. `None`: the "
            "rulebook's unbounded game.", default=DEFAULT_TURN_LIMIT, check=_turn_limit),
 )
-# What the rule mixins read (FantastiqaState.options): every option but goal and card_set, which
+# What the rules read (FantastiqaState.options): every option but goal and card_set, which
 # `new` takes as its own keywords. OPTIONS: the listed values of those, the default first.
 _STATE_KEYS = tuple(o.name for o in RULE_OPTIONS if o.name not in ("goal", "card_set"))
 OPTIONS = {o.name: o.values for o in RULE_OPTIONS if o.name in _STATE_KEYS and o.values}

@@ -10,18 +10,21 @@ decision in progress is `state.phase` / `state.phase_name` (one of `actions.PHAS
 
 Modules by job. This module holds the state class (construction, public API, clone, apply); its
 fields are declared once in `fantastiqa_rl.state_fields` (each with how `clone` copies it, the rule
-topic that owns it, its state-dict key and meaning; `clone` is driven by it); its rules come from a mixin: `fantastiqa_rl.rules` (the decisions: legal actions and transitions,
-dispatched by phase through tables); and from topic folders that are no mixins, each with
-plain functions of the state in `<topic>.rules` and their batched kernels in `<topic>.kernels`:
-`fantastiqa_rl.statues` (statue options), `fantastiqa_rl.powers` (card powers, artifact
-effects), `fantastiqa_rl.turn_flow` (setup, the start and end of turns, the end of the game;
-the draw they share with the other topics is this class's `_draw`, beside `_take`) and
-`fantastiqa_rl.abbey` (the Abbey expansion; no kernels: not ported to the batched engine).
-`fantastiqa_rl.options` checks the rule options, `fantastiqa_rl.chance` names the chance sources,
-`fantastiqa_rl.serialization` reads and writes the state dict, `fantastiqa_rl.text` names actions
-and explains illegal ones. Below them: `cards.py` (card file format, loader, validation) ->
-`game.py` (static per-game card instance tables) -> `payment.py` (payment values and the payment
-mask). Every name users import from this module stays importable here.
+topic that owns it, its state-dict key and meaning; `clone` is driven by it). Its rules are plain
+functions of the state, no mixin: `fantastiqa_rl.rules` (the decisions dispatched by phase through
+tables, MAIN's legal actions and transitions; `legal_actions` and `apply` call its `legal_list` and
+`do`) and the topic folders, each with its scalar rules in `<topic>.rules` and their batched kernels
+in `<topic>.kernels`: `fantastiqa_rl.statues` (statue options), `fantastiqa_rl.powers` (card
+powers, artifact effects), `fantastiqa_rl.turn_flow` (setup, the start and end of turns, the end of
+the game; the draw they share with the other topics is this class's `_draw`, beside `_take`),
+`fantastiqa_rl.abbey` (the Abbey expansion; no kernels: not ported to the batched engine),
+`fantastiqa_rl.quests`, `fantastiqa_rl.setup`, `fantastiqa_rl.adventure` and
+`fantastiqa_rl.free_actions`; the topics share `fantastiqa_rl.queries` (card kinds and instances,
+moves). `fantastiqa_rl.options` checks the rule options, `fantastiqa_rl.chance` names the chance
+sources, `fantastiqa_rl.serialization` reads and writes the state dict, `fantastiqa_rl.text` names
+actions and explains illegal ones. Below them: `cards.py` (card file format, loader, validation) ->
+`game.py` (static per-game card instance tables) -> `payment.py` (payment values, paying card by
+card). Every name users import from this module stays importable here.
 
 Usage:
     s = FantastiqaState.new(num_players=2, seed=0)
@@ -93,10 +96,11 @@ from fantastiqa_rl.adventure import rules as adventure
 from fantastiqa_rl.chance import (NUM_CHANCE_SOURCES, RNG_ABBEY, RNG_BAZAAR, RNG_CREATURE, RNG_QUEST,
                                   RNG_SEAT0, RNG_SETUP, RNG_TOWER, STATUE_RNG)
 from fantastiqa_rl.cards import resolve_card_set
+from fantastiqa_rl.free_actions import rules as free_actions
 from fantastiqa_rl.game import get_game
 from fantastiqa_rl.options import DEFAULT_TURN_LIMIT, DEFAULTS, OPTIONS, check_option, check_options
 from fantastiqa_rl.powers import R_BREW, R_DRAGON, R_PEACEFUL
-from fantastiqa_rl.rules import Rules
+from fantastiqa_rl.rules import do, legal_list, legal_main
 from fantastiqa_rl.serialization import state_from_dict, state_to_dict
 from fantastiqa_rl.state_fields import LIST, OPT_LIST, OWN_FLAGS, PER_SEAT, PER_SEAT_MAP, names_of
 from fantastiqa_rl.text import action_to_string, describe, why_illegal
@@ -120,7 +124,7 @@ _GET_LISTS = itemgetter(*_LISTS)   # the list fields' values in one C call, copi
 _COPY = list.copy
 
 
-class FantastiqaState(Rules):
+class FantastiqaState:
     """One Fantastiqa game position. Create with `FantastiqaState.new(...)`."""
 
     # the Abbey's public queries (Q-B, Q-TM2): functions of the state in `fantastiqa_rl.abbey.rules`,
@@ -272,11 +276,11 @@ class FantastiqaState(Rules):
 
     def turn_options(self, p: int) -> list:
         """Seat p's actions in the MAIN decision (turn actions, DONE, FREE_ACTION), unsorted; for bots."""
-        return self._legal_main(p)
+        return legal_main(self, p)
 
     def free_options(self, p: int) -> list:
         """Seat p's actions in the FREE_MENU decision (Q-F1..Q-F4); for bots."""
-        return self._legal_free(p)
+        return free_actions.legal_free(self, p)
 
     def payable_steps(self, p: int) -> list:
         """(space, destination) of each adventure step from p's position that p's hand can pay for."""
@@ -312,7 +316,7 @@ class FantastiqaState(Rules):
 
     def legal_actions(self) -> np.ndarray:
         if self._legal is None:
-            acts = sorted(self._legal_list())
+            acts = sorted(legal_list(self))
             arr = np.array(acts, dtype=np.int64)
             arr.flags.writeable = False  # shared with clones: callers must not mutate it (as Fae)
             self._legal = (arr, frozenset(acts))
@@ -334,7 +338,7 @@ class FantastiqaState(Rules):
         if a not in self.legal_set():
             raise ValueError(f"illegal action {a} ({self.action_to_string(a)}): {self._why_illegal(a)}")
         self._legal = None
-        self._do(a)
+        do(self, a)
 
     # ------------------------------------------------------------------ state dict (fantastiqa_rl.serialization)
     def to_dict(self) -> dict:

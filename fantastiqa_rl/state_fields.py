@@ -2,10 +2,10 @@
 the rule topic that owns it, its key in the state dict and what it means (issue 38 item 2; as
 OpenSpiel's State or pgx's dataclass declare theirs).
 
-`FantastiqaState` is one object whose rules come from a mixin sharing its `self` (`rules`)
-and from topic folders' plain functions of the state (`statues.rules`,
-`powers.rules`, `turn_flow.rules`, `abbey.rules`, `quests.rules`, `setup.rules`,
-`adventure.rules`); they
+`FantastiqaState` is one object (no mixin) whose rules are plain functions of the state: the
+dispatch (`rules`) and the topic folders' (`statues.rules`, `powers.rules`, `turn_flow.rules`,
+`abbey.rules`, `quests.rules`, `setup.rules`, `adventure.rules`, `free_actions.rules`), with the
+shared `queries` and `payment`; they
 set these fields, and only these: `FIELDS` is the list a
 reader consults, and the code is driven by it. `FantastiqaState.clone` copies by `kind` (the
 per-kind name tuples below, built once at import); `tests/test_fantastiqa_declared_state.py` plays
@@ -48,8 +48,8 @@ OWNERS = {
     "seats": "state.py: _draw (Q-X1); turn_flow/rules.py: end_turn (Q-T1); every decision moves and pays with the seats' cards and gems",
     "adventure": "adventure/rules.py (kernels: adventure/kernels.py): ADVENTURE, ADV_MOVE, ADV_PAY, MOVE_DEST (Q-A1..Q-A4, Q-M1)",
     "statues": "statues/rules.py (kernels: statues/kernels.py): STATUE_OPTION, BUY, CHEST, RELEASE (Q-V1..Q-V3)",
-    "quests": "quests/rules.py (kernels: quests/kernels.py): QUEST, QUEST_PAY, completing a quest (Q-Q1..Q-Q3); rules.py: MARK, commits (Q-F2)",
-    "free actions": "rules.py: FREE_MENU, carpets and reshuffles (Q-F3, Q-F4)",
+    "quests": "quests/rules.py (kernels: quests/kernels.py): QUEST, QUEST_PAY, completing a quest (Q-Q1..Q-Q3); free_actions/rules.py: MARK, commits (Q-F2)",
+    "free actions": "free_actions/rules.py (kernels: free_actions/kernels.py): FREE_MENU, MARK, commits, carpets and reshuffles (Q-F2..Q-F4)",
     "powers": "powers/rules.py (kernels: powers/kernels.py): PLAY, artifact effects, GLASS, BELL, BREW_CARD, WARDROBE, TARGET_SEAT (Q-F1)",
     "turn": "rules.py: the decision dispatch (APPLY by phase); turn_flow/rules.py: reset_turn (Q-T1, Q-T2)",
     "end of game": "turn_flow/rules.py (kernels: turn_flow/kernels.py): end_turn, finish_turn (turns), end_by_score, end, goal_reached (Q-E1..Q-E5, Q-TM2)",

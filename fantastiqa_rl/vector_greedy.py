@@ -37,6 +37,7 @@ from fantastiqa_rl import vector_steps as S
 from fantastiqa_rl.abbey import ABBEY_CAP
 from fantastiqa_rl.board import (CHEST, LOWER_FRAME, NEIGHBOURS, NUM_POSITIONS, NUM_SYMBOLS, P_DRAGON, P_EFFECT,
                                  P_FLY, P_GEM, P_PEACEFUL)
+from fantastiqa_rl.free_actions.kernels import legal_free
 from fantastiqa_rl.powers.kernels import _effect_row
 from fantastiqa_rl.quests.kernels import completable
 from fantastiqa_rl.vector_state import (L_ABBEY_ASIDE, L_ABBEY_DECK, L_ABBEY_RETURNED, L_ARTIFACT_DECK, L_BEAST_DECK,
@@ -340,7 +341,7 @@ def _glass_completes_quest(c, w, i, cap, T, quest0, p, k, legal_row, cc, ww, row
         _copy_row(cc, ww, 0, cc, ww, 1)
         if not S.apply(cc, ww, 1, cap, T, a, quest0, no_chance):
             return NOT_DECIDED
-        # a quest among u.turn_options(p) (Rules._legal_main lists them while the turn action is unused)
+        # a quest among u.turn_options(p) (rules.legal_main lists them while the turn action is unused)
         if ww[1, W_ACTION_USED] == 0 and completable(cc, ww, 1, cap, T, p, qs, wi, wp):
             return a - A.HAND
     return -1
@@ -659,7 +660,7 @@ def _decide(c, w, i, cap, T, B, quest0, row, plan, glass, cc, ww, full, rowb, sc
         full[:] = row
         if ph == A.MAIN:
             full[A.FREE_ACTION] = False
-            R.legal_free(c, w, i, cap, T, p, full, wi)
+            legal_free(c, w, i, cap, T, p, full, wi)
         else:                                       # the MAIN options too (the bot's turn_options)
             flags = T[12]
             abbey = flags[R.F_ABBEY]

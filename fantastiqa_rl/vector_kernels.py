@@ -2,10 +2,12 @@
 the packed rows of `fantastiqa_rl.vector_state` (c: list items, w: scalars and lengths), for a batch.
 
 - `legal(...)`: each game's legal actions, for the decisions ported (one function per decision,
-  named after the scalar method it ports; the rule queries they ask are `fantastiqa_rl.vector_rules`;
-  a rule topic's own rows live in its folder: the statues' in `fantastiqa_rl.statues.kernels`, the
-  powers' in `fantastiqa_rl.powers.kernels`, the setup decisions' in `fantastiqa_rl.setup.kernels`, the adventure's in
-  `fantastiqa_rl.adventure.kernels`);
+  named after the scalar function it ports; here MAIN's `_main_row` and the payments' `_pay_row`; the
+  rule queries they ask are `fantastiqa_rl.vector_rules`; a rule topic's own rows live in its folder:
+  the statues' in `fantastiqa_rl.statues.kernels`, the powers' in `fantastiqa_rl.powers.kernels`,
+  the setup decisions' in `fantastiqa_rl.setup.kernels`, the adventure's in
+  `fantastiqa_rl.adventure.kernels`, END_DISCARD's in `fantastiqa_rl.turn_flow.kernels`, the free
+  actions' in `fantastiqa_rl.free_actions.kernels`);
 - `step(...)`: each game's action applied where ported (`fantastiqa_rl.vector_steps.apply`).
 (The observation is `fantastiqa_rl.obs_kernel.encode`, straight from the rows.)
 Each of `legal` and `step` says per game whether it did (1) or left the game to the caller (0), who
@@ -19,50 +21,27 @@ here and equals the scalar core.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl import vector_steps as S
 from fantastiqa_rl.adventure.kernels import _adv_move_row, _move_dest_row
+from fantastiqa_rl.free_actions.kernels import _commit_target_row, _free_menu_row, _withdraw_from_row, free_actions
 from fantastiqa_rl.powers.kernels import _effect_row, _target_seat_row
 from fantastiqa_rl.quests.kernels import completable
 from fantastiqa_rl.setup.kernels import _setup_row
 from fantastiqa_rl.statues.kernels import _buy_row, _chest_row, _release_row, _statue_option_row, statue_options
+from fantastiqa_rl.turn_flow.kernels import _end_discard_row
 from fantastiqa_rl.vector_rules import Cards  # noqa: F401  (the tables the kernels take)
-from fantastiqa_rl.vector_state import (G_LISTS,
-                                        MAX_SEATS, P_C_CARDS,
-                                        P_C_OF, P_C_ORDER, P_HAND, P_LISTS,
-                                        S_POS, W_ACTION_USED, W_CANCELS, W_CUR,
-                                        W_LEN, W_PHASE, W_SEATS, W_TARGET)
+from fantastiqa_rl.vector_state import MAX_SEATS, S_POS, W_ACTION_USED, W_CANCELS, W_CUR, W_PHASE, W_SEATS
 from fantastiqa_rl.vector_state import kernel
-
-
-@njit(cache=True, inline="always")
-def _len(w, i, j):
-    return w[i, W_LEN + j]
-
-
-@njit(cache=True, inline="always")
-def _seat(p, f):
-    return G_LISTS + P_LISTS * p + f
 
 
 # ---------------------------------------------------------------- legal actions
 @kernel
-def _end_discard_row(c, w, i, cap, T, row):
-    """Rules._legal_end_discard."""
-    hk = T[0]
-    hand = _seat(w[i, W_CUR], P_HAND)
-    row[A.DONE] = True
-    for t in range(_len(w, i, hand)):
-        row[A.HAND + hk[c[i, hand * cap + t]]] = True
-
-
-@kernel
 def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
-    """Rules._legal_main; False (the scalar core) with the Abbey, for its EXPLORE."""
+    """rules.legal_main; False (the scalar core) with the Abbey, for its EXPLORE."""
     if T[12][R.F_ABBEY]:
         return False
     p = w[i, W_CUR]
@@ -77,16 +56,10 @@ def _main_row(c, w, i, cap, T, row, scratch, quest0, wi, wp):
         qs = wi[R.reg(wi, R.R_QUESTS):]
         for t in range(completable(c, w, i, cap, T, p, qs, wi, wp)):
             row[quest0 + T[1][qs[t]]] = True
-    if R.free_actions(c, w, i, cap, T, p, scratch, wi, True):  # _has_free: any free action
+    if free_actions(c, w, i, cap, T, p, scratch, wi, True):   # free_actions.rules.has_free: any free action
         row[A.FREE_ACTION] = True
         scratch[:] = False
     return True
-
-
-@kernel
-def _free_menu_row(c, w, i, cap, T, row, quest0, wi, wp):
-    p = w[i, W_CUR]
-    R.legal_free(c, w, i, cap, T, p, row, wi)
 
 
 @kernel
@@ -97,31 +70,8 @@ def _pay_row(c, w, i, cap, T, row, quest0, wi, wp):
 
 
 @kernel
-def _commit_target_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Rules._legal_commit_target."""
-    p = w[i, W_CUR]
-    qs = wi[R.reg(wi, R.R_QUESTS):]
-    for t in range(R.commit_targets(c, w, i, cap, T, p, w[i, W_TARGET], qs)):
-        row[quest0 + T[1][qs[t]]] = True
-
-
-@kernel
-def _withdraw_from_row(c, w, i, cap, T, row, quest0, wi, wp):
-    """Rules._legal_withdraw_from."""
-    hk = T[0]
-    p = w[i, W_CUR]
-    order, cards, of = _seat(p, P_C_ORDER), _seat(p, P_C_CARDS), _seat(p, P_C_OF)
-    for t in range(_len(w, i, order)):
-        q = c[i, order * cap + t]
-        for u in range(_len(w, i, cards)):
-            if c[i, of * cap + u] == q and hk[c[i, cards * cap + u]] == w[i, W_TARGET]:
-                row[quest0 + T[1][q]] = True
-                break
-
-
-@kernel
 def _cancel_budget(w, i, flags, row):
-    """Rules._legal_list: once Q-T2's budget is spent, CANCEL is legal only where nothing else is."""
+    """rules.legal_list: once Q-T2's budget is spent, CANCEL is legal only where nothing else is."""
     if flags[R.F_FORBID] and w[i, W_CANCELS] >= CANCEL_BUDGET and row[A.CANCEL]:
         if np.count_nonzero(row) > 1:
             row[A.CANCEL] = False

@@ -161,7 +161,7 @@ def draw(c, w, i, cap, p, k, dst, st):
 # moved from vector_steps)
 @kernel
 def committed_pop(c, w, i, cap, p, q, dst):
-    """list_dst += committed[p].pop(q, []) (in commit order). Shared: MARK (vector_steps.mark) and
+    """list_dst += committed[p].pop(q, []) (in commit order). Shared: MARK (free_actions.kernels.mark) and
     completing a quest (quests.kernels.complete_quest)."""
     order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
     t = index(c, w, i, order, cap, q)
@@ -206,7 +206,7 @@ def take_quest(c, w, i, cap, T, p, a, quest0, src):
 
 @kernel
 def use_carpet(w, i, p):
-    """Rules._use_carpet (Q-F3). Shared: MAIN's CARPET (vector_steps.main) and ADV_MOVE's
+    """free_actions.rules.use_carpet (Q-F3). Shared: MAIN's CARPET (vector_steps.main) and ADV_MOVE's
     (adventure.kernels.adv_move)."""
     w[i, sf(p, S_CARPETS)] -= 1
     w[i, SUP_CARPETS] += 1

@@ -1,11 +1,10 @@
 """The rule queries the batched kernels ask (`fantastiqa_rl.vector_kernels`), as numba functions over one
-packed row (`fantastiqa_rl.vector_state`): payment values (`fantastiqa_rl.payment`), adventure steps,
-commit targets and the free actions (`fantastiqa_rl.rules`, `powers`). Each is a
-line-by-line port of the scalar function named in its docstring. The row primitives they use are
-`fantastiqa_rl.vector_rows` (re-exported here); the statue options are `fantastiqa_rl.statues.kernels`,
-the opponents in a seat's region (DRAGON, Peaceful Dragon) `fantastiqa_rl.powers.kernels`, the
-completable quests `fantastiqa_rl.quests.kernels` (which imports the payment queries here); `free_actions`
-ports both `Rules._legal_free` and `powers.rules.power_ok` and stays here.
+packed row (`fantastiqa_rl.vector_state`): payment values and paying card by card
+(`fantastiqa_rl.payment`) and the moves and adventure steps (`queries.moves`,
+`adventure.rules.pay_moves`). Each is a line-by-line port of the scalar function named in its
+docstring. The row primitives they use are `fantastiqa_rl.vector_rows` (re-exported here); the
+completable quests are `fantastiqa_rl.quests.kernels`, the commit targets and the free actions
+`fantastiqa_rl.free_actions.kernels` (both import the queries here; this module imports neither).
 
 Card data stays data: `Cards` builds every per-kind and per-quest table from the card file's
 `Game` tables (payment profiles, including Curious-Companion-style wild pairs, powers, symbols,
@@ -19,21 +18,16 @@ import numpy as np
 from numba import njit
 
 from fantastiqa_rl import actions as A
-from fantastiqa_rl.board import (NEIGHBOURS, NUM_SYMBOLS, P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL)
-from fantastiqa_rl.powers.kernels import opponents_here
+from fantastiqa_rl.board import NEIGHBOURS, NUM_SYMBOLS
 from fantastiqa_rl.powers.rules import kind_held_in_play
-from fantastiqa_rl.statues.kernels import statue_options
 from fantastiqa_rl.vector_pay import offered_by_counts
 # the row primitives and flag indices, re-exported (R.ln, R.append, R.F_TEAMS, ... in the kernels)
 from fantastiqa_rl.vector_rows import (F_ABBEY, F_BOTH, F_FLY_IN_ADV, F_FORBID, F_GOAL, F_MARK_FORBID,  # noqa: F401
                                        F_N, F_SIMPLE, F_TEAMS, F_TO_HAND, F_TURN_LIMIT, F_UP_TO_5, append, at,
                                        contains, extend, find, index, ln, remove, remove_at, seat_field, seat_list,
                                        set_len)
-from fantastiqa_rl.vector_state import (OP_ID, L_BOOSTED, L_DRAGONS, L_POWERED,
-                                        L_PAY, L_TOKEN_LEFT, NUM_OPEN_QUESTS, P_C_CARDS, P_C_OF, P_C_ORDER,
-                                        P_DISCARD, P_HAND, S_CARPETS, S_POS,
-                                        S_RESHUFFLES, S_TOKEN, W_ACTION_USED, W_BOARD, W_OPEN,
-                                        W_TARGET)
+from fantastiqa_rl.vector_state import (OP_ID, L_BOOSTED, L_PAY, P_C_CARDS, P_C_OF, P_HAND, S_POS, W_ACTION_USED,
+                                        W_BOARD, W_TARGET)
 from fantastiqa_rl.vector_state import kernel
 
 
@@ -284,125 +278,6 @@ def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
             dests[k_out] = d
             k_out += 1
     return k_out
-
-
-# ---------------------------------------------------------------- commit targets (Rules._commit_targets; completable is
-# quests.kernels')
-@njit(cache=True, inline="always")
-def commit_targets(c, w, i, cap, T, p, k, out):
-    """Rules._commit_targets(p, k): quest instances (in committed order) into out; returns how many."""
-    hk, qk, prof, syms, need_sym, need_cnt, need_n = T[0], T[1], T[2], T[6], T[9], T[10], T[11]
-    order, cards, of = seat_list(p, P_C_ORDER), seat_list(p, P_C_CARDS), seat_list(p, P_C_OF)
-    k_out = 0
-    for t in range(ln(w, i, order)):
-        q = at(c, i, order, cap, t)
-        kq = qk[q]
-        for j in range(need_n[kq]):
-            s = need_sym[kq, j]
-            if syms[k, s]:
-                have = 0
-                for u in range(ln(w, i, cards)):
-                    if at(c, i, of, cap, u) == q:
-                        kk = hk[at(c, i, cards, cap, u)]
-                        if prof[0, kk, 0] == s or prof[0, kk, 1] == s:
-                            have += prof[0, kk, 2]
-                if have < need_cnt[kq, j]:
-                    out[k_out] = q
-                    k_out += 1
-                    break
-    return k_out
-
-
-# ---------------------------------------------------------------- free actions (Rules._legal_free, powers.rules.power_ok)
-@kernel
-def legal_free(c, w, i, cap, T, p, row, wi):
-    """Rules._legal_free(p) into row (bool, all False on entry); returns how many."""
-    return free_actions(c, w, i, cap, T, p, row, wi, False)
-
-
-# a call, not inlined: numba inlines a function by copying its IR per call site, 6 s of compile a site
-# here (145 blocks), and LLVM inlines what pays
-@kernel
-def free_actions(c, w, i, cap, T, p, row, wi, first):
-    """Rules._legal_free(p) into row (bool, all False on entry); returns how many. With `first`,
-    stops at the first one found (Rules._has_free: MAIN asks only whether there is one)."""
-    hk, simple = T[0], T[12][F_SIMPLE]
-    count = 0
-    if seat_field(w, i, S_CARPETS, p) and moves_any(w, i, simple, p, False, 0, -1):
-        row[A.CARPET] = True
-        count += 1
-    if seat_field(w, i, S_RESHUFFLES, p) and ln(w, i, seat_list(p, P_DISCARD)):
-        row[A.RESHUFFLE] = True
-        count += 1
-    tok = seat_field(w, i, S_TOKEN, p)
-    for j in range(NUM_OPEN_QUESTS):
-        q = w[i, W_OPEN + j]
-        if q >= 0 and tok != q and not contains(c, w, i, L_TOKEN_LEFT, cap, q):
-            row[A.MARK + j] = True
-            count += 1
-    if first and count:
-        return count
-    hand = seat_list(p, P_HAND)
-    n_pw = ln(w, i, L_POWERED)
-    # powers.rules.power_ok's position checks, once per game (each depends on the power alone, and a
-    # KEY's on whether it lies in play after): -1 not computed yet, else 0 / 1
-    fly = key_held = key_hand = dragon = peaceful = -1
-    power, held = T[5], T[7]
-    for t in range(ln(w, i, hand)):                 # powers.rules.playable_kinds
-        x = at(c, i, hand, cap, t)
-        k = hk[x]
-        if row[A.HAND + k] or (n_pw and contains(c, w, i, L_POWERED, cap, x)):
-            continue
-        pw = power[k]
-        if pw == P_NONE:
-            ok = False
-        elif pw == P_FLY:
-            if fly < 0:
-                fly = 1 if moves_any(w, i, simple, p, False, 0, -1) else 0
-            ok = fly == 1
-        elif pw == P_KEY:
-            if held[k]:
-                if key_held < 0:
-                    key_held = 1 if statue_options(c, w, i, cap, p, 1) else 0
-                ok = key_held == 1
-            else:
-                if key_hand < 0:
-                    key_hand = 1 if statue_options(c, w, i, cap, p, 0) else 0
-                ok = key_hand == 1
-        elif pw == P_DRAGON or pw == P_PEACEFUL:
-            if peaceful < 0:
-                peaceful = 1 if opponents_here(w, i, T, p) else 0
-            if dragon < 0:
-                dragon = 1 if peaceful == 1 and ln(w, i, L_DRAGONS) > 0 else 0
-            ok = (dragon if pw == P_DRAGON else peaceful) == 1
-        else:
-            ok = True                               # PLUS_STATUE, GEM, EFFECT
-        if ok:
-            row[A.HAND + k] = True
-            count += 1
-            if first:
-                return count
-    order = seat_list(p, P_C_ORDER)
-    if ln(w, i, order):
-        K = T[2].shape[1]
-        targets = wi[reg(wi, R_QUESTS):reg(wi, R_QUESTS) + ln(w, i, order)]
-        seen = wi[reg(wi, R_KINDS):reg(wi, R_KINDS) + K]
-        seen[:] = 0
-        for t in range(ln(w, i, hand)):
-            k = hk[at(c, i, hand, cap, t)]
-            if seen[k]:
-                continue
-            seen[k] = 1
-            if T[2][0, k, 2] and commit_targets(c, w, i, cap, T, p, k, targets):
-                row[A.HAND + K + k] = True
-                count += 1
-        cards = seat_list(p, P_C_CARDS)
-        for t in range(ln(w, i, cards)):
-            a = A.HAND + 2 * K + hk[at(c, i, cards, cap, t)]
-            if not row[a]:
-                row[a] = True
-                count += 1
-    return count
 
 
 @kernel

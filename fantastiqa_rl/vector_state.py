@@ -52,7 +52,7 @@ _KERNEL_SOURCES = ("vector_state", "vector_chance", "vector_pay", "vector_rows",
                    "vector_kernels", "vector_greedy", "obs_kernel", "observation", "actions", "board", "cards",
                    "powers.rules", "powers.kernels", "statues.rules", "statues.kernels", "turn_flow.rules",
                    "turn_flow.kernels", "quests.rules", "quests.kernels", "setup.rules", "setup.kernels",
-                   "adventure.rules", "adventure.kernels",
+                   "adventure.rules", "adventure.kernels", "free_actions.rules", "free_actions.kernels",
                    "options", "abbey.rules")
 
 

@@ -1,14 +1,12 @@
 """Issue 17: fantastiqa_rl/state.py split by job (rules, powers, statues, turn_flow, abbey, options,
 chance, serialization, text). The names users import from fantastiqa_rl.state stay importable there,
-as the very objects of their new modules, and every decision has its pair of handlers: mixin methods
-(`_legal_x` / `_apply_x`) or a topic folder's functions of the state (`statues.rules.legal_x` /
-`apply_x`, `powers.rules.legal_x` / `apply_x`, `abbey.rules.legal_x` / `apply_x`,
-`quests.rules.apply_x`, `setup.rules.legal_x` / `apply_x`,
-`adventure.rules.legal_x` / `apply_x`, issue 38 item 2;
-the turn flow's `turn_flow.rules` has no decision of its own but MAIN's DONE)."""
+as the very objects of their new modules, and every decision has its pair of handlers, plain functions
+of the state: MAIN's in `rules`, the others a topic folder's (`statues.rules.legal_x` / `apply_x`,
+`powers.rules`, `abbey.rules`, `quests.rules`, `setup.rules`, `adventure.rules`, `free_actions.rules`,
+`turn_flow.rules`: END_DISCARD and MAIN's DONE; issue 38 item 2: no mixin is left)."""
 import fantastiqa_rl.state as state_module
-from fantastiqa_rl import abbey, adventure, chance, options, powers, quests, rules, setup, turn_flow
-from fantastiqa_rl.actions import ADV_MOVE, DONE, PHASES, QUEST_PAY, SETUP_PLACE
+from fantastiqa_rl import abbey, adventure, chance, free_actions, options, powers, quests, rules, setup, turn_flow
+from fantastiqa_rl.actions import ADV_MOVE, DONE, FREE_MENU, PHASES, QUEST_PAY, SETUP_PLACE
 
 
 def test_state_module_reexports_the_names_users_import():
@@ -32,6 +30,8 @@ def test_state_module_reexports_the_names_users_import():
     assert rules.HANDLERS[ADV_MOVE] == (adventure.rules.legal_adv_move, adventure.rules.apply_adv_move)
     assert adventure.pay_moves is adventure.rules.pay_moves              # the adventure: re-exported,
     assert not hasattr(state_module.FantastiqaState, "_apply_adv_pay")   # no mixin
+    assert rules.HANDLERS[FREE_MENU][0] is free_actions.rules.legal_free   # the free actions: functions of the state
+    assert state_module.FantastiqaState.__bases__ == (object,)             # no mixin is left
     missing = [name for name in state_module.__all__ if not hasattr(state_module, name)]
     assert not missing
 

@@ -40,13 +40,14 @@ LAYERS = {
     "rules": ["fae_rl.state", "fae_rl.options", "fae_rl.serialization", "fae_rl.vector_core", "fae_rl.render", "fantastiqa_rl.state",
               "fantastiqa_rl.game", "fantastiqa_rl.payment", "fantastiqa_rl.queries", "fantastiqa_rl.validation",
               "fantastiqa_rl.debug",
-              # fantastiqa_rl/state.py's jobs (issue 17 part B): the state class and its rule mixins;
+              # fantastiqa_rl/state.py's jobs (issue 17 part B): the state class and its rules (no mixin);
               # a rule topic's folder: its scalar rules here, its kernels with the encoders below
               "fantastiqa_rl.rules", "fantastiqa_rl.powers", "fantastiqa_rl.powers.rules", "fantastiqa_rl.statues",
               "fantastiqa_rl.statues.rules", "fantastiqa_rl.turn_flow", "fantastiqa_rl.turn_flow.rules",
               "fantastiqa_rl.abbey", "fantastiqa_rl.abbey.rules", "fantastiqa_rl.quests", "fantastiqa_rl.quests.rules",
               "fantastiqa_rl.setup", "fantastiqa_rl.setup.rules", "fantastiqa_rl.adventure",
-              "fantastiqa_rl.adventure.rules", "fantastiqa_rl.options", "fantastiqa_rl.chance",
+              "fantastiqa_rl.adventure.rules", "fantastiqa_rl.free_actions", "fantastiqa_rl.free_actions.rules",
+              "fantastiqa_rl.options", "fantastiqa_rl.chance",
               "fantastiqa_rl.serialization",
               "fantastiqa_rl.text", "fantastiqa_rl.turn_search", "fantastiqa_rl.state_fields"],
     # what a seat sees: observations, masks, features, renders, information states
@@ -58,7 +59,7 @@ LAYERS = {
                  "fantastiqa_rl.vector_rules", "fantastiqa_rl.vector_steps", "fantastiqa_rl.rewards",
                  "fantastiqa_rl.decisions", "fantastiqa_rl.vector_rows", "fantastiqa_rl.statues.kernels",
                  "fantastiqa_rl.powers.kernels", "fantastiqa_rl.turn_flow.kernels", "fantastiqa_rl.quests.kernels",
-                 "fantastiqa_rl.setup.kernels", "fantastiqa_rl.adventure.kernels"],
+                 "fantastiqa_rl.setup.kernels", "fantastiqa_rl.adventure.kernels", "fantastiqa_rl.free_actions.kernels"],
     # the AEC envs, the suite registry and their base; bridges that present a game to another library
     "env": ["fae_rl", "fae_rl.environment", "fae_rl.spec", "fae_rl.openspiel", "fae_rl.playthrough",
             "fantastiqa_rl", "fantastiqa_rl.environment", "fantastiqa_rl.spec",

@@ -2,8 +2,8 @@
 functions of a `FantastiqaState` `s` and a seat `p` (the state's fields `abbey_deck`,
 `abbey_returned`, `abbey_aside`, `abbey_reward` and per seat `abbey`; see
 `fantastiqa_rl.serialization`). `fantastiqa_rl.rules.HANDLERS` pairs ABBEY_MATCH and ABBEY_CHOICE
-with their `legal_*` / `apply_*` here; `Rules._legal_main` asks `why_no_explore` (as does
-`fantastiqa_rl.text`) and `Rules._explore` (EXPLORE) calls `start_exploring`; the public queries
+with their `legal_*` / `apply_*` here; `rules.legal_main` asks `why_no_explore` (as does
+`fantastiqa_rl.text`) and `start_exploring` is MAIN's EXPLORE block (`rules.MAIN_BLOCKS`); the public queries
 `abbey_held` and `abbey_top` are also `FantastiqaState`'s methods of those names. Not ported to the
 batched engine (`fantastiqa_rl.decisions` says why).
 
@@ -131,8 +131,9 @@ def legal_abbey_choice(s, p) -> list:
     return [L.abbey_stop] + ([L.abbey_continue] if can_continue(s, p) else [])
 
 
-def start_exploring(s, p):
-    """EXPLORE (the turn action C, Q-B2; legal only with the Abbey)."""
+def start_exploring(s, p, j):
+    """EXPLORE (the turn action C, Q-B2; legal only with the Abbey): MAIN's block of ids from the
+    layout's explore, of which only j == 0 is legal."""
     s.abbey_aside, s.abbey_reward = [], [0, 0, 0]
     s.phase = A.ABBEY_MATCH
 

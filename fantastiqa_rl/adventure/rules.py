@@ -3,9 +3,9 @@ creature a step pays for (`creature_req`), the steps the hand can pay (`pay_move
 adventure (`start_adventure`, MAIN's ADVENTURE in `rules.MAIN_FIXED`), the ADV_MOVE, ADV_PAY and
 MOVE_DEST decisions (`legal_adv_move`, `apply_adv_move`, `legal_adv_pay`, `apply_adv_pay`,
 `legal_move_dest`, `apply_move_dest`) and a move (`move_to`). `fantastiqa_rl.rules` calls them
-(`HANDLERS`, `MAIN_FIXED`, `Rules._legal_main`); `FantastiqaState.payable_steps` asks `pay_moves`.
+(`HANDLERS`, `MAIN_FIXED`, `rules.legal_main`); `FantastiqaState.payable_steps` asks `pay_moves`.
 Shared with other topics: the moves a FLY, carpet or step may use (`queries.moves`), a carpet used
-(`Rules._use_carpet`, also MAIN's CARPET), the cards not yet played for their power
+(`free_actions.rules.use_carpet`, MAIN's CARPET), the cards not yet played for their power
 (`powers.rules.playable_kinds`), and paying card by card (`payment.legal_pay`, `pay_step`, also
 QUEST_PAY). Their batched ports are `fantastiqa_rl.adventure.kernels`.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.board import NEIGHBOURS, P_FLY
+from fantastiqa_rl.free_actions import rules as free
 from fantastiqa_rl.payment import can_meet, legal_pay, pay_step, profiles
 from fantastiqa_rl.powers import rules as powers
 from fantastiqa_rl.powers.rules import playable_kinds
@@ -62,7 +63,7 @@ def apply_adv_move(s, p, a):
     elif a == A.CANCEL:
         s.phase = A.MAIN
     elif a == A.CARPET:
-        s._use_carpet(p)
+        free.use_carpet(s, p)
     elif a >= L.hand:                              # FLY card as a path step
         powers.play_card(s, p, a - L.hand)
         s.phase, s.ret = A.MOVE_DEST, A.ADV_MOVE

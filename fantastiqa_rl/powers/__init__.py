@@ -17,8 +17,8 @@ Where each part lives:
   query `opponents_here`, the mask rows (`_target_seat_row`, `_effect_row`, dispatched by
   `vector_kernels.legal`) and the steps (`target_seat`, `glass`, `bell`, `brew_card`, `wardrobe`,
   dispatched by `vector_steps.apply`; `play_card`, `run_effects`, `effects_may_reshuffle`).
-  Which cards are playable (`Rules._legal_free` with `power_ok`) is one kernel,
-  `vector_rules.free_actions`, shared with the free actions and left there. Imported on its own
+  Which cards are playable (`free_actions.rules.legal_free` with `power_ok`) is one kernel,
+  `free_actions.kernels.free_actions`, the free actions'. Imported on its own
   (it loads numba): this `__init__` does not import it.
 - `fantastiqa_rl.decisions` names both halves of each decision; the state fields the topic writes
   are the `owner="powers"` entries of `fantastiqa_rl.state_fields`.

@@ -2,8 +2,8 @@
 rows of `fantastiqa_rl.vector_state`, of the scalar rules in `fantastiqa_rl.powers.rules`; each
 docstring names the scalar function it ports line by line.
 
-- the query `opponents_here` (asked by `vector_rules.free_actions`, which ports both
-  `Rules._legal_free` and `powers.rules.power_ok` and so stays in `vector_rules`);
+- the query `opponents_here` (asked by `free_actions.kernels.free_actions`, which ports both
+  `free_actions.rules.legal_free` and `powers.rules.power_ok`);
 - the mask rows `_target_seat_row` and `_effect_row` (GLASS, BELL, BREW_CARD, WARDROBE), dispatched
   by `fantastiqa_rl.vector_kernels.legal`;
 - the steps `target_seat`, `glass`, `bell`, `brew_card`, `wardrobe` (dispatched by

@@ -3,8 +3,9 @@
 (`play_card`, `run_effects`), and the decisions they open (TARGET_SEAT for DRAGON, the Peaceful
 Dragon and Bitter Brew; GLASS, BELL, BREW_CARD, WARDROBE for artifact effects).
 `fantastiqa_rl.rules.HANDLERS` pairs each of those decisions with its `legal_*` / `apply_*` here;
-`Rules._legal_free` asks `power_ok`, `Rules._play_for_power` and `adventure.rules.apply_adv_move`
-(FLY) call `play_card`, `adventure.rules.apply_move_dest` calls `run_effects`. Their batched ports are
+`free_actions.rules.legal_free` asks `power_ok` and `playable_kinds`; `play_card` is MAIN's HAND block
+(`rules.MAIN_BLOCKS`) and `adventure.rules.apply_adv_move`'s FLY step, `adventure.rules.apply_move_dest`
+calls `run_effects`. Their batched ports are
 `fantastiqa_rl.powers.kernels`.
 """
 from __future__ import annotations

@@ -5,13 +5,13 @@ as the turn's action when the hand with the cards committed to it meets its need
 QUEST block of MAIN, then the QUEST_PAY decision; completing it (Q-Q3) discards the payment and the
 committed cards, returns the other seats' tokens on it, gives its points (with an open quest's bonus
 token) and its reward from the supply, and may reach the goal (Q-E1). Marking a quest and committing
-cards to it (Q-F2: MARK, COMMIT_TARGET, WITHDRAW_FROM) are free actions, still in
-`fantastiqa_rl.rules`.
+cards to it (Q-F2: MARK, COMMIT_TARGET, WITHDRAW_FROM) are free actions
+(`fantastiqa_rl.free_actions`).
 
 Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state (`completable(s, p)`,
   `quest_req(s, q)`, `start_quest(s, p, q)`, `legal_quest_pay(s, p)`, `apply_quest_pay(s, p, a)`,
-  `complete_quest(s, p)`); `fantastiqa_rl.rules` calls them (`Rules._legal_main`, `MAIN_BLOCKS`,
+  `complete_quest(s, p)`); `fantastiqa_rl.rules` calls them (`legal_main`, `MAIN_BLOCKS`,
   `HANDLERS`). Paying card by card is shared with ADV_PAY: `payment.legal_pay`, `pay_step`.
 - `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state`
   (`completable`, `start_quest`, `quest_pay`, `complete_quest`), called by `vector_steps.main`,

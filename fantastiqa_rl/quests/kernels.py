@@ -56,7 +56,7 @@ def completable(c, w, i, cap, T, p, out, wi, wp):
 
 @kernel
 def start_quest(c, w, i, cap, T, p, qkind):
-    """quests.rules.start_quest (Rules._start_quest): pay first for the first quest instance of kind qkind p may complete."""
+    """quests.rules.start_quest (a rules.MAIN_BLOCKS entry): pay first for the first quest instance of kind qkind p may complete."""
     rows = max(cap, T[2].shape[1]) + 8             # R.workspace's sizes (a quest start is rare)
     wi = np.zeros(R.WI_COMP + 7 * rows, dtype=np.int64)
     wp = np.zeros((3 * rows, 3), dtype=np.int64)

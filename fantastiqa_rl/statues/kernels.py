@@ -3,7 +3,7 @@
 names the scalar function it ports line by line.
 
 - the query `statue_options` (asked by `vector_kernels._main_row` for VISIT_STATUE and by
-  `vector_rules.free_actions` for a KEY) and `write_statue_options`;
+  `free_actions.kernels.free_actions` for a KEY) and `write_statue_options`;
 - the mask rows `_statue_option_row`, `_buy_row`, `_chest_row`, `_release_row`
   (dispatched by `fantastiqa_rl.vector_kernels.legal`);
 - the steps `statue_option`, `buy`, `chest`, `release` (dispatched by

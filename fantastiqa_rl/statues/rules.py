@@ -1,8 +1,8 @@
 """The statues' rules on the scalar core (Q-V1..Q-V3), as plain functions of a `FantastiqaState` `s`
 and a seat `p`: the options at a statue, drawing and buying (BUY) or keeping quests (CHEST),
 releasing cards (RELEASE) and teleporting. `fantastiqa_rl.rules.HANDLERS` pairs each decision with
-its `legal_*` / `apply_*` here; `Rules._legal_main` (VISIT_STATUE) and `powers.rules.power_ok` (KEY) ask
-`statue_options`. Their batched ports are `fantastiqa_rl.statues.kernels`.
+its `legal_*` / `apply_*` here; `rules.legal_main` (VISIT_STATUE) and `powers.rules.power_ok` (KEY) ask
+`statue_options`; MAIN's VISIT_STATUE is `start_statue_visit` (`rules.MAIN_FIXED`). Their batched ports are `fantastiqa_rl.statues.kernels`.
 """
 from __future__ import annotations
 
@@ -59,6 +59,10 @@ def legal_release(s, p) -> list:
         out += [L.hand + k for k in kinds(s, s.hand[p])]
         out += [L.pick + k for k in kinds(s, s.discard[p])]
     return out
+
+
+def start_statue_visit(s, p):                  # MAIN's VISIT_STATUE (Q-V1)
+    s.key, s.phase = False, A.STATUE_OPTION
 
 
 def start_option(s, p, a):

@@ -10,15 +10,16 @@ their power go, END_DISCARD, the draw with Q-X1's reshuffle, the turn limit) and
 Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state (`setup(s)`, `finish_setup(s)`,
   `start_turn(s, game_start)`, `replenish(s, game_start)`, `end_turn(s, p)`, `finish_turn(s, p)`,
-  `goal_reached(s, p)`, `end_by_score(s, reason)`, `end(s, winners, reason)`, ...) and the
+  `legal_end_discard(s, p)`, `apply_end_discard(s, p, a)`, `goal_reached(s, p)`,
+  `end_by_score(s, reason)`, `end(s, winners, reason)`, ...) and the
   constants re-exported below; `FantastiqaState.new` calls `setup`, `fantastiqa_rl.rules` the rest
   (MAIN's DONE is `rules.MAIN_FIXED`'s `end_turn`). The draw (Q-X1) is shared with the powers'
   effects and the Abbey, so it is the state's `_draw`, beside `_take`.
 - `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state`
   (`end_turn`, `finish_turn`, `reset_turn`, `replenish`, `end_by_score`), called by
   `vector_steps.main` and dispatched by `vector_steps.apply` (END_DISCARD's DONE). Imported on its
-  own (it loads numba): this `__init__` does not import it. END_DISCARD's mask row ports
-  `Rules._legal_end_discard` and stays in `vector_kernels`; the batched `draw` and `take` are
+  own (it loads numba): this `__init__` does not import it. END_DISCARD's mask row is here too
+  (`_end_discard_row`); the batched `draw` and `take` are
   `fantastiqa_rl.vector_rows`' (shared with the quests and the powers).
 - `fantastiqa_rl.decisions` names END_DISCARD's step (`turn_flow.kernels.finish_turn`); the state
   fields the topic writes are the `owner` "setup", "replenish", "seats", "turn" and "end of game"

@@ -4,9 +4,9 @@ names the scalar function it ports line by line.
 
 - `end_turn` (MAIN's DONE, called by `fantastiqa_rl.vector_steps.main`) and `finish_turn` (the draw,
   the turn limit, the next turn; END_DISCARD's DONE, dispatched by `vector_steps.apply`);
-- `reset_turn` and `replenish` (the start of the next turn, with the Raven), `end_by_score`.
-END_DISCARD's mask row (`vector_kernels._end_discard_row`) ports `Rules._legal_end_discard` and
-stays there. The setup is not ported past the setup decisions (`setup.kernels.setup` leaves the last
+- `reset_turn` and `replenish` (the start of the next turn, with the Raven), `end_by_score`;
+- END_DISCARD's mask row `_end_discard_row` (dispatched by `fantastiqa_rl.vector_kernels.legal`; the
+  discard itself is a branch of `vector_steps.apply`). The setup is not ported past the setup decisions (`setup.kernels.setup` leaves the last
 seat's SETUP_PLACE, whose `turn_flow.rules.finish_setup` shuffles, to the scalar core), nor is the
 Abbey's goal check (`quests.kernels.complete_quest` returns False where `goal_reached` could end the game).
 
@@ -33,6 +33,17 @@ from fantastiqa_rl.vector_state import (L_ADVENTURE, L_BOOSTED, L_BOX, L_CREATUR
                                         W_CUR, W_END_REASON, W_KEY, W_NWIN, W_OBONUS, W_OPEN, W_PHASE, W_PLUS,
                                         W_PREV, W_REASON, W_RET, W_TARGET, W_TURNS, W_VISITED, W_WIN)
 from fantastiqa_rl.vector_state import kernel
+
+
+# ---------------------------------------------------------------- END_DISCARD's mask row
+@kernel
+def _end_discard_row(c, w, i, cap, T, row):
+    """turn_flow.rules.legal_end_discard."""
+    hk = T[0]
+    hand = seat_list(w[i, W_CUR], P_HAND)
+    row[A.DONE] = True
+    for t in range(ln(w, i, hand)):
+        row[A.HAND + hk[c[i, hand * cap + t]]] = True
 
 
 # ---------------------------------------------------------------- the end of a turn and of the game

@@ -1,11 +1,11 @@
 """The flow of a Fantastiqa game on the scalar core, as plain functions of a `FantastiqaState` `s`:
 the deal and the setup (`setup`, `finish_setup`; Q-S1..Q-S6), the start of a turn with the board
 replenished (`start_turn`, `reset_turn`, `replenish`, `raven`; Q-R1..Q-R4), the end of a turn
-(`end_turn`, `finish_turn`; Q-T1, drawing with Q-X1's reshuffle: the state's `_draw`, shared with
+(`end_turn`, the END_DISCARD decision `legal_end_discard` / `apply_end_discard`, `finish_turn`; Q-T1, drawing with Q-X1's reshuffle: the state's `_draw`, shared with
 the powers' effects and the Abbey), and the end of the game (`goal_reached`, `end_by_score`, `end`;
 Q-E1..Q-E5, Q-TM2). `FantastiqaState.new` calls `setup`; `fantastiqa_rl.rules` calls
-`finish_setup` (the last SETUP_PLACE), `end_turn` (MAIN's DONE, `rules.MAIN_FIXED`), `finish_turn`
-(END_DISCARD's DONE), `goal_reached` and `end` (a completed quest); the Abbey calls them too.
+`finish_setup` (the last SETUP_PLACE), `end_turn` (MAIN's DONE, `rules.MAIN_FIXED`), the END_DISCARD
+pair (`rules.HANDLERS`), `goal_reached` and `end` (a completed quest); the Abbey calls them too.
 Their batched ports are `fantastiqa_rl.turn_flow.kernels`.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from fantastiqa_rl.board import BAZAAR, CHEST, NUM_OPEN_QUESTS, NUM_POSITIONS, N
 from fantastiqa_rl.chance import (RNG_ABBEY, RNG_BAZAAR, RNG_CREATURE, RNG_QUEST, RNG_SEAT0, RNG_SETUP,
                                   RNG_TOWER)
 from fantastiqa_rl.powers import held_in_play
+from fantastiqa_rl.queries import find, kinds
 
 HAND_SIZE = 5                    # Q-S6, Q-T1: cards in hand after the draw
 START_TOKENS = 3                 # Q-S3: gems, flying carpets and reshuffle tokens of each seat
@@ -177,6 +178,19 @@ def finish_turn(s, p):
         return
     s.cur = (p + 1) % s.n
     start_turn(s, game_start=False)
+
+
+def legal_end_discard(s, p) -> list:
+    return [A.DONE] + [s.g.layout.hand + k for k in kinds(s, s.hand[p])]
+
+
+def apply_end_discard(s, p, a):
+    if a == A.DONE:
+        finish_turn(s, p)
+    else:
+        i = find(s, s.hand[p], a - s.g.layout.hand)
+        s.hand[p].remove(i)
+        s.discard[p].append(i)
 
 
 def goal_reached(s, p) -> bool:
