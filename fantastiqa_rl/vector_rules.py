@@ -26,8 +26,7 @@ from fantastiqa_rl.vector_rows import (F_ABBEY, F_BOTH, F_FLY_IN_ADV, F_FORBID, 
                                        F_N, F_SIMPLE, F_TEAMS, F_TO_HAND, F_TURN_LIMIT, F_UP_TO_5, append, at,
                                        contains, extend, find, index, ln, remove, remove_at, seat_field, seat_list,
                                        set_len)
-from fantastiqa_rl.vector_state import (OP_ID, L_BOOSTED, L_PAY, P_C_CARDS, P_C_OF, P_HAND, S_POS, W_ACTION_USED,
-                                        W_BOARD, W_TARGET)
+from fantastiqa_rl.vector_state import OP_ID, L_BOOSTED, L_PAY, P_C_CARDS, P_C_OF, P_HAND, S_POS, W_BOARD, W_TARGET
 from fantastiqa_rl.vector_state import kernel
 
 
@@ -278,11 +277,6 @@ def pay_moves(c, w, i, cap, T, p, visited, prev, dests, wi, wp):
             dests[k_out] = d
             k_out += 1
     return k_out
-
-
-@kernel
-def action_used(w, i):
-    return w[i, W_ACTION_USED] != 0
 
 
 # ---------------------------------------------------------------- paying card by card (payment.legal_pay)

@@ -15,13 +15,10 @@ Where each part lives:
   `adventure.rules.apply_adv_move` calls `use_carpet`, `FantastiqaState.free_options` asks
   `legal_free`. Left out: which powers may be played and what they do (`powers.rules.power_ok`,
   `play_card`) and FREE_MENU's transition, MAIN's (`rules.apply_free_menu`).
-- `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state` (the
-  queries `commit_targets`, `free_actions`, `legal_free`; the mask rows `_free_menu_row`,
-  `_commit_target_row`, `_withdraw_from_row`, dispatched by `vector_kernels.legal`; the steps
-  `mark`, `commit`, `withdraw`, called by `vector_steps.main`, and `commit_to`, `withdraw_from`,
-  dispatched by `vector_steps.apply`). Imported on its own (it loads numba): this `__init__` does not
-  import it. Shared and left out: `use_carpet` and `committed_pop` (`vector_rows`), RESHUFFLE's step
-  (a branch of `vector_steps.main`).
+- `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state`
+  (queries, mask rows and steps; its docstring lists them). Imported on its own (it loads numba):
+  this `__init__` does not import it. Left out: `vector_rows.use_carpet`, `committed_pop` (shared),
+  RESHUFFLE's step (a branch of `vector_steps.main`).
 - `fantastiqa_rl.decisions` names the kernels; the state fields the topic writes are the `owner`
   "free actions" entries of `fantastiqa_rl.state_fields`.
 """

@@ -2,22 +2,15 @@
 `fantastiqa_rl.vector_state`, of the scalar rules in `fantastiqa_rl.free_actions.rules`; each docstring
 names the scalar function it ports line by line.
 
-- the queries `commit_targets` and `free_actions` (`legal_free` and `has_free` with
-  `powers.rules.power_ok` in one kernel; MAIN's mask row `vector_kernels._main_row` asks it whether
-  any is open, the greedy bot `vector_greedy` for the list) and `legal_free`;
-- the mask rows `_free_menu_row`, `_commit_target_row` and `_withdraw_from_row` (dispatched by
-  `fantastiqa_rl.vector_kernels.legal`);
-- the steps `mark`, `commit`, `withdraw` (MAIN's blocks, called by `fantastiqa_rl.vector_steps.main`),
-  `commit_to` and `withdraw_from` (COMMIT_TARGET, WITHDRAW_FROM, dispatched by `vector_steps.apply`),
-  with `committed_add`.
-MAIN's CARPET and RESHUFFLE are `vector_rows.use_carpet` (shared with ADV_MOVE) and a branch of
-`vector_steps.main`; `committed_pop` (also the quests') is `vector_rows`'.
-
-This module imports the row primitives (`fantastiqa_rl.vector_rows`), the queries of
-`fantastiqa_rl.vector_rules` (as `R`: `moves_any`, the workspace regions; `vector_rules` does not
-import this module), the statues' `statue_options` (a KEY) and the powers' `opponents_here` (DRAGON,
-Peaceful Dragon). `vector_steps`, `vector_kernels` and `vector_greedy` import it. Its source is hashed
-into the kernels' cache key (`vector_state._KERNEL_SOURCES`).
+- the queries `commit_targets`, `free_actions` (`legal_free` / `has_free` with `power_ok` in one
+  kernel; asked by `vector_kernels._main_row` and `vector_greedy`) and `legal_free`;
+- the mask rows `_free_menu_row`, `_commit_target_row`, `_withdraw_from_row` (dispatched by
+  `vector_kernels.legal`); the steps `mark`, `commit`, `withdraw` (called by `vector_steps.main`),
+  `commit_to`, `withdraw_from` (dispatched by `vector_steps.apply`) and `committed_add`.
+CARPET's step is `vector_rows.use_carpet` (shared with ADV_MOVE), RESHUFFLE's a branch of
+`vector_steps.main`. This module imports `vector_rows`, `vector_rules` (as `R`: `moves_any`, the
+workspace regions; it does not import this module) and the statues' and powers' queries; its source
+is hashed into the kernels' cache key (`vector_state._KERNEL_SOURCES`).
 """
 from __future__ import annotations
 

@@ -6,8 +6,9 @@ names the scalar function it ports line by line.
   the turn limit, the next turn; END_DISCARD's DONE, dispatched by `vector_steps.apply`);
 - `reset_turn` and `replenish` (the start of the next turn, with the Raven), `end_by_score`;
 - END_DISCARD's mask row `_end_discard_row` (dispatched by `fantastiqa_rl.vector_kernels.legal`; the
-  discard itself is a branch of `vector_steps.apply`). The setup is not ported past the setup decisions (`setup.kernels.setup` leaves the last
-seat's SETUP_PLACE, whose `turn_flow.rules.finish_setup` shuffles, to the scalar core), nor is the
+  discard itself is a branch of `vector_steps.apply`).
+The setup is not ported past the setup decisions (`setup.kernels.setup` leaves the last seat's
+SETUP_PLACE, whose `turn_flow.rules.finish_setup` shuffles, to the scalar core), nor is the
 Abbey's goal check (`quests.kernels.complete_quest` returns False where `goal_reached` could end the game).
 
 This module imports only the row primitives (`fantastiqa_rl.vector_rows`, which also hold the

@@ -1,8 +1,8 @@
 """The flow of a Fantastiqa game on the scalar core, as plain functions of a `FantastiqaState` `s`:
 the deal and the setup (`setup`, `finish_setup`; Q-S1..Q-S6), the start of a turn with the board
 replenished (`start_turn`, `reset_turn`, `replenish`, `raven`; Q-R1..Q-R4), the end of a turn
-(`end_turn`, the END_DISCARD decision `legal_end_discard` / `apply_end_discard`, `finish_turn`; Q-T1, drawing with Q-X1's reshuffle: the state's `_draw`, shared with
-the powers' effects and the Abbey), and the end of the game (`goal_reached`, `end_by_score`, `end`;
+(`end_turn`, the END_DISCARD decision `legal_end_discard` / `apply_end_discard`, `finish_turn`; Q-T1,
+drawing with Q-X1's reshuffle: the state's `_draw`, shared with the powers' effects and the Abbey), and the end of the game (`goal_reached`, `end_by_score`, `end`;
 Q-E1..Q-E5, Q-TM2). `FantastiqaState.new` calls `setup`; `fantastiqa_rl.rules` calls
 `finish_setup` (the last SETUP_PLACE), `end_turn` (MAIN's DONE, `rules.MAIN_FIXED`), the END_DISCARD
 pair (`rules.HANDLERS`), `goal_reached` and `end` (a completed quest); the Abbey calls them too.
