@@ -66,7 +66,7 @@ is read at every decision of the seat with a choice, searched or not, so the gre
 follow the game as they do when the `ppo` bot plays. `policy=VERSION` picks a shipped version
 (an unknown name is refused, listing the known ones); by default it is what the `ppo` bot plays
 by default: the catalogue's default (`fantastiqa_2p_v3`, the STAND-IN's) on the STAND-IN cards, the
-`any_card_file` version (`fantastiqa_2p_cards_v2`, the card-reading policy) on any other card file.
+`any_card_file` version (`fantastiqa_2p_cards_v3`, the card-reading policy) on any other card file.
 `policy_rollouts=True` lets the searcher's own seat play the policy's move in the rollouts (a
 `PPOAgent` on its observation of the determinization, the others greedy): the same number of
 rollouts, each slower (a numpy forward and an observation per own step).
