@@ -42,8 +42,9 @@ How the agent learns, in the order `_train` below does it (the parts: `tabletop_
    (`tabletop_rl.training.evaluate_policy`, the one evaluation of every backend); win shares with
    95% Wilson intervals go to TensorBoard and `eval.csv`. `--eval-options` plays them with other
    options (a validation card file: `card_sets=generated:50`), and `--keep-best OPPONENT` keeps the
-   policy of the evaluation with the best win share against that bot as `policy_best.npz`, as SB3's
-   `EvalCallback` keeps its best model: where a run ends is not always its best point.
+   policy of the evaluation (step 0, periodic, the final policy on the same deals) with the best win
+   share against that bot as `policy_best.npz`, as SB3's `EvalCallback` keeps its best model: where
+   a run ends is not always its best point.
 6. Saving: `runs/<run-name>/` holds
 
     model.zip  policy.npz  config.json  curve.png  eval.csv  summary.json  logs/ (TensorBoard, SB3 csv)
@@ -71,7 +72,7 @@ from tabletop_rl.training.sb3 import (  # noqa: F401  (kept importable from trai
     TimedVecEnv, _EnvFactory, batched_teacher_data, bc_samples, behaviour_clone, build, check_evaluations,
     check_learning_flags, eval_policy,
     evaluation_opponents,
-    final_evaluation, has_batched_greedy, import_modules, keep_if_best, learn, learner_opponents, make_callback, make_core,
+    final_evaluation, has_batched_greedy, import_modules, keep_final_if_best, learn, learner_opponents, make_callback, make_core,
     make_pool, new_history, open_run, policy_layout, policy_weights, resolve_vec_env, restore, restores_cleanly,
     resume_from, save_run, teacher_games, user_reward, warm_start, whole_rollouts,
 )
@@ -361,9 +362,8 @@ def _train(cfg: Config) -> dict:
     learn(model, cfg, run_dir, pool, venv, history, total, fresh=ckpt is None)  # 4. PPO, with its hooks
 
     weights = policy_weights(model, cfg)
+    keep_final_if_best(weights, cfg, run_dir, history, model.num_timesteps)  # --keep-best: on the same deals
     final, eval_seconds = final_evaluation(weights, cfg, history, model.num_timesteps)  # 5. evaluation
-    for row in final:  # --keep-best: the final policy is a candidate too
-        keep_if_best(weights, cfg, row, run_dir, history)
     summary = save_run(model, weights, cfg, run_dir, history, final, eval_seconds, total)  # 6. saving
     print_summary(summary)
     return summary

@@ -15,7 +15,8 @@ def test_keep_best_saves_the_policy_of_the_best_evaluation_and_it_replays_that_f
     summary = train.train(train.parse_args([*TINY, "--runs-dir", str(tmp_path), "--run-name", "b",
                                             "--keep-best", "greedy", "--eval-every", "1024", "--final-eval-games", "0"]))
     rows = [r for r in summary["evals"] if r["opponent"] == "greedy"]
-    assert len(rows) >= 4  # step 0 and the periodic ones
+    assert len(rows) >= 4  # step 0, the periodic ones, and the final policy on the same deals
+    assert rows[-1]["steps"] == summary["steps"] and rows[-1]["games"] == rows[0]["games"]
     best = summary["best"]
     first_max = next(r for r in rows if r["win_share"] == max(x["win_share"] for x in rows))
     assert (best["steps"], best["win_share"], best["games"]) == (first_max["steps"], first_max["win_share"],
@@ -28,7 +29,7 @@ def test_keep_best_saves_the_policy_of_the_best_evaluation_and_it_replays_that_f
     assert sb3.eval_policy(weights, cfg, "greedy", best["games"], seed)["win_share"] == best["win_share"]
 
 
-def test_the_final_evaluation_is_a_candidate_too(tmp_path):
+def test_a_policy_replaces_the_kept_one_only_by_beating_it(tmp_path):
     history = {"evals": [], "best": {"opponent": "greedy", "games": 12, "win_share": 0.5, "ci_low": 0.2,
                                      "ci_high": 0.8, "steps": 1024}}
     cfg = train.parse_args([*TINY, "--keep-best", "greedy"])
@@ -71,11 +72,20 @@ def test_eval_options_are_played_over_the_run_options(tmp_path, monkeypatch):
     (["--keep-best", "mcts"], "is not one of the evaluation opponents"),
     (["--keep-best", "greedy", "--eval-every", "0"], "needs --eval-every > 0"),
     (["--eval-options", "no_such_option=1"], "--eval-options 'no_such_option=1'"),
-    (["--eval-options", "history=none"], "inputs and"),  # another observation: the policy could not play it
+    (["--eval-options", "history=none"], "inputs and"),
+    (["--eval-options", "big_stack_merge=maybe"], "--eval-options 'big_stack_merge=maybe'"),  # another observation: the policy could not play it
 ])
 def test_bad_evaluation_flags_stop_the_run_before_anything_is_made(tmp_path, flags, message):
     with pytest.raises(SystemExit, match=message):
         train.train(train.parse_args([*TINY, "--runs-dir", str(tmp_path), *flags]))
+    assert not list(tmp_path.iterdir())
+
+
+def test_flags_that_are_not_text_are_refused_before_anything_is_made(tmp_path):
+    cfg = train.parse_args([*TINY, "--runs-dir", str(tmp_path)])
+    cfg.keep_best = ["greedy"]
+    with pytest.raises(SystemExit, match="are text"):
+        train.train(cfg)
     assert not list(tmp_path.iterdir())
 
 

@@ -32,6 +32,8 @@ from tabletop_rl.training.checkpoints import check_checkpoint, check_model_state
 from tabletop_rl.training.evaluation import evaluate_policy
 from tabletop_rl.training.reports import write_eval_csv
 
+EVAL_SEED = 10_000  # every evaluation during a run plays the same deals (step 0's, the periodic ones, keep_final_if_best's)
+
 
 # ---------------------------------------------------------------------------- warm start
 def teacher_games(*args) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -535,9 +537,6 @@ def restores_cleanly(cfg, ckpt: dict) -> None:
         venv.close()
 
 
-EVAL_SEED = 10_000  # every evaluation during a run plays the same deals (step 0's and the periodic ones)
-
-
 def eval_policy(weights, cfg, opponent: str, games: int, seed: int) -> dict:
     """Seat-rotated win share of `weights` against `opponent`: `tabletop_rl.training.evaluate_policy`,
     every game at once in the learner core (batched where the game has an engine), with the run's
@@ -591,6 +590,18 @@ def keep_if_best(weights, cfg, row: dict, run_dir: str, history: dict) -> None:
         return
     weights.save(os.path.join(run_dir, "policy_best.npz"))
     history["best"] = {k: row[k] for k in ("opponent", "games", "win_share", "ci_low", "ci_high", "steps")}
+
+
+def keep_final_if_best(weights, cfg, run_dir: str, history: dict, steps: int) -> None:
+    """--keep-best: the final policy is a candidate too, evaluated on the deals the others played
+    (EVAL_SEED), unless the last periodic evaluation was at this very step; its row joins the curve."""
+    if not cfg.keep_best or history["last_eval"] == steps:
+        return
+    row = eval_policy(weights, cfg, cfg.keep_best, cfg.eval_games, seed=EVAL_SEED)
+    row.update(steps=steps, wall_seconds=round(history["wall_seconds"], 1))
+    history["evals"].append(row)
+    history["last_eval"] = steps
+    keep_if_best(weights, cfg, row, run_dir, history)
 
 
 def import_modules(cfg) -> None:
