@@ -300,8 +300,11 @@ class FantastiqaCardSets:
 
     def legal_mask(self, out=None) -> np.ndarray:
         out = self._mask if out is None else out
+        if not (isinstance(out, np.ndarray) and out.flags.c_contiguous):   # each part checks its rows of `out`
+            raise ValueError("out must be a writeable C-contiguous bool array of shape "
+                             f"({self.num_envs}, {self.num_actions})")
         for s, p in zip(self.starts, self.parts):
-            out[s:s + p.num_envs] = p.legal_mask()
+            p.legal_mask(out=out[s:s + p.num_envs])   # a block of rows of a C-contiguous array is one too
         return out
 
     def observe(self, seats=None, out=None) -> np.ndarray:

@@ -299,3 +299,18 @@ def test_step_with_games_steps_only_those_games():
     with pytest.raises(ValueError, match="games must be a bool array"):
         v.step(random_actions(v.legal_mask(), rng), games=np.array([1, 0, 1, 0]))
     assert [v.state(i).to_dict() for i in range(4)] == before
+
+
+def test_counts_added_up_late_are_the_counts_of_every_call():
+    """`_count` keeps its calls aside and `counts` / `phase_counts` add them up when read (and every
+    4,096 calls): the totals are those of each call counted at once."""
+    v = FantastiqaVector(num_envs=2, num_players=2)
+    rng = np.random.default_rng(0)
+    calls = [(rng.integers(0, 5, size=3), rng.integers(0, 2, size=3).astype(np.int8)) for _ in range(5000)]
+    for phases, done in calls:
+        v._count("steps", phases, done)
+    assert len(v._tally) == 5000 - 4096, "added up once on the way"
+    kernel = np.bincount(np.concatenate([p[d == 1] for p, d in calls]), minlength=len(v.phase_counts["kernel_steps"]))
+    fallback = sum(int((d == 0).sum()) for _, d in calls)
+    assert v.counts["kernel_steps"] == int(kernel.sum()) and v.counts["fallback_steps"] == fallback
+    assert np.array_equal(v.phase_counts["kernel_steps"], kernel) and not v._tally
