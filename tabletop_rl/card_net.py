@@ -80,16 +80,23 @@ class CardNet(nn.Module):
         Q = torch.round(obs[:, TABLE_AT + 1] * MAX_QUEST_KINDS).long()
         cards, card_rows, card_on = self._filled_rows(obs[:, CARDS_AT:QUESTS_AT].reshape(B, CARD_ROWS, CARD_FEATURES))
         quests, quest_rows, quest_on = self._filled_rows(obs[:, QUESTS_AT:VIEW_SIZE].reshape(B, QUEST_ROWS, QUEST_FEATURES))
-        hc = torch.relu(L[0](cards)) * card_on.unsqueeze(-1)
-        hq = torch.relu(L[1](quests)) * quest_on.unsqueeze(-1)
-        z = torch.cat([obs[:, :GLOBAL_SIZE], hc.sum(dim=1) / CARD_POOL, hq.sum(dim=1) / QUEST_POOL], dim=1)
+        # the empty rows' scores go to the dump id (_targets), so only the pooling needs them masked:
+        # a (B, 1, M) x (B, M, H) product, not a masked copy of the (B, M, H) rows
+        hc = torch.relu(L[0](cards))
+        hq = torch.relu(L[1](quests))
+        pool_c = torch.bmm(card_on.unsqueeze(1).to(hc.dtype), hc).squeeze(1)
+        pool_q = torch.bmm(quest_on.unsqueeze(1).to(hq.dtype), hq).squeeze(1)
+        z = torch.cat([obs[:, :GLOBAL_SIZE], pool_c / CARD_POOL, pool_q / QUEST_POOL], dim=1)
         c = torch.tanh(L[3](torch.tanh(L[2](z))))
         fixed = L[4](c)
         E = L[5].out_features
         scale = 1.0 / float(np.sqrt(E))
+        # a row's score is L5(h) . query = h . (W5^T query) + b5 . query: the query is taken back to the
+        # rows' width once per game, so no (B, M, E) entity tensor is made (nor its gradient)
         query = L[6](c).reshape(B, 3, E) * scale
-        card = torch.einsum("bke,bte->btk", L[5](hc), query)                     # (B, 3, M)
-        quest = torch.einsum("bke,be->bk", L[7](hq), L[8](c) * scale)             # (B, M')
+        card = torch.bmm(query @ L[5].weight, hc.transpose(1, 2)) + (query @ L[5].bias).unsqueeze(-1)  # (B, 3, M)
+        qq = L[8](c) * scale
+        quest = torch.bmm(hq, (qq @ L[7].weight).unsqueeze(-1)).squeeze(-1) + (qq @ L[7].bias).unsqueeze(-1)  # (B, M')
         values_in = torch.cat([card.reshape(B, -1), quest, fixed[:, NUM_FIXED:]], dim=1)
         targets = self._targets(K, Q, card_rows, quest_rows, card_on, quest_on)
         out = torch.zeros(B, NUM_ACTIONS_MAX + 1, dtype=obs.dtype, device=obs.device)
