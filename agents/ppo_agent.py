@@ -31,7 +31,8 @@ exhaust memory. An
 SB3 `model.zip` is different: SB3 unpickles parts of it (cloudpickle), so loading one can run any
 code its author put there. It is loaded only with `trust_pickle=True` (arena: `--trust-pickle`),
 with a warning; convert your own model once with `PolicyWeights.from_sb3(...).save("policy.npz")`. `deterministic=True` (default) plays the
-most probable legal action; `False` samples from the masked policy with the agent's generator.
+most probable legal action; `False` samples from the masked policy with the agent's generator, at
+`temperature` (default 1: the policy's own distribution; above 1 flatter, below 1 nearer argmax).
 
 Deterministic play never loops: when the same observation comes back within a game (a CANCEL that
 returns to a decision, e.g. ADVENTURE then CANCEL in Fantastiqa), the agent takes the legal action
@@ -294,10 +295,15 @@ class PPOAgent(Agent):
 
     def __init__(self, seed: int | None = None, path=None, weights: PolicyWeights | None = None,
                  deterministic: bool = True, game: str = "fae", trust_pickle: bool = False,
-                 version: str | None = None, num_players: int | None = None):
+                 version: str | None = None, num_players: int | None = None, temperature: float = 1.0):
         super().__init__(seed)
         if not isinstance(deterministic, bool):  # a flag is True or False, never a truthy "no"
             raise ValueError(f"deterministic must be True or False; got {deterministic!r}")
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
+                or not 0.05 <= float(temperature) <= 20.0:
+            raise ValueError(f"temperature must be a number in [0.05, 20]; got {temperature!r}")
+        #: sampled play draws from softmax(logits / temperature) (unused by argmax play)
+        self.temperature = float(temperature)
         if version is not None and (path is not None or weights is not None):
             raise ValueError("give a ppo bot one of version=, path= or weights=, not several")
         #: the catalogue name of the shipped policy it plays (None: a file or weights of the caller's)
@@ -437,7 +443,7 @@ class PPOAgent(Agent):
             obs = np.stack([self._own_observation(view(int(i)), int(cur[i])) for i in g])
         logits = np.where(mask, self.policy.logits(obs).astype(np.float64), -np.inf)
         if not self.deterministic:
-            logits = logits + rng.gumbel(size=logits.shape)
+            logits = logits / self.temperature + rng.gumbel(size=logits.shape)
         actions[g] = np.argmax(logits, axis=1)
         return actions
 
@@ -456,7 +462,7 @@ class PPOAgent(Agent):
         least-tried action first). `act` uses it; a batched evaluation calls it with logits from one
         forward over many games (`tabletop_rl.training.evaluate_policy`)."""
         if not self.deterministic:
-            p = np.exp(logits - logits.max())
+            p = np.exp((logits - logits.max()) / self.temperature)
             p /= p.sum()
             return int(self.rng.choice(p.size, p=p))
         tried = self._tried.setdefault(hash(obs.tobytes()), {})

@@ -29,6 +29,40 @@ def test_argmax_at_a_new_observation_least_tried_at_a_repeated_one():
     assert picks <= {0, 1, 2, 4} and len(picks) > 1
 
 
+def test_sampled_play_at_a_temperature():
+    """softmax(logits / T): T below 1 nearer argmax, above 1 flatter; the batched path (act_batch, the
+    learner core's opponents) samples the same distribution; a bad temperature is refused."""
+    mask = np.array([1, 1, 0, 0, 1], np.int8)
+    obs = np.zeros(4, np.float32)
+    share = {}
+    for t in (0.25, 1.0, 4.0):
+        agent = PPOAgent(weights=fixed_policy(4, {0: 1.0}, 5), deterministic=False, seed=0, temperature=t)
+        share[t] = np.mean([agent.act(obs, mask) == 0 for _ in range(3000)])
+    want = {t: np.exp(1 / t) / (np.exp(1 / t) + 2) for t in share}   # action 0 against two legal zeros
+    for t in share:
+        assert abs(share[t] - want[t]) < 0.04, (t, share[t], want[t])
+    assert share[0.25] > share[1.0] > share[4.0]
+
+    class Batch:   # a BatchedGame's face, enough for act_batch: 3000 games at the same observation
+        num_envs = 3000
+        current_player = np.zeros(3000, dtype=np.int64)
+        observation_options = {}
+        obs_size = 4
+
+        def legal_mask(self):
+            return np.tile(mask.astype(bool), (3000, 1))
+
+        def observe(self, seats):
+            return np.zeros((3000, 4), np.float32)
+
+    agent = PPOAgent(weights=fixed_policy(4, {0: 1.0}, 5), deterministic=False, temperature=4.0)
+    moves = agent.act_batch(Batch(), np.ones(3000, bool), np.random.default_rng(1))
+    assert set(moves.tolist()) <= {0, 1, 4} and abs(np.mean(moves == 0) - want[4.0]) < 0.04
+    for bad in (0, -1.0, 100.0, True, "2", float("nan")):
+        with pytest.raises(ValueError, match="temperature"):
+            PPOAgent(weights=fixed_policy(4, {0: 1.0}, 5), temperature=bad)
+
+
 def test_a_policy_that_loves_cancel_still_plays_fantastiqa_turns(fantastiqa_spec):
     """ADVENTURE then CANCEL returns to the same observation: under the unbounded reading
     (turn_loops="allow") a plain argmax cycles there for ever (the turn never ends); the agent
