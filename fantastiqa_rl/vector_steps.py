@@ -17,22 +17,21 @@ reshuffle (Q-X1, Q-F4) draws in the kernel exactly what the scalar core's Genera
 from __future__ import annotations
 
 from fantastiqa_rl import actions as A
-from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl.adventure.kernels import adv_move, adv_pay, move_dest
 from fantastiqa_rl.board import NUM_OPEN_QUESTS, P_EFFECT
-from fantastiqa_rl.free_actions.kernels import commit, commit_to, mark, withdraw, withdraw_from
+from fantastiqa_rl.free_actions.kernels import commit, commit_to, mark, reshuffle, withdraw, withdraw_from
 from fantastiqa_rl.powers.kernels import (bell, brew_card, effects_may_reshuffle, glass, play_card, target_seat,
                                           wardrobe)
 from fantastiqa_rl.quests.kernels import quest_pay, start_quest
 from fantastiqa_rl.setup.kernels import setup
 from fantastiqa_rl.statues.kernels import buy, chest, release, statue_option
 from fantastiqa_rl.turn_flow.kernels import end_turn, finish_turn
-from fantastiqa_rl.vector_rules import F_FORBID, ln, seat_list
+from fantastiqa_rl.vector_rules import F_FORBID, seat_list
 # take, draw, committed_pop, pay_card and use_carpet are vector_rows' (shared by topics), re-exported here
 from fantastiqa_rl.vector_rows import committed_pop, draw, pay_card, sf, take, use_carpet  # noqa: F401
-from fantastiqa_rl.vector_state import (L_ADVENTURE, P_DECK, P_DISCARD, P_HAND, S_POS, S_RESHUFFLES, W_CANCELS, W_COUNT,
-                                        W_CUR, W_KEY, W_PHASE, W_PREV, W_SUPPLY, W_VISITED)
+from fantastiqa_rl.vector_state import (L_ADVENTURE, P_DISCARD, P_HAND, S_POS, W_CANCELS, W_COUNT, W_CUR, W_KEY,
+                                        W_PHASE, W_PREV, W_VISITED)
 from fantastiqa_rl.vector_state import kernel
 
 
@@ -67,12 +66,8 @@ def main(c, w, i, cap, T, p, a, quest0, st):
         commit(c, w, i, cap, T, p, a - A.HAND - K)
     elif A.HAND + 2 * K <= a < A.HAND + 3 * K:
         withdraw(c, w, i, cap, T, p, a - A.HAND - 2 * K)
-    elif a == A.RESHUFFLE and st.size:              # free_actions.rules.reshuffle (Q-F4)
-        w[i, sf(p, S_RESHUFFLES)] -= 1
-        w[i, W_SUPPLY + 2] += 1
-        deck = seat_list(p, P_DECK)
-        R.extend(c, w, i, deck, seat_list(p, P_DISCARD), cap)
-        CH.shuffle(c, i, deck * cap, ln(w, i, deck), st)
+    elif a == A.RESHUFFLE and st.size:              # it shuffles: only with the Generator
+        reshuffle(c, w, i, cap, p, st)
     elif quest0 <= a < quest0 + T[8].size:
         start_quest(c, w, i, cap, T, p, a - quest0)
     else:

@@ -17,8 +17,7 @@ Where each part lives:
   `play_card`) and FREE_MENU's transition, MAIN's (`rules.apply_free_menu`).
 - `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state`
   (queries, mask rows and steps; its docstring lists them). Imported on its own (it loads numba):
-  this `__init__` does not import it. Left out: `vector_rows.use_carpet`, `committed_pop` (shared),
-  RESHUFFLE's step (a branch of `vector_steps.main`).
+  this `__init__` does not import it. Left out: `vector_rows.use_carpet`, `committed_pop` (shared).
 - `fantastiqa_rl.decisions` names the kernels; the state fields the topic writes are the `owner`
   "free actions" entries of `fantastiqa_rl.state_fields`.
 """

@@ -7,8 +7,8 @@ names the scalar function it ports line by line.
 - the mask rows `_free_menu_row`, `_commit_target_row`, `_withdraw_from_row` (dispatched by
   `vector_kernels.legal`); the steps `mark`, `commit`, `withdraw` (called by `vector_steps.main`),
   `commit_to`, `withdraw_from` (dispatched by `vector_steps.apply`) and `committed_add`.
-CARPET's step is `vector_rows.use_carpet` (shared with ADV_MOVE), RESHUFFLE's a branch of
-`vector_steps.main`. This module imports `vector_rows`, `vector_rules` (as `R`: `moves_any`, the
+CARPET's step is `vector_rows.use_carpet` (shared with ADV_MOVE); RESHUFFLE's is `reshuffle` (called
+by `vector_steps.main` with the mover's Generator). This module imports `vector_rows`, `vector_rules` (as `R`: `moves_any`, the
 workspace regions; it does not import this module) and the statues' and powers' queries; its source
 is hashed into the kernels' cache key (`vector_state._KERNEL_SOURCES`).
 """
@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from fantastiqa_rl import actions as A
+from fantastiqa_rl import vector_chance as CH
 from fantastiqa_rl import vector_rules as R
 from fantastiqa_rl.board import P_DRAGON, P_FLY, P_KEY, P_NONE, P_PEACEFUL
 from fantastiqa_rl.powers.kernels import opponents_here
@@ -27,8 +28,8 @@ from fantastiqa_rl.vector_rows import ln as _len, seat_list as _seat     # the m
 from fantastiqa_rl.vector_rows import (F_MARK_FORBID, F_SIMPLE, at, committed_pop, contains, ln, seat_field,
                                        seat_list, sf)
 from fantastiqa_rl.vector_state import (L_BOOSTED, L_DRAGONS, L_POWERED, L_TOKEN_LEFT, NUM_OPEN_QUESTS, P_C_CARDS,
-                                        P_C_OF, P_C_ORDER, P_DISCARD, P_HAND, S_CARPETS, S_RESHUFFLES, S_TOKEN,
-                                        W_CUR, W_OPEN, W_PHASE, W_TARGET)
+                                        P_C_OF, P_C_ORDER, P_DECK, P_DISCARD, P_HAND, S_CARPETS, S_RESHUFFLES, S_TOKEN,
+                                        W_CUR, W_OPEN, W_PHASE, W_SUPPLY, W_TARGET)
 from fantastiqa_rl.vector_state import kernel
 
 
@@ -187,6 +188,17 @@ def committed_add(c, w, i, cap, p, q, x):
     """committed[p][q].append(x)."""
     R.append(c, w, i, seat_list(p, P_C_CARDS), cap, x)
     R.append(c, w, i, seat_list(p, P_C_OF), cap, q)
+
+
+@kernel
+def reshuffle(c, w, i, cap, p, st):
+    """rules.reshuffle (Q-F4): the discard onto the deck, shuffled with p's Generator (`st`, state
+    words: vector_chance) exactly as the scalar core's `Generator.shuffle`."""
+    w[i, sf(p, S_RESHUFFLES)] -= 1
+    w[i, W_SUPPLY + 2] += 1
+    deck = seat_list(p, P_DECK)
+    R.extend(c, w, i, deck, seat_list(p, P_DISCARD), cap)
+    CH.shuffle(c, i, deck * cap, ln(w, i, deck), st)
 
 
 @kernel
