@@ -20,7 +20,8 @@ NUM_ACTIONS_MAX values, 1 on the greedy bot's move), a tenth layer `greedy` (W 1
 W[0, 0] x the block to the logits: the policy starts as greedy play on any card file (the greedy
 bot reads every card file) and learns where to deviate.
 The view's rows are the kinds the seat sees (`fantastiqa_rl.card_view`), every kind a legal
-action names among them; the zero rows after them add nothing (the torch policy skips them).
+action names among them; the zero rows add nothing (both policies skip the places no game of a
+batch fills).
 Its parameters do not depend on the number of card or quest kinds, and the ids a row's actions
 have in the env's table (HAND k = 30 + k, COMMIT k = 30 + K + k, ...) come from the row's kind
 column and the K and Q the observation shows. Logits cover NUM_ACTIONS_MAX ids; the env's own mask, padded
@@ -73,6 +74,13 @@ def _relu(x):
     return np.maximum(x, 0.0)
 
 
+def _filled(rows: np.ndarray) -> np.ndarray:
+    """The (B, M, F) rows at the places some game of the batch fills (a step fills ~20 of the 64 card
+    rows): the others add nothing, in any order of the rows."""
+    used = np.flatnonzero((rows[:, :, 1] != 0).any(axis=0))
+    return rows[:, used] if used.size < rows.shape[1] else rows
+
+
 @dataclass
 class CardPolicyWeights:
     """The numpy policy head (module docstring); `weights` holds LAYER_NAMES' (W (in, out), b (out,)) in order."""
@@ -119,19 +127,24 @@ class CardPolicyWeights:
         B = x.shape[0]
         (w0, b0), (w1, b1), (w2, b2), (w3, b3), (w4, b4), (w5, b5), (w6, b6), (w7, b7), (w8, b8) = \
             self.weights[:len(LAYER_NAMES)]
-        cards = x[:, CARDS_AT:QUESTS_AT].reshape(B, CARD_ROWS, CARD_FEATURES)
-        quests = x[:, QUESTS_AT:VIEW_SIZE].reshape(B, QUEST_ROWS, QUEST_FEATURES)
+        cards = _filled(x[:, CARDS_AT:QUESTS_AT].reshape(B, CARD_ROWS, CARD_FEATURES))
+        quests = _filled(x[:, QUESTS_AT:VIEW_SIZE].reshape(B, QUEST_ROWS, QUEST_FEATURES))
         ac, aq = cards[:, :, 1] != 0, quests[:, :, 1] != 0              # present: a row holds a kind
-        hc = _relu(cards[:, :, 1:] @ w0 + b0) * ac[:, :, None]
-        hq = _relu(quests[:, :, 1:] @ w1 + b1) * aq[:, :, None]
-        z = np.concatenate([x[:, :GLOBAL_SIZE], hc.sum(axis=1) / CARD_POOL, hq.sum(axis=1) / QUEST_POOL], axis=1)
+        # an absent row's scores go to the dropped column (action_targets): only the pools mask them
+        hc = _relu(cards[:, :, 1:] @ w0 + b0)
+        hq = _relu(quests[:, :, 1:] @ w1 + b1)
+        pool_c = np.matmul(ac[:, None, :].astype(np.float32), hc)[:, 0]
+        pool_q = np.matmul(aq[:, None, :].astype(np.float32), hq)[:, 0]
+        z = np.concatenate([x[:, :GLOBAL_SIZE], pool_c / CARD_POOL, pool_q / QUEST_POOL], axis=1)
         c = np.tanh(np.tanh(z @ w2 + b2) @ w3 + b3)
         fixed = c @ w4 + b4
         E = w5.shape[1]
         scale = np.float32(1.0 / np.sqrt(E))
+        # (h W5 + b5) . query = h . (W5 query) + b5 . query: the queries taken to the rows' width once
         query = (c @ w6 + b6).reshape(B, 3, E) * scale
-        card = np.matmul(hc @ w5 + b5, query.transpose(0, 2, 1)).transpose(0, 2, 1)     # (B, 3, KM)
-        quest = np.matmul(hq @ w7 + b7, ((c @ w8 + b8) * scale)[:, :, None])[:, :, 0]   # (B, QM)
+        card = np.matmul(query @ w5.T, hc.transpose(0, 2, 1)) + (query @ b5)[:, :, None]   # (B, 3, KM)
+        qq = (c @ w8 + b8) * scale
+        quest = np.matmul(hq, (qq @ w7.T)[:, :, None])[:, :, 0] + (qq @ b7)[:, None]        # (B, QM)
         values = np.concatenate([card.reshape(B, -1), quest, fixed[:, NUM_FIXED:]], axis=1)
         targets = action_targets(np.rint(x[:, TABLE_AT] * MAX_CARD_KINDS), np.rint(x[:, TABLE_AT + 1] * MAX_QUEST_KINDS),
                                  np.rint(cards[:, :, 0]).astype(np.int64), np.rint(quests[:, :, 0]).astype(np.int64),
