@@ -63,6 +63,17 @@ class CardNet(nn.Module):
         rows = rows[:, :m]
         return rows[:, :, 1:], torch.round(rows[:, :, 0]).long(), rows[:, :, 1] != 0
 
+    @staticmethod
+    def _encode(layer, rows, on):
+        """relu(layer(row)) of the filled rows only, as (B, M, H) with zeros elsewhere (an empty row's
+        scores go to the dump id: _targets), and their sum per game. A minibatch holds its fullest
+        game's M rows (up to 64 late in games) where a game fills ~30: the encoder runs on those only."""
+        b, m = on.nonzero(as_tuple=True)
+        h = torch.relu(layer(rows[b, m]))
+        pool = h.new_zeros(rows.shape[0], h.shape[1]).index_add(0, b, h)
+        dense = h.new_zeros(rows.shape[0], rows.shape[1], h.shape[1]).index_put((b, m), h)
+        return dense, pool
+
     def _targets(self, K, Q, card_rows, quest_rows, card_on, quest_on) -> torch.Tensor:
         """The torch twin of tabletop_rl.agents.card_policy.action_targets."""
         K, Q = K[:, None], Q[:, None]
@@ -80,12 +91,8 @@ class CardNet(nn.Module):
         Q = torch.round(obs[:, TABLE_AT + 1] * MAX_QUEST_KINDS).long()
         cards, card_rows, card_on = self._filled_rows(obs[:, CARDS_AT:QUESTS_AT].reshape(B, CARD_ROWS, CARD_FEATURES))
         quests, quest_rows, quest_on = self._filled_rows(obs[:, QUESTS_AT:VIEW_SIZE].reshape(B, QUEST_ROWS, QUEST_FEATURES))
-        # the empty rows' scores go to the dump id (_targets), so only the pooling needs them masked:
-        # a (B, 1, M) x (B, M, H) product, not a masked copy of the (B, M, H) rows
-        hc = torch.relu(L[0](cards))
-        hq = torch.relu(L[1](quests))
-        pool_c = torch.bmm(card_on.unsqueeze(1).to(hc.dtype), hc).squeeze(1)
-        pool_q = torch.bmm(quest_on.unsqueeze(1).to(hq.dtype), hq).squeeze(1)
+        hc, pool_c = self._encode(L[0], cards, card_on)
+        hq, pool_q = self._encode(L[1], quests, quest_on)
         z = torch.cat([obs[:, :GLOBAL_SIZE], pool_c / CARD_POOL, pool_q / QUEST_POOL], dim=1)
         c = torch.tanh(L[3](torch.tanh(L[2](z))))
         fixed = L[4](c)
