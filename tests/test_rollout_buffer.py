@@ -68,17 +68,20 @@ def test_flat_buffer_draws_the_same_rows_as_sb3_contribs_each_once(batch_size, r
 
 
 def test_later_rollouts_reuse_the_arrays_and_start_as_sb3s():
-    """reset keeps the arrays (no 190 MB allocation per rollout) and gives them SB3's fresh values."""
+    """reset keeps the arrays (no 190 MB allocation per rollout) and gives them SB3's fresh values, but
+    the observations: every add overwrites its row before get may read it (get needs a full buffer;
+    the rollouts=3 case above draws only the new rows)."""
     buf = _filled(FlatMaskableRolloutBuffer)
     obs, masks = buf.observations, buf.action_masks
     list(buf.get(5))
     buf.reset()
     assert buf.observations is obs and buf.action_masks is masks and buf.observations.shape == (STEPS, ENVS, OBS)
     fresh = MaskableRolloutBuffer(STEPS, buf.observation_space, buf.action_space, "cpu", n_envs=ENVS)
-    for name in ("observations", "actions", "rewards", "returns", "episode_starts", "values", "log_probs",
-                 "advantages", "action_masks"):
+    for name in ("actions", "rewards", "returns", "episode_starts", "values", "log_probs", "advantages", "action_masks"):
         assert np.array_equal(getattr(buf, name), getattr(fresh, name)), name
     assert (buf.pos, buf.full, buf.generator_ready) == (0, False, False)
+    with pytest.raises(AssertionError, match="full"):
+        next(buf.get(5))
 
 
 def test_flat_buffer_minibatch_sizes_and_a_second_pass():

@@ -13,7 +13,7 @@ instead of env-major ones), drawn from the same `numpy.random` permutation: a ru
 before, with other minibatches (tests/test_rollout_buffer.py checks the rows and their coverage).
 
 The arrays are also kept from one rollout to the next (`reset` refills them instead of allocating
-new ones) and `add` copies each observation once (SB3 copies it twice: `np.array(obs)`, then into
+new ones; the observations, which every `add` overwrites before `get` may read them, not even that) and `add` copies each observation once (SB3 copies it twice: `np.array(obs)`, then into
 the buffer). A rollout of the card view is 190 MB (512 games x 16 steps x 5,824 floats); freshly
 allocated, glibc maps it anew and every page faults on its first write: SB3's `add` was 14% of a
 `fantastiqa-cards` learner step (cProfile, 2026-12-03), ~20 ms a call against ~1 ms here.
@@ -42,7 +42,8 @@ class FlatMaskableRolloutBuffer(MaskableRolloutBuffer):
             self._kept = {name: self.__dict__[name] for name in _KEPT}
             return
         for name, array in kept.items():   # get() left them viewed as (steps x envs, ...): the same memory
-            array.fill(1 if name == "action_masks" else 0)   # as SB3's reset makes them
+            if name != "observations":   # every add writes its row and get() needs a full buffer: 0.4 GB not refilled
+                array.fill(1 if name == "action_masks" else 0)   # as SB3's reset makes them
             self.__dict__[name] = array
         self.generator_ready = False
         self.pos, self.full = 0, False
