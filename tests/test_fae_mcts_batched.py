@@ -75,12 +75,13 @@ def test_legal_reproducible_and_one_legal_action_is_not_searched():
     state = _position(2, seed=0, plies=0)
     vec, stats = _one(state), np.zeros(2, np.int64)
     b, w = vec._b.copy(), vec._w.copy()
-    assert state.is_legal(search(vec._b, vec._w, 0, 1, 50, 0.7, 2.0, 2.0, False, 2, order_cap(50, 2, 2), stats))
+    seed = np.uint64(1)   # search_games' seed type: another type would compile the kernel again (tens of seconds)
+    assert state.is_legal(search(vec._b, vec._w, 0, seed, 50, 0.7, 2.0, 2.0, False, 2, order_cap(50, 2, 2), stats))
     assert stats.tolist() == [50, 51] and np.array_equal(b, vec._b) and np.array_equal(w, vec._w)  # rows untouched
     only = state.legal_actions()[7]
     vec._b[0, B_MOVE_OK:B_MOVE_OK + NUM_MOVE_ACTIONS] = 0  # one move left legal
     vec._b[0, B_MOVE_OK + only] = 1
-    assert search(vec._b, vec._w, 0, 1, 50, 0.7, 2.0, 2.0, False, 2, 10, stats) == only and stats.tolist() == [0, 0]
+    assert search(vec._b, vec._w, 0, seed, 50, 0.7, 2.0, 2.0, False, 2, 10, stats) == only and stats.tolist() == [0, 0]
 
 
 def test_control_own_colour_changes_the_move():
