@@ -56,7 +56,7 @@ def test_a_wrong_shuffle_is_detected():
     """Control: a shuffle that draws one value too many is caught by the same comparison."""
     g = _gens(1, seed=9)[0]
     items = list(range(30))
-    c = np.zeros((1, 30), dtype=np.int16)
+    c = np.zeros((1, 30), dtype=np.uint8)   # the rows' type of the test above: no second compile of shuffle
     c[0] = items
     st = CH.read(g)
     CH.next32(st)
