@@ -72,8 +72,8 @@ def test_eval_options_are_played_over_the_run_options(tmp_path, monkeypatch):
     (["--keep-best", "mcts"], "is not one of the evaluation opponents"),
     (["--keep-best", "greedy", "--eval-every", "0"], "needs --eval-every > 0"),
     (["--eval-options", "no_such_option=1"], "--eval-options 'no_such_option=1'"),
-    (["--eval-options", "history=none"], "inputs and"),
-    (["--eval-options", "big_stack_merge=maybe"], "--eval-options 'big_stack_merge=maybe'"),  # another observation: the policy could not play it
+    (["--eval-options", "history=none"], "inputs and"),  # another observation: the policy could not play it
+    (["--eval-options", "big_stack_merge=maybe"], "--eval-options 'big_stack_merge=maybe'"),  # a bad rule value
 ])
 def test_bad_evaluation_flags_stop_the_run_before_anything_is_made(tmp_path, flags, message):
     with pytest.raises(SystemExit, match=message):
