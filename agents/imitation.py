@@ -239,6 +239,93 @@ def fae_search_data(policy, opponents: list, games: int, seed: int, num_players:
     return cat("obs", np.float32), cat("masks", np.bool_), cat("actions", np.int64), cat("probs", np.float32)
 
 
+class _CardLabeller:
+    """Fantastiqa's search at one seat (`teacher`, e.g. `make_agent("fantastiqa", "mcts")`), recording
+    each decision of the seat with more than one legal move as the card-reading policy sees it: the
+    card view and the greedy block (`observe_block_game`, its own follower, asked at every decision of
+    the seat as `PPOAgent` asks it), the mask padded to NUM_ACTIONS_MAX and the teacher's move. With
+    `player` (a `PPOAgent` over that view) the player's move is played and the teacher only labels
+    (DAgger); the teacher is still asked at every decision, so its greedy bot follows the game."""
+
+    needs_observation = False
+    uses_state = True
+
+    def __init__(self, teacher, player=None):
+        self.teacher, self.player = teacher, player
+        self.follower, self.new_game = None, True
+        self.obs, self.masks, self.actions = [], [], []
+
+    def __repr__(self) -> str:
+        return f"labeller {self.teacher!r}" + ("" if self.player is None else f" for {self.player!r}")
+
+    def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+        from fantastiqa_rl.card_view import NUM_ACTIONS_MAX
+        from tabletop_rl.agents.fantastiqa_batch import observe_block_game
+
+        self.follower, view = observe_block_game(self.follower, state, seat, self.new_game, "greedy", "cards")
+        self.new_game = False
+        mask = np.asarray(action_mask).astype(bool)
+        a = int(self.teacher.act(None, mask, state=state, seat=seat))
+        if mask.sum() > 1:
+            self.obs.append(view.astype(np.float16))
+            self.masks.append(np.concatenate([mask, np.zeros(NUM_ACTIONS_MAX - mask.size, dtype=bool)]))
+            self.actions.append(a)
+        return a if self.player is None else int(self.player.act(view, mask, state=state, seat=seat))
+
+
+def fantastiqa_search_data(card_set, games: int, seed: int, num_players: int = 2, policy=None,
+                           opponent: str = "mcts", teacher: str = "mcts", rule_options: dict | None = None, **search):
+    """(observations float16 (n, VIEW_SIZE + NUM_ACTIONS_MAX), masks bool (n, NUM_ACTIONS_MAX), teacher
+    moves int64 (n,)): Fantastiqa's search as the teacher of the card-reading policy, over `games`
+    games on `card_set` (a card_set value; None: the STAND-IN set).
+
+    Without `policy` every seat is the teacher (`make_agent("fantastiqa", teacher, **search)`) and
+    records its decisions with a choice. With `policy` (a `PPOAgent` over the card view and the greedy
+    block) game g seats it at g % num_players, labelled by the teacher (DAgger: the states the policy
+    reaches), against `opponent` at the other seats (the teacher's name: the teacher, recording its own).
+    `rule_options` are the games' other rule options (e.g. a turn_limit). All draws come from `seed`."""
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.agents.match import drive_bots
+    from tabletop_rl.envs import get_game
+
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"fantastiqa_search_data needs games >= 1; got {games!r}")
+    spec = get_game("fantastiqa")
+    rng = np.random.default_rng(seed)
+
+    def search_bot():
+        return make_agent("fantastiqa", teacher, seed=int(rng.integers(2**63)), **search)
+
+    recorders = []
+    for g in range(games):
+        seats = []
+        for s in range(num_players):
+            if policy is not None and s == g % num_players:
+                policy.reset()
+                seats.append(_CardLabeller(search_bot(), policy))
+            elif policy is None or opponent == teacher:
+                seats.append(_CardLabeller(search_bot()))
+            else:
+                seats.append(make_agent("fantastiqa", opponent, seed=int(rng.integers(2**63))))
+        recorders += [s for s in seats if isinstance(s, _CardLabeller)]
+        options = dict(rule_options or {}, **({} if card_set in (None, "standin") else {"card_set": card_set}))
+        state = spec.new_state(num_players=num_players, seed=int(rng.integers(2**63)), **options)
+        drive_bots(spec, state, seats)
+    from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE
+
+    n = sum(len(r.actions) for r in recorders)
+    obs = np.zeros((n, VIEW_SIZE + NUM_ACTIONS_MAX), dtype=np.float16)
+    masks = np.zeros((n, NUM_ACTIONS_MAX), dtype=np.bool_)
+    actions = np.zeros(n, dtype=np.int64)
+    i = 0
+    for r in recorders:
+        k = len(r.actions)
+        if k:
+            obs[i:i + k], masks[i:i + k], actions[i:i + k] = np.stack(r.obs), np.stack(r.masks), r.actions
+        i += k
+    return obs, masks, actions
+
+
 def refit_policy(weights, obs, masks, targets, epochs: int, learning_rate: float, seed: int, batch: int = 512,
                  on_epoch=None):
     """(a new `PolicyWeights`, loss per epoch): `weights` (a `tabletop_rl.agents.ppo_agent.PolicyWeights`)

@@ -216,4 +216,26 @@ def load_card_weights(policy: CardPolicy, weights: CardPolicyWeights) -> None:
             m.bias.copy_(torch.as_tensor(b))
 
 
-__all__ = ["CardNet", "CardPolicy", "card_weights", "load_card_weights"]
+def refit_card_policy(weights: CardPolicyWeights, obs, masks, targets, epochs: int, learning_rate: float, seed: int,
+                      batch: int = 512, on_epoch=None) -> tuple[CardPolicyWeights, list[float]]:
+    """(a new CardPolicyWeights, loss per epoch): `weights`' policy head refitted to `targets` (a
+    teacher's action ids or probabilities over NUM_ACTIONS_MAX) by masked cross-entropy from its current
+    values (`tabletop_rl.agents.imitation.fit`: Adam over shuffled minibatches). `obs` may be float16
+    (the search data's): each minibatch is taken to float32 before the forward."""
+    from tabletop_rl.agents.imitation import fit
+
+    w = weights.weights
+    net = CardNet(card_hidden=w[0][0].shape[1], quest_hidden=w[1][0].shape[1], hidden=w[3][0].shape[1],
+                  entity=w[5][0].shape[1], greedy_init=0.0 if weights.greedy else None)
+    with torch.no_grad():
+        for m, (W, b) in zip(net.layers, w):
+            m.weight.copy_(torch.as_tensor(np.ascontiguousarray(W.T)))
+            m.bias.copy_(torch.as_tensor(b))
+    losses = fit(lambda x: net(x.float(), value=False)[0], list(net.layers.parameters()), obs, masks, targets,
+                 epochs, learning_rate, seed, batch=batch, on_epoch=on_epoch)
+    with torch.no_grad():
+        layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in net.layers]
+    return CardPolicyWeights(layers, dict(weights.meta)), losses
+
+
+__all__ = ["CardNet", "CardPolicy", "card_weights", "load_card_weights", "refit_card_policy"]

@@ -166,3 +166,49 @@ def test_refit_policy_starts_from_the_weights_and_fits_the_labels():
     assert [s for s, _ in new.skip] == [s for s, _ in agent.policy.skip] and new.skip != agent.policy.skip
     unread = ~agent.policy.weights[0][0].any(axis=1)
     assert unread.sum() > 1000 and not new.weights[0][0][unread].any(), "the MLP still reads only the board"
+
+
+def fantastiqa_labels(seed=3, policy=None, opponent="mcts"):
+    from tabletop_rl.agents.imitation import fantastiqa_search_data
+
+    return fantastiqa_search_data("generated:2", 1, seed, policy=policy, opponent=opponent,
+                                  rule_options={"turn_limit": 8}, iterations=8)
+
+
+def test_fantastiqa_search_data_records_the_card_view_and_the_searchs_moves():
+    from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE
+    from tabletop_rl.agents import make_agent
+
+    o, m, a = fantastiqa_labels()
+    assert all(np.array_equal(x, y) for x, y in zip((o, m, a), fantastiqa_labels())), "same seed, same data"
+    assert o.dtype == np.float16 and o.shape == (len(a), VIEW_SIZE + NUM_ACTIONS_MAX) and m.shape == (len(a), NUM_ACTIONS_MAX)
+    assert len(a) > 50 and m[np.arange(len(a)), a].all() and (m.sum(axis=1) > 1).all(), "decisions with a choice only"
+    block = o[:, VIEW_SIZE:].astype(np.float32)
+    assert (block.sum(axis=1) == 1).all() and m[np.arange(len(a)), block.argmax(axis=1)].all(), "greedy's move, legal"
+    not_greedy = block[np.arange(len(a)), a] == 0
+    assert 0 < not_greedy.mean() < 0.5, "the search plays greedy's move mostly, not always"
+    # DAgger: the policy plays one seat, labelled by the search; a greedy opponent labels nothing
+    policy = make_agent("fantastiqa", "ppo", version="fantastiqa_2p_cards_v3")
+    od, md, ad = fantastiqa_labels(policy=policy, opponent="greedy")
+    assert 0 < len(ad) < 0.75 * len(a) and md[np.arange(len(ad)), ad].all()
+    assert not np.array_equal(od[:20], o[:20])
+
+
+def test_refit_card_policy_starts_from_the_weights_and_fits_the_labels():
+    from tabletop_rl.agents import make_agent
+    from tabletop_rl.card_net import refit_card_policy
+
+    o, m, a = fantastiqa_labels(seed=5)
+    policy = make_agent("fantastiqa", "ppo", version="fantastiqa_2p_cards_v3").policy
+    x = o.astype(np.float32)
+
+    def loss(w):
+        return imitation_loss(torch.as_tensor(w.logits(x)), torch.as_tensor(m), torch.as_tensor(a)).item()
+
+    same, _ = refit_card_policy(policy, o, m, a, 0, 1e-3, seed=0)
+    assert all(np.array_equal(p, q) for (p, _), (q, _) in zip(same.weights, policy.weights)) and same.greedy
+    # learning rate 0: the fit's loss is the torch forward's over the float16 data, the numpy policy's loss
+    _, frozen = refit_card_policy(policy, o, m, a, 1, 0.0, seed=0)
+    assert frozen[0] == pytest.approx(loss(policy), rel=1e-3)
+    new, losses = refit_card_policy(policy, o, m, a, 4, 3e-3, seed=0)
+    assert losses[-1] < losses[0] and loss(new) < loss(policy) and new.meta == policy.meta
