@@ -255,6 +255,9 @@ class FantastiqaMCTSAgent(MCTSAgent):
         self.paired = bool(paired)
         self.max_candidates = int(max_candidates)
         self._greedy_move = -1
+        #: the moves the last act() compared (the paired search's candidates; None: it did not run one),
+        #: so a teacher's label can be read as a choice among these (tabletop_rl.agents.imitation)
+        self.last_candidates: list[int] | None = None
         self.max_rollout_steps = int(max_rollout_steps)
         self.search_phases = _phases(search_phases)
         self._greedy = FantastiqaGreedyAgent(seed=seed)
@@ -265,6 +268,7 @@ class FantastiqaMCTSAgent(MCTSAgent):
         self._greedy.reset(seed)
 
     def act(self, observation, action_mask, *, state=None, seat=None) -> int:
+        self.last_candidates = None
         if state is not None and not state.is_terminal() and state.phase not in self.search_phases:
             legal = np.flatnonzero(action_mask)
             if legal.size > 1 and state.current_player == seat:
@@ -292,6 +296,7 @@ class FantastiqaMCTSAgent(MCTSAgent):
         rng = self.rng
         g = self._greedy_move
         cands = self._candidates(state, seat, rng)
+        self.last_candidates = list(cands)
         samples = max(1, self.iterations // len(cands))
         deadline = self._deadline()
         gains = {a: [] for a in cands[1:]}

@@ -243,7 +243,8 @@ class _CardLabeller:
     """Fantastiqa's search at one seat (`teacher`, e.g. `make_agent("fantastiqa", "mcts")`), recording
     each decision of the seat with more than one legal move as the card-reading policy sees it: the
     card view and the greedy block (`observe_block_game`, its own follower, asked at every decision of
-    the seat as `PPOAgent` asks it), the mask padded to NUM_ACTIONS_MAX and the teacher's move. With
+    the seat as `PPOAgent` asks it), the mask padded to NUM_ACTIONS_MAX, the teacher's move and the
+    moves it chose among (its `last_candidates` where it searched, else every legal move). With
     `player` (a `PPOAgent` over that view) the player's move is played and the teacher only labels
     (DAgger); the teacher is still asked at every decision, so its greedy bot follows the game."""
 
@@ -253,7 +254,7 @@ class _CardLabeller:
     def __init__(self, teacher, player=None):
         self.teacher, self.player = teacher, player
         self.follower, self.new_game = None, True
-        self.obs, self.masks, self.actions = [], [], []
+        self.obs, self.masks, self.actions, self.choices = [], [], [], []
 
     def __repr__(self) -> str:
         return f"labeller {self.teacher!r}" + ("" if self.player is None else f" for {self.player!r}")
@@ -268,16 +269,27 @@ class _CardLabeller:
         a = int(self.teacher.act(None, mask, state=state, seat=seat))
         if mask.sum() > 1:
             self.obs.append(view.astype(np.float16))
-            self.masks.append(np.concatenate([mask, np.zeros(NUM_ACTIONS_MAX - mask.size, dtype=bool)]))
+            padded = np.concatenate([mask, np.zeros(NUM_ACTIONS_MAX - mask.size, dtype=bool)])
+            self.masks.append(padded)
             self.actions.append(a)
+            compared = getattr(self.teacher, "last_candidates", None)
+            if compared is None:
+                self.choices.append(padded)
+            else:
+                choice = np.zeros(NUM_ACTIONS_MAX, dtype=bool)
+                choice[compared] = True
+                self.choices.append(choice)
         return a if self.player is None else int(self.player.act(view, mask, state=state, seat=seat))
 
 
 def fantastiqa_search_data(card_set, games: int, seed: int, num_players: int = 2, policy=None,
                            opponent: str = "mcts", teacher: str = "mcts", rule_options: dict | None = None, **search):
     """(observations float16 (n, VIEW_SIZE + NUM_ACTIONS_MAX), masks bool (n, NUM_ACTIONS_MAX), teacher
-    moves int64 (n,)): Fantastiqa's search as the teacher of the card-reading policy, over `games`
-    games on `card_set` (a card_set value; None: the STAND-IN set).
+    moves int64 (n,), choices bool (n, NUM_ACTIONS_MAX)): Fantastiqa's search as the teacher of the
+    card-reading policy, over `games` games on `card_set` (a card_set value; None: the STAND-IN set).
+    `choices` are the moves the teacher compared (the paired search's candidates: the greedy move and
+    up to 3 random others; every legal move where it did not search): its move is the best of these,
+    so a loss over them alone does not read "not chosen" into a move the search never tried.
 
     Without `policy` every seat is the teacher (`make_agent("fantastiqa", teacher, **search)`) and
     records its decisions with a choice. With `policy` (a `PPOAgent` over the card view and the greedy
@@ -317,13 +329,15 @@ def fantastiqa_search_data(card_set, games: int, seed: int, num_players: int = 2
     obs = np.zeros((n, VIEW_SIZE + NUM_ACTIONS_MAX), dtype=np.float16)
     masks = np.zeros((n, NUM_ACTIONS_MAX), dtype=np.bool_)
     actions = np.zeros(n, dtype=np.int64)
+    choices = np.zeros((n, NUM_ACTIONS_MAX), dtype=np.bool_)
     i = 0
     for r in recorders:
         k = len(r.actions)
         if k:
             obs[i:i + k], masks[i:i + k], actions[i:i + k] = np.stack(r.obs), np.stack(r.masks), r.actions
+            choices[i:i + k] = np.stack(r.choices)
         i += k
-    return obs, masks, actions
+    return obs, masks, actions, choices
 
 
 def refit_policy(weights, obs, masks, targets, epochs: int, learning_rate: float, seed: int, batch: int = 512,

@@ -64,12 +64,16 @@ def test_time_limit_runs_and_is_legal():
 def test_searches_only_the_chosen_decisions_and_forced_ones_never():
     s = greedy_position(4, 40)
     bot = make_agent("fantastiqa", "mcts", seed=0, **SMALL)
-    _act(bot, s)
+    move = _act(bot, s)
     assert bot.last_iterations > 0
-    other = [x for x in A.PHASES if x not in ("TERMINAL", s.phase_name)]
-    bot = make_agent("fantastiqa", "mcts", seed=0, search_phases="+".join(other), **SMALL)
+    # the moves it compared (a teacher's choice set): greedy's first, the move among them, each legal
     greedy = make_agent("fantastiqa", "greedy", seed=0)
-    assert _act(bot, s) == _act(greedy, s) and bot.last_iterations == 0
+    cands = bot.last_candidates
+    assert cands[0] == _act(greedy, s) and move in cands and 2 <= len(set(cands)) == len(cands) <= 4
+    assert action_mask(s, s.current_player)[cands].all()
+    other = [x for x in A.PHASES if x not in ("TERMINAL", s.phase_name)]
+    bot.search_phases = make_agent("fantastiqa", "mcts", seed=0, search_phases="+".join(other)).search_phases
+    assert _act(bot, s) == _act(greedy, s) and bot.last_iterations == 0 and bot.last_candidates is None
     # one legal action: played at once
     s = FantastiqaState.new(2, seed=3)
     greedy = [make_agent("fantastiqa", "greedy", seed=i) for i in range(2)]
