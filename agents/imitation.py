@@ -296,6 +296,7 @@ def fantastiqa_search_data(card_set, games: int, seed: int, num_players: int = 2
     block) game g seats it at g % num_players, labelled by the teacher (DAgger: the states the policy
     reaches), against `opponent` at the other seats (the teacher's name: the teacher, recording its own).
     `rule_options` are the games' other rule options (e.g. a turn_limit). All draws come from `seed`."""
+    from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE
     from tabletop_rl.agents import make_agent
     from tabletop_rl.agents.match import drive_bots
     from tabletop_rl.envs import get_game
@@ -323,8 +324,6 @@ def fantastiqa_search_data(card_set, games: int, seed: int, num_players: int = 2
         options = dict(rule_options or {}, **({} if card_set in (None, "standin") else {"card_set": card_set}))
         state = spec.new_state(num_players=num_players, seed=int(rng.integers(2**63)), **options)
         drive_bots(spec, state, seats)
-    from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE
-
     n = sum(len(r.actions) for r in recorders)
     obs = np.zeros((n, VIEW_SIZE + NUM_ACTIONS_MAX), dtype=np.float16)
     masks = np.zeros((n, NUM_ACTIONS_MAX), dtype=np.bool_)

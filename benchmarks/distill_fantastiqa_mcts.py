@@ -38,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from fantastiqa_rl.card_view import VIEW_SIZE  # noqa: E402
 from tabletop_rl.agents.base import limit_blas_threads  # noqa: E402
 from tabletop_rl.agents.card_policy import CardPolicyWeights  # noqa: E402
 from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent  # noqa: E402
@@ -78,7 +79,7 @@ def agreement(weights: CardPolicyWeights, obs, masks, actions, batch: int = 4096
 
 def not_greedy(obs, actions) -> float:
     """Share of the labels that are not the greedy block's move."""
-    block = obs[:, obs.shape[1] - 481:]
+    block = obs[:, VIEW_SIZE:]
     return float(np.mean(block[np.arange(len(actions)), actions] == 0))
 
 
