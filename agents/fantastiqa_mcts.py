@@ -258,6 +258,8 @@ class FantastiqaMCTSAgent(MCTSAgent):
         #: the moves the last act() compared (the paired search's candidates; None: it did not run one),
         #: so a teacher's label can be read as a choice among these (tabletop_rl.agents.imitation)
         self.last_candidates: list[int] | None = None
+        #: and each one's mean value gain over the greedy move on the search's samples (the greedy move 0.0)
+        self.last_gains: dict[int, float] | None = None
         self.max_rollout_steps = int(max_rollout_steps)
         self.search_phases = _phases(search_phases)
         self._greedy = FantastiqaGreedyAgent(seed=seed)
@@ -268,7 +270,7 @@ class FantastiqaMCTSAgent(MCTSAgent):
         self._greedy.reset(seed)
 
     def act(self, observation, action_mask, *, state=None, seat=None) -> int:
-        self.last_candidates = None
+        self.last_candidates, self.last_gains = None, None
         if state is not None and not state.is_terminal() and state.phase not in self.search_phases:
             legal = np.flatnonzero(action_mask)
             if legal.size > 1 and state.current_player == seat:
@@ -318,6 +320,7 @@ class FantastiqaMCTSAgent(MCTSAgent):
                     if a != g:
                         gains[a].append(v - vals[g])
         self.last_iterations = rollouts
+        self.last_gains = {g: 0.0, **{a: sum(ds) / len(ds) for a, ds in gains.items() if ds}}
         best, best_gain = g, self.margin
         for a, ds in gains.items():
             if ds and sum(ds) / len(ds) > best_gain:

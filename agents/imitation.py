@@ -243,8 +243,10 @@ class _CardLabeller:
     """Fantastiqa's search at one seat (`teacher`, e.g. `make_agent("fantastiqa", "mcts")`), recording
     each decision of the seat with more than one legal move as the card-reading policy sees it: the
     card view and the greedy block (`observe_block_game`, its own follower, asked at every decision of
-    the seat as `PPOAgent` asks it), the mask padded to NUM_ACTIONS_MAX, the teacher's move and the
-    moves it chose among (its `last_candidates` where it searched, else every legal move). With
+    the seat as `PPOAgent` asks it), the mask padded to NUM_ACTIONS_MAX, the teacher's move, the
+    moves it chose among (its `last_candidates` where it searched, else every legal move) and their
+    value gains over the greedy move (its `last_gains`; -inf for a move it did not compare, and where
+    it did not search 0 on its move). With
     `player` (a `PPOAgent` over that view) the player's move is played and the teacher only labels
     (DAgger); the teacher is still asked at every decision, so its greedy bot follows the game."""
 
@@ -254,7 +256,7 @@ class _CardLabeller:
     def __init__(self, teacher, player=None):
         self.teacher, self.player = teacher, player
         self.follower, self.new_game = None, True
-        self.obs, self.masks, self.actions, self.choices = [], [], [], []
+        self.obs, self.masks, self.actions, self.choices, self.gains = [], [], [], [], []
 
     def __repr__(self) -> str:
         return f"labeller {self.teacher!r}" + ("" if self.player is None else f" for {self.player!r}")
@@ -273,23 +275,30 @@ class _CardLabeller:
             self.masks.append(padded)
             self.actions.append(a)
             compared = getattr(self.teacher, "last_candidates", None)
+            gains = np.full(NUM_ACTIONS_MAX, -np.inf, dtype=np.float16)
             if compared is None:
                 self.choices.append(padded)
+                gains[a] = 0.0
             else:
                 choice = np.zeros(NUM_ACTIONS_MAX, dtype=bool)
                 choice[compared] = True
                 self.choices.append(choice)
+                for move, gain in (getattr(self.teacher, "last_gains", None) or {a: 0.0}).items():
+                    gains[move] = gain
+            self.gains.append(gains)
         return a if self.player is None else int(self.player.act(view, mask, state=state, seat=seat))
 
 
 def fantastiqa_search_data(card_set, games: int, seed: int, num_players: int = 2, policy=None,
                            opponent: str = "mcts", teacher: str = "mcts", rule_options: dict | None = None, **search):
     """(observations float16 (n, VIEW_SIZE + NUM_ACTIONS_MAX), masks bool (n, NUM_ACTIONS_MAX), teacher
-    moves int64 (n,), choices bool (n, NUM_ACTIONS_MAX)): Fantastiqa's search as the teacher of the
-    card-reading policy, over `games` games on `card_set` (a card_set value; None: the STAND-IN set).
+    moves int64 (n,), choices bool (n, NUM_ACTIONS_MAX), gains float16 (n, NUM_ACTIONS_MAX)): Fantastiqa's
+    search as the teacher of the card-reading policy, over `games` games on `card_set` (a card_set value; None: the STAND-IN set).
     `choices` are the moves the teacher compared (the paired search's candidates: the greedy move and
     up to 3 random others; every legal move where it did not search): its move is the best of these,
-    so a loss over them alone does not read "not chosen" into a move the search never tried.
+    so a loss over them alone does not read "not chosen" into a move the search never tried. `gains`
+    are those moves' mean value gains over the greedy move on the search's samples (-inf elsewhere;
+    where it did not search, 0 on its move): soft targets, softmax(gains / temperature).
 
     Without `policy` every seat is the teacher (`make_agent("fantastiqa", teacher, **search)`) and
     records its decisions with a choice. With `policy` (a `PPOAgent` over the card view and the greedy
@@ -329,14 +338,15 @@ def fantastiqa_search_data(card_set, games: int, seed: int, num_players: int = 2
     masks = np.zeros((n, NUM_ACTIONS_MAX), dtype=np.bool_)
     actions = np.zeros(n, dtype=np.int64)
     choices = np.zeros((n, NUM_ACTIONS_MAX), dtype=np.bool_)
+    gains = np.full((n, NUM_ACTIONS_MAX), -np.inf, dtype=np.float16)
     i = 0
     for r in recorders:
         k = len(r.actions)
         if k:
             obs[i:i + k], masks[i:i + k], actions[i:i + k] = np.stack(r.obs), np.stack(r.masks), r.actions
-            choices[i:i + k] = np.stack(r.choices)
+            choices[i:i + k], gains[i:i + k] = np.stack(r.choices), np.stack(r.gains)
         i += k
-    return obs, masks, actions, choices
+    return obs, masks, actions, choices, gains
 
 
 def refit_policy(weights, obs, masks, targets, epochs: int, learning_rate: float, seed: int, batch: int = 512,

@@ -17,7 +17,9 @@ it (the card view and the greedy block) with the search's move. The labels of ev
 pooled and the policy is refitted to them from `--init` (or from the last round's policy with
 `--continue-fit`) by masked cross-entropy (`tabletop_rl.card_net.refit_card_policy`) over the moves the
 search compared (`--loss choices`: the greedy move and 3 random others where it searched, every legal
-move elsewhere), since a move it never tried was not judged worse; `--loss legal` over every legal move. It is saved as
+move elsewhere), since a move it never tried was not judged worse; `--loss legal` over every legal move.
+The targets are the search's moves, or with `--targets values` softmax(gain / `--temperature`) over the
+moves it compared (each one's mean value gain over the greedy move on its samples). It is saved as
 `<out>/round<r>.npz` (its labels in `<out>/round<r>_<i>.npz`, which `--data` pools into a later run)
 and measured on the batched engine (`evaluate_policy`, seed 999983) against greedy on
 `--eval-card-sets` (validation files, neither trained on nor held out). `<out>/progress.jsonl` gets
@@ -44,7 +46,7 @@ from tabletop_rl.agents.card_policy import CardPolicyWeights  # noqa: E402
 from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent  # noqa: E402
 
 TRAIN_FILES = ["standin"] + [f"generated:{k}" for k in range(14)]   # the presets' training files
-DATA_KEYS = ("obs", "masks", "actions", "choices")
+DATA_KEYS = ("obs", "masks", "actions", "choices", "gains")
 
 
 def collect(job: tuple) -> str:
@@ -54,8 +56,8 @@ def collect(job: tuple) -> str:
     from tabletop_rl.agents.imitation import fantastiqa_search_data
 
     policy = PPOAgent(path=policy_path) if policy_path else None
-    obs, masks, actions, choices = fantastiqa_search_data(card_set, games, seed, policy=policy)
-    np.savez(path, obs=obs, masks=masks, actions=actions, choices=choices)
+    obs, masks, actions, choices, gains = fantastiqa_search_data(card_set, games, seed, policy=policy)
+    np.savez(path, obs=obs, masks=masks, actions=actions, choices=choices, gains=gains)
     return path
 
 
@@ -75,6 +77,13 @@ def agreement(weights: CardPolicyWeights, obs, masks, actions, batch: int = 4096
         best = np.argmax(np.where(masks[i:i + batch], weights.logits(x), -np.inf), axis=1)
         hits += int((best == actions[i:i + batch]).sum())
     return hits / max(1, len(actions))
+
+
+def soft_targets(gains, temperature: float):
+    """float32 (n, A): softmax(gains / temperature) over the compared moves (gains -inf elsewhere)."""
+    import torch
+
+    return torch.softmax(torch.as_tensor(gains).float() / temperature, dim=1)
 
 
 def not_greedy(obs, actions) -> float:
@@ -97,6 +106,9 @@ def main(argv=None) -> None:
     ap.add_argument("--batch", type=int, default=512)
     ap.add_argument("--loss", choices=("choices", "legal"), default="choices",
                     help="cross-entropy over the moves the search compared (default) or over every legal move")
+    ap.add_argument("--targets", choices=("moves", "values"), default="moves",
+                    help="fit the search's moves (default) or softmax(gains / --temperature) over the moves it compared")
+    ap.add_argument("--temperature", type=float, default=0.05, help="of the values targets (gains lie in [-2, 2])")
     ap.add_argument("--continue-fit", action="store_true", help="refit from the last round's policy, not --init")
     ap.add_argument("--eval-card-sets", nargs="+", default=["generated:50", "generated:51"])
     ap.add_argument("--eval-games", type=int, default=300, help="games vs greedy per validation file (0: none)")
@@ -141,17 +153,20 @@ def main(argv=None) -> None:
             masks = np.concatenate([d["masks"] for d in new])
             actions = np.concatenate([d["actions"] for d in new])
             choices = np.concatenate([d["choices"] for d in new])
+            gains = np.concatenate([d["gains"] for d in new])
             row.update(games=args.games * len(args.card_sets), new_labels=len(actions),
                        new_not_greedy=round(not_greedy(obs, actions), 4),
                        new_fewer_choices=round(float(np.mean((choices != masks).any(axis=1))), 4), data_s=round(time.perf_counter() - t0, 1),
                        agreement_before=round(agreement(weights, obs, masks, actions), 4))
-            for k, v in (("obs", obs), ("masks", masks), ("actions", actions), ("choices", choices)):
+            for k, v in (("obs", obs), ("masks", masks), ("actions", actions), ("choices", choices), ("gains", gains)):
                 pooled[k].append(v)
-            del obs, masks, actions, choices, new
-        all_obs, all_masks, all_actions, all_choices = (np.concatenate(pooled[k]) for k in DATA_KEYS)
+            del obs, masks, actions, choices, gains, new
+        all_obs, all_masks, all_actions, all_choices, all_gains = (np.concatenate(pooled[k]) for k in DATA_KEYS)
+        targets = all_actions if args.targets == "moves" else soft_targets(all_gains, args.temperature)
         t1 = time.perf_counter()
         weights, losses = refit_card_policy(weights if args.continue_fit else start_weights, all_obs,
-                                            all_choices if args.loss == "choices" else all_masks, all_actions, args.epochs, args.learning_rate, seed=args.seed * 1000 + r,
+                                            all_choices if args.loss == "choices" else all_masks, targets,
+                                            args.epochs, args.learning_rate, seed=args.seed * 1000 + r,
                                             batch=args.batch)
         weights.meta = {**weights.meta, "distilled_rounds": r, "distill_command": " ".join(sys.argv)}
         path = os.path.join(args.out, f"round{r}.npz")
@@ -160,7 +175,7 @@ def main(argv=None) -> None:
                    fit_s=round(time.perf_counter() - t1, 1), fit_losses=[round(x, 4) for x in losses],
                    agreement_after=round(agreement(weights, all_obs, all_masks, all_actions), 4),
                    greedy_scale=round(float(weights.weights[-1][0][0, 0]), 3))
-        del all_obs, all_masks, all_actions, all_choices
+        del all_obs, all_masks, all_actions, all_choices, all_gains, targets
         for card_set in args.eval_card_sets if args.eval_games else []:
             res = evaluate_policy(PolicyWeights.load(path), "fantastiqa", 2, "greedy", args.eval_games, 999_983,
                                   {**weights.meta.get("options", {}), "card_set": card_set}, max_steps=4000)

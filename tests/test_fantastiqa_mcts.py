@@ -71,9 +71,10 @@ def test_searches_only_the_chosen_decisions_and_forced_ones_never():
     cands = bot.last_candidates
     assert cands[0] == _act(greedy, s) and move in cands and 2 <= len(set(cands)) == len(cands) <= 4
     assert action_mask(s, s.current_player)[cands].all()
+    assert set(bot.last_gains) == set(cands) and bot.last_gains[cands[0]] == 0.0, "each one's gain over greedy's"
     other = [x for x in A.PHASES if x not in ("TERMINAL", s.phase_name)]
     bot.search_phases = make_agent("fantastiqa", "mcts", seed=0, search_phases="+".join(other)).search_phases
-    assert _act(bot, s) == _act(greedy, s) and bot.last_iterations == 0 and bot.last_candidates is None
+    assert _act(bot, s) == _act(greedy, s) and bot.last_iterations == 0 and bot.last_candidates is None and bot.last_gains is None
     # one legal action: played at once
     s = FantastiqaState.new(2, seed=3)
     greedy = [make_agent("fantastiqa", "greedy", seed=i) for i in range(2)]

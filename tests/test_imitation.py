@@ -179,8 +179,8 @@ def test_fantastiqa_search_data_records_the_card_view_and_the_searchs_moves():
     from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE
     from tabletop_rl.agents import make_agent
 
-    o, m, a, c = fantastiqa_labels()
-    assert all(np.array_equal(x, y) for x, y in zip((o, m, a, c), fantastiqa_labels())), "same seed, same data"
+    o, m, a, c, g = fantastiqa_labels()
+    assert all(np.array_equal(x, y) for x, y in zip((o, m, a, c, g), fantastiqa_labels())), "same seed, same data"
     assert o.dtype == np.float16 and o.shape == (len(a), VIEW_SIZE + NUM_ACTIONS_MAX) and m.shape == (len(a), NUM_ACTIONS_MAX)
     assert len(a) > 50 and m[np.arange(len(a)), a].all() and (m.sum(axis=1) > 1).all(), "decisions with a choice only"
     block = o[:, VIEW_SIZE:].astype(np.float32)
@@ -192,9 +192,16 @@ def test_fantastiqa_search_data_records_the_card_view_and_the_searchs_moves():
     assert not (c & ~m).any() and c[np.arange(len(a)), a].all() and c[np.arange(len(a)), block.argmax(axis=1)].all()
     fewer = (c != m).any(axis=1)
     assert fewer.any() and (c[fewer].sum(axis=1) == 4).all() and (m[fewer].sum(axis=1) > 4).all()
+    # the gains: finite on the compared moves only (the search's samples) or on the move alone where it
+    # did not search; greedy's 0; the move played is greedy's or one whose gain beat the margin (0.03)
+    rows = np.arange(len(a))
+    assert (np.isfinite(g) <= c).all() and (g[rows, block.argmax(axis=1)] == 0).all()
+    best = g.max(axis=1)
+    assert (g[rows, a][not_greedy] > 0.029).all() and (g[rows, a] == best)[not_greedy].all()
+    assert (best[~not_greedy] <= 0.031).all() and (best > 0).any()
     # DAgger: the policy plays one seat, labelled by the search; a greedy opponent labels nothing
     policy = make_agent("fantastiqa", "ppo", version="fantastiqa_2p_cards_v3")
-    od, md, ad, _ = fantastiqa_labels(policy=policy, opponent="greedy")
+    od, md, ad, _, _ = fantastiqa_labels(policy=policy, opponent="greedy")
     assert 0 < len(ad) < 0.75 * len(a) and md[np.arange(len(ad)), ad].all()
     assert not np.array_equal(od[:20], o[:20])
 
@@ -203,7 +210,7 @@ def test_refit_card_policy_starts_from_the_weights_and_fits_the_labels():
     from tabletop_rl.agents import make_agent
     from tabletop_rl.card_net import refit_card_policy
 
-    o, m, a, _ = fantastiqa_labels(seed=5)
+    o, m, a, _, _ = fantastiqa_labels(seed=5)
     policy = make_agent("fantastiqa", "ppo", version="fantastiqa_2p_cards_v3").policy
     x = o.astype(np.float32)
 
