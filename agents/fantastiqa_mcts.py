@@ -320,11 +320,12 @@ class FantastiqaMCTSAgent(MCTSAgent):
                     if a != g:
                         gains[a].append(v - vals[g])
         self.last_iterations = rollouts
-        self.last_gains = {g: 0.0, **{a: sum(ds) / len(ds) for a, ds in gains.items() if ds}}
+        means = {a: sum(ds) / len(ds) for a, ds in gains.items() if ds}
+        self.last_gains = {g: 0.0, **means}
         best, best_gain = g, self.margin
-        for a, ds in gains.items():
-            if ds and sum(ds) / len(ds) > best_gain:
-                best, best_gain = a, sum(ds) / len(ds)
+        for a, mean in means.items():
+            if mean > best_gain:
+                best, best_gain = a, mean
         return best
 
     def _choose(self, root, seat: int) -> int:

@@ -246,14 +246,17 @@ class _CardLabeller:
     the seat as `PPOAgent` asks it), the mask padded to NUM_ACTIONS_MAX, the teacher's move, the
     moves it chose among (its `last_candidates` where it searched, else every legal move) and their
     value gains over the greedy move (its `last_gains`; -inf for a move it did not compare, and where
-    it did not search 0 on its move). With
-    `player` (a `PPOAgent` over that view) the player's move is played and the teacher only labels
-    (DAgger); the teacher is still asked at every decision, so its greedy bot follows the game."""
+    it did not search 0 on its move). With `player` (a `PPOAgent` over that view) the player's move
+    is played and the teacher only labels (DAgger); the teacher is still asked at every decision, so its greedy bot follows the game."""
 
     needs_observation = False
     uses_state = True
 
     def __init__(self, teacher, player=None):
+        from fantastiqa_rl.card_view import NUM_ACTIONS_MAX
+        from tabletop_rl.agents.fantastiqa_batch import observe_block_game
+
+        self._observe, self._width = observe_block_game, NUM_ACTIONS_MAX   # imported once, not per decision
         self.teacher, self.player = teacher, player
         self.follower, self.new_game = None, True
         self.obs, self.masks, self.actions, self.choices, self.gains = [], [], [], [], []
@@ -262,25 +265,22 @@ class _CardLabeller:
         return f"labeller {self.teacher!r}" + ("" if self.player is None else f" for {self.player!r}")
 
     def act(self, observation, action_mask, *, state=None, seat=None) -> int:
-        from fantastiqa_rl.card_view import NUM_ACTIONS_MAX
-        from tabletop_rl.agents.fantastiqa_batch import observe_block_game
-
-        self.follower, view = observe_block_game(self.follower, state, seat, self.new_game, "greedy", "cards")
+        self.follower, view = self._observe(self.follower, state, seat, self.new_game, "greedy", "cards")
         self.new_game = False
         mask = np.asarray(action_mask).astype(bool)
         a = int(self.teacher.act(None, mask, state=state, seat=seat))
         if mask.sum() > 1:
             self.obs.append(view.astype(np.float16))
-            padded = np.concatenate([mask, np.zeros(NUM_ACTIONS_MAX - mask.size, dtype=bool)])
+            padded = np.concatenate([mask, np.zeros(self._width - mask.size, dtype=bool)])
             self.masks.append(padded)
             self.actions.append(a)
             compared = getattr(self.teacher, "last_candidates", None)
-            gains = np.full(NUM_ACTIONS_MAX, -np.inf, dtype=np.float16)
+            gains = np.full(self._width, -np.inf, dtype=np.float16)
             if compared is None:
                 self.choices.append(padded)
                 gains[a] = 0.0
             else:
-                choice = np.zeros(NUM_ACTIONS_MAX, dtype=bool)
+                choice = np.zeros(self._width, dtype=bool)
                 choice[compared] = True
                 self.choices.append(choice)
                 for move, gain in (getattr(self.teacher, "last_gains", None) or {a: 0.0}).items():

@@ -40,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from fantastiqa_rl.card_view import VIEW_SIZE  # noqa: E402
+from fantastiqa_rl.card_view import NUM_ACTIONS_MAX, VIEW_SIZE  # noqa: E402
 from tabletop_rl.agents.base import limit_blas_threads  # noqa: E402
 from tabletop_rl.agents.card_policy import CardPolicyWeights  # noqa: E402
 from tabletop_rl.agents.ppo_agent import PolicyWeights, PPOAgent  # noqa: E402
@@ -61,12 +61,31 @@ def collect(job: tuple) -> str:
     return path
 
 
+MAX_DATA_BYTES = 4 << 30   # one job's file is ~100 MB
+
+
 def load_data(path: str) -> dict:
-    """One job's labels as saved by this script (plain arrays: no pickle)."""
+    """One job's labels as saved by this script: plain arrays (no pickle), each of the shape and dtype
+    `fantastiqa_search_data` gives, every label a legal move among the compared ones. Anything else is
+    refused with a ValueError naming the file and the problem."""
+    if os.path.getsize(path) > MAX_DATA_BYTES:
+        raise ValueError(f"{path}: over {MAX_DATA_BYTES >> 30} GiB, not a file of this script")
     with np.load(path, allow_pickle=False) as f:
         if set(f.files) != set(DATA_KEYS):
             raise ValueError(f"{path}: expected the arrays {DATA_KEYS}, found {f.files}")
-        return {k: f[k] for k in DATA_KEYS}
+        data = {k: f[k] for k in DATA_KEYS}
+    n = len(data["actions"])
+    want = {"obs": (np.float16, (n, VIEW_SIZE + NUM_ACTIONS_MAX)), "masks": (np.bool_, (n, NUM_ACTIONS_MAX)),
+            "actions": (np.int64, (n,)), "choices": (np.bool_, (n, NUM_ACTIONS_MAX)),
+            "gains": (np.float16, (n, NUM_ACTIONS_MAX))}
+    for key, (dtype, shape) in want.items():
+        if data[key].dtype != dtype or data[key].shape != shape:
+            raise ValueError(f"{path}: {key} must be {np.dtype(dtype).name} {shape}; got {data[key].dtype} {data[key].shape}")
+    rows = np.arange(n)
+    if n and ((data["actions"] < 0).any() or (data["actions"] >= NUM_ACTIONS_MAX).any()
+              or not (data["masks"][rows, data["actions"]] & data["choices"][rows, data["actions"]]).all()):
+        raise ValueError(f"{path}: a label is not a legal move among the compared ones")
+    return data
 
 
 def agreement(weights: CardPolicyWeights, obs, masks, actions, batch: int = 4096) -> float:
@@ -156,7 +175,8 @@ def main(argv=None) -> None:
             gains = np.concatenate([d["gains"] for d in new])
             row.update(games=args.games * len(args.card_sets), new_labels=len(actions),
                        new_not_greedy=round(not_greedy(obs, actions), 4),
-                       new_fewer_choices=round(float(np.mean((choices != masks).any(axis=1))), 4), data_s=round(time.perf_counter() - t0, 1),
+                       new_fewer_choices=round(float(np.mean((choices != masks).any(axis=1))), 4),
+                       data_s=round(time.perf_counter() - t0, 1),
                        agreement_before=round(agreement(weights, obs, masks, actions), 4))
             for k, v in (("obs", obs), ("masks", masks), ("actions", actions), ("choices", choices), ("gains", gains)):
                 pooled[k].append(v)

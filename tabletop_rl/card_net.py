@@ -200,16 +200,24 @@ class CardPolicy(MaskableActorCriticPolicy):
 
 def card_weights(policy: CardPolicy, meta: dict | None = None) -> CardPolicyWeights:
     """The numpy policy head of a CardPolicy (a model's `.policy`)."""
-    with torch.no_grad():
-        layers = [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy())
-                  for m in policy.net.layers]
-    return CardPolicyWeights(layers, dict(meta or {}))
+    return CardPolicyWeights(_numpy_layers(policy.net), dict(meta or {}))
 
 
 def load_card_weights(policy: CardPolicy, weights: CardPolicyWeights) -> None:
     """Copy a numpy policy head into a CardPolicy (its value head is kept): `--init` of a card-sets policy."""
+    _load_layers(policy.net, weights)
+
+
+def _numpy_layers(net: CardNet) -> list:
+    """The policy head's layers as CardPolicyWeights holds them: (W (in, out), b (out,)) numpy arrays."""
     with torch.no_grad():
-        for m, (w, b) in zip(policy.net.layers, weights.weights):
+        return [(m.weight.detach().cpu().numpy().T.copy(), m.bias.detach().cpu().numpy().copy()) for m in net.layers]
+
+
+def _load_layers(net: CardNet, weights: CardPolicyWeights) -> None:
+    """Copy a numpy policy head into `net`'s layers (a layer of another shape is refused)."""
+    with torch.no_grad():
+        for m, (w, b) in zip(net.layers, weights.weights):
             if tuple(m.weight.shape) != w.T.shape:
                 raise ValueError(f"--init: a layer of {w.shape} does not fit this policy's {tuple(m.weight.T.shape)}")
             m.weight.copy_(torch.as_tensor(np.ascontiguousarray(w.T)))
@@ -227,15 +235,10 @@ def refit_card_policy(weights: CardPolicyWeights, obs, masks, targets, epochs: i
     w = weights.weights
     net = CardNet(card_hidden=w[0][0].shape[1], quest_hidden=w[1][0].shape[1], hidden=w[3][0].shape[1],
                   entity=w[5][0].shape[1], greedy_init=0.0 if weights.greedy else None)
-    with torch.no_grad():
-        for m, (W, b) in zip(net.layers, w):
-            m.weight.copy_(torch.as_tensor(np.ascontiguousarray(W.T)))
-            m.bias.copy_(torch.as_tensor(b))
+    _load_layers(net, weights)
     losses = fit(lambda x: net(x.float(), value=False)[0], list(net.layers.parameters()), obs, masks, targets,
                  epochs, learning_rate, seed, batch=batch, on_epoch=on_epoch)
-    with torch.no_grad():
-        layers = [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in net.layers]
-    return CardPolicyWeights(layers, dict(weights.meta)), losses
+    return CardPolicyWeights(_numpy_layers(net), dict(weights.meta)), losses
 
 
 __all__ = ["CardNet", "CardPolicy", "card_weights", "load_card_weights", "refit_card_policy"]
