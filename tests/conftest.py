@@ -2,6 +2,7 @@
 plain helper functions (scenario builders) live in tests/*_helpers.py."""
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,3 +101,82 @@ def run_notebook(tmp_path, monkeypatch):
         return notebook_report(nb)
 
     return run
+
+
+# ---------------------------------------------------------------- cold numba caches under `pytest -n 2`
+# A fresh clone compiles Fantastiqa's batched engine on first use (~130 s of one core), Fae's searches ~25 s.
+# Under xdist each worker compiled them for itself, both at once. Instead the controller starts
+# tests/kernel_warmup.py, which compiles them once into numba's cache while the workers run the other tests
+# first: the files below (the ones that meet those kernels, in the process or in one they start) run last, and the first of them in each worker waits for the warm-up to
+# end, then loads the kernels from the cache. A speed measure only: a file missing from the list compiles
+# what it needs itself, as before; a failed warm-up leaves the workers to do the same.
+ENGINE_TEST_FILES = frozenset({
+    "test_fae_mcts_batched.py", "test_fae_mcts_guided.py", "test_fantastiqa_notebook.py", "test_readme.py",
+    "test_baselines.py", "test_card_policy.py", "test_fantastiqa_batch.py", "test_fantastiqa_card_view.py",
+    "test_fantastiqa_declared_state.py", "test_fantastiqa_greedy_block.py", "test_fantastiqa_mcts_guided.py",
+    "test_fantastiqa_vector.py", "test_fantastiqa_vector_greedy.py", "test_fantastiqa_vector_kernels.py",
+    "test_imitation.py", "test_learner.py", "test_policy_file.py", "test_ppo_agent_tables.py", "test_redteam.py",
+    "test_redteam_state.py", "test_sb3_predict_actions.py", "test_short_run.py", "test_train.py",
+    "test_vector_set_state_ranges.py"})
+_WARMUP_LOCK = "TABLETOP_TEST_WARMUP_LOCK"  # the lock file's path, for the workers (they inherit the environment)
+WARMUP_WAIT_S = 600
+_warmup = []  # the controller's (process, lock path)
+
+
+def pytest_configure(config):
+    import fcntl
+    import subprocess
+    import sys
+    import tempfile
+
+    workers = getattr(config.option, "numprocesses", None)
+    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2 or config.option.collectonly:
+        return
+    fd, path = tempfile.mkstemp(prefix="kernel-warmup-", suffix=".lock")
+    fcntl.flock(fd, fcntl.LOCK_EX)  # held by the child (it inherits the descriptor) until it exits
+    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tests" / "kernel_warmup.py")], pass_fds=(fd,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO_ROOT)
+    os.close(fd)
+    os.environ[_WARMUP_LOCK] = path
+    _warmup.append((proc, path))
+
+
+def pytest_unconfigure(config):
+    """A run shorter than the warm-up (a few tests) does not leave it compiling behind."""
+    for proc, path in _warmup:
+        proc.kill()
+        proc.wait()
+        os.unlink(path)
+    _warmup.clear()
+
+
+def pytest_collection_modifyitems(config, items):
+    """The engine's test files last (a stable sort: every worker collects the same order, as xdist needs)."""
+    if os.environ.get(_WARMUP_LOCK):
+        items.sort(key=lambda item: item.path.name in ENGINE_TEST_FILES)
+
+
+_warmed = False
+
+
+def pytest_runtest_setup(item):
+    global _warmed
+    path = os.environ.get(_WARMUP_LOCK)
+    if _warmed or not path or item.path.name not in ENGINE_TEST_FILES:
+        return
+    import fcntl
+    import time
+
+    _warmed = True
+    deadline = time.monotonic() + WARMUP_WAIT_S
+    try:
+        f = open(path)
+    except OSError:  # no lock file (a pytest run inside a test, after the run that made it): nothing to wait for
+        return
+    with f:
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)  # the warm-up has ended
+                return
+            except BlockingIOError:
+                time.sleep(0.2)
