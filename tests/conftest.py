@@ -112,13 +112,14 @@ def run_notebook(tmp_path, monkeypatch):
 # what it needs itself, as before; a failed warm-up leaves the workers to do the same.
 ENGINE_TEST_FILES = frozenset({
     "test_fae_mcts_batched.py", "test_fae_mcts_guided.py", "test_fantastiqa_notebook.py", "test_readme.py",
+    "test_kernel_warmup.py",
     "test_baselines.py", "test_card_policy.py", "test_fantastiqa_batch.py", "test_fantastiqa_card_view.py",
     "test_fantastiqa_declared_state.py", "test_fantastiqa_greedy_block.py", "test_fantastiqa_mcts_guided.py",
     "test_fantastiqa_vector.py", "test_fantastiqa_vector_greedy.py", "test_fantastiqa_vector_kernels.py",
     "test_imitation.py", "test_learner.py", "test_policy_file.py", "test_ppo_agent_tables.py", "test_redteam.py",
     "test_redteam_state.py", "test_sb3_predict_actions.py", "test_short_run.py", "test_train.py",
     "test_vector_set_state_ranges.py"})
-_WARMUP_LOCK = "TABLETOP_TEST_WARMUP_LOCK"  # the lock file's path, for the workers (they inherit the environment)
+from tests.kernel_warmup import LOCK_ENV as _WARMUP_LOCK  # noqa: E402  (the lock file's path, for the workers)
 WARMUP_WAIT_S = 600
 _warmup = []  # the controller's (process, lock path)
 
@@ -134,7 +135,7 @@ def pytest_configure(config):
         return
     fd, path = tempfile.mkstemp(prefix="kernel-warmup-", suffix=".lock")
     fcntl.flock(fd, fcntl.LOCK_EX)  # held by the child (it inherits the descriptor) until it exits
-    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tests" / "kernel_warmup.py")], pass_fds=(fd,),
+    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tests" / "kernel_warmup.py"), path + ".done"], pass_fds=(fd,),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO_ROOT)
     os.close(fd)
     os.environ[_WARMUP_LOCK] = path
@@ -146,7 +147,9 @@ def pytest_unconfigure(config):
     for proc, path in _warmup:
         proc.kill()
         proc.wait()
-        os.unlink(path)
+        for f in (path, path + ".done"):
+            if os.path.exists(f):
+                os.unlink(f)
     _warmup.clear()
 
 
