@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.kernel_warmup import LOCK_ENV as _WARMUP_LOCK  # the warm-up's lock file (below), for the workers
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -106,20 +108,19 @@ def run_notebook(tmp_path, monkeypatch):
 # ---------------------------------------------------------------- cold numba caches under `pytest -n 2`
 # A fresh clone compiles Fantastiqa's batched engine on first use (~130 s of one core), Fae's searches ~25 s.
 # Under xdist each worker compiled them for itself, both at once. Instead the controller starts
-# tests/kernel_warmup.py, which compiles them once into numba's cache while the workers run the other tests
-# first: the files below (the ones that meet those kernels, in the process or in one they start) run last, and the first of them in each worker waits for the warm-up to
-# end, then loads the kernels from the cache. A speed measure only: a file missing from the list compiles
-# what it needs itself, as before; a failed warm-up leaves the workers to do the same.
+# tests/kernel_warmup.py, which compiles them once into numba's cache while the workers run the other
+# tests first: the files below (those that meet these kernels, in their process or in one they start)
+# run last, and the first of them in each worker waits for the warm-up to end, then loads the kernels
+# from the cache. A speed measure only: a file missing from the list compiles what it needs itself, as
+# before; a warm-up that fails leaves the workers to do the same (and fails tests/test_kernel_warmup.py).
 ENGINE_TEST_FILES = frozenset({
-    "test_fae_mcts_batched.py", "test_fae_mcts_guided.py", "test_fantastiqa_notebook.py", "test_readme.py",
-    "test_kernel_warmup.py",
-    "test_baselines.py", "test_card_policy.py", "test_fantastiqa_batch.py", "test_fantastiqa_card_view.py",
-    "test_fantastiqa_declared_state.py", "test_fantastiqa_greedy_block.py", "test_fantastiqa_mcts_guided.py",
+    "test_baselines.py", "test_card_policy.py", "test_fae_mcts_batched.py", "test_fae_mcts_guided.py",
+    "test_fantastiqa_batch.py", "test_fantastiqa_card_view.py", "test_fantastiqa_declared_state.py",
+    "test_fantastiqa_greedy_block.py", "test_fantastiqa_mcts_guided.py", "test_fantastiqa_notebook.py",
     "test_fantastiqa_vector.py", "test_fantastiqa_vector_greedy.py", "test_fantastiqa_vector_kernels.py",
-    "test_imitation.py", "test_learner.py", "test_policy_file.py", "test_ppo_agent_tables.py", "test_redteam.py",
-    "test_redteam_state.py", "test_sb3_predict_actions.py", "test_short_run.py", "test_train.py",
-    "test_vector_set_state_ranges.py"})
-from tests.kernel_warmup import LOCK_ENV as _WARMUP_LOCK  # noqa: E402  (the lock file's path, for the workers)
+    "test_imitation.py", "test_kernel_warmup.py", "test_learner.py", "test_policy_file.py",
+    "test_ppo_agent_tables.py", "test_readme.py", "test_redteam.py", "test_redteam_state.py",
+    "test_sb3_predict_actions.py", "test_short_run.py", "test_train.py", "test_vector_set_state_ranges.py"})
 WARMUP_WAIT_S = 600
 _warmup = []  # the controller's (process, lock path)
 
@@ -135,8 +136,8 @@ def pytest_configure(config):
         return
     fd, path = tempfile.mkstemp(prefix="kernel-warmup-", suffix=".lock")
     fcntl.flock(fd, fcntl.LOCK_EX)  # held by the child (it inherits the descriptor) until it exits
-    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tests" / "kernel_warmup.py"), path + ".done"], pass_fds=(fd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO_ROOT)
+    proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "tests" / "kernel_warmup.py"), path + ".done"],
+                            pass_fds=(fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO_ROOT)
     os.close(fd)
     os.environ[_WARMUP_LOCK] = path
     _warmup.append((proc, path))
