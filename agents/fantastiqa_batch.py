@@ -267,6 +267,10 @@ class FantastiqaCardSets:
         self.observation_options = {**self.parts[0].observation_options, "card_sets": card_sets}
         self.action_blocks = self.parts[0].action_blocks
         self._mask = np.zeros((self.num_envs, NUM_ACTIONS_MAX), dtype=np.bool_)
+        # each file's mask rows, kept until a game of that file moves or is dealt (`_stale`): the learner
+        # core asks for the mask at every opponent round, where most files' games are waiting for the learner
+        self._masks = np.zeros((self.num_envs, NUM_ACTIONS_MAX), dtype=np.bool_)
+        self._stale = np.ones(len(self.parts), dtype=np.bool_)
         self._obs = np.zeros((self.num_envs, self.obs_size), dtype=np.float32)
         self._deal_rng = np.random.default_rng(0)
 
@@ -284,11 +288,18 @@ class FantastiqaCardSets:
     def reset(self, seeds) -> None:
         seeds = np.asarray(seeds)
         self._deal_rng = np.random.default_rng(int(seeds.reshape(-1)[0]) if seeds.size else 0)
+        self._stale[:] = True
         for p, s in zip(self.parts, self._split(seeds)):
             p.reset(s)
 
     def reset_done(self, seeds) -> np.ndarray:
-        return np.concatenate([p.reset_done(s) for p, s in zip(self.parts, self._split(seeds))])
+        dealt = []
+        for j, (p, s, start) in enumerate(zip(self.parts, self._split(seeds), self.starts)):
+            self._stale[j] = True  # before the call: a part that raises may have dealt some games
+            got = p.reset_done(s)
+            self._stale[j] = got.size > 0
+            dealt.append(got + start)
+        return np.concatenate(dealt)
 
     @property
     def current_player(self) -> np.ndarray:
@@ -300,11 +311,15 @@ class FantastiqaCardSets:
 
     def legal_mask(self, out=None) -> np.ndarray:
         out = self._mask if out is None else out
-        if not (isinstance(out, np.ndarray) and out.flags.c_contiguous):   # each part checks its rows of `out`
+        if not (isinstance(out, np.ndarray) and out.flags.c_contiguous and out.flags.writeable
+                and out.dtype == np.bool_ and out.shape == (self.num_envs, self.num_actions)):
             raise ValueError("out must be a writeable C-contiguous bool array of shape "
                              f"({self.num_envs}, {self.num_actions})")
-        for s, p in zip(self.starts, self.parts):
-            p.legal_mask(out=out[s:s + p.num_envs])   # a block of rows of a C-contiguous array is one too
+        for j in np.flatnonzero(self._stale):
+            s, p = self.starts[j], self.parts[j]
+            p.legal_mask(out=self._masks[s:s + p.num_envs])   # a block of rows of a C-contiguous array is one too
+            self._stale[j] = False
+        np.copyto(out, self._masks)   # the kept rows are never handed out: a caller may write into `out`
         return out
 
     def observe(self, seats=None, out=None) -> np.ndarray:
@@ -320,8 +335,9 @@ class FantastiqaCardSets:
     def step(self, actions, games=None) -> None:
         actions = np.asarray(actions)
         games = np.ones(self.num_envs, dtype=np.bool_) if games is None else np.asarray(games, dtype=np.bool_)
-        for p, a, g in zip(self.parts, self._split(actions), self._split(games)):
+        for j, (p, a, g) in enumerate(zip(self.parts, self._split(actions), self._split(games))):
             if g.any():
+                self._stale[j] = True
                 p.step(a, games=g)
 
     def returns(self) -> np.ndarray:
@@ -338,6 +354,7 @@ class FantastiqaCardSets:
 
             state = FantastiqaState.new(self.num_players, seed=int(self._deal_rng.integers(2**62)),
                                         **{**p.rule_options, "card_set": p.card_set})
+        self._stale[int(np.searchsorted(self.starts, int(i), side="right")) - 1] = True
         p.set_state(j, state)
 
     def greedy_actions(self, rng=None, games=None) -> np.ndarray:

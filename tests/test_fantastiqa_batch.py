@@ -149,3 +149,42 @@ def test_card_sets_legal_mask_writes_a_good_out_and_refuses_a_bad_one():
         with pytest.raises(ValueError, match="out must be"):
             b.legal_mask(out=buf)
         assert np.array_equal(b.legal_mask(), want)
+
+
+def _parts_masks(b) -> np.ndarray:
+    """Each card file's own mask, asked of its batch afresh."""
+    return np.concatenate([p.legal_mask().copy() for p in b.parts])
+
+
+def test_card_sets_keep_a_files_mask_until_one_of_its_games_moves_or_is_dealt():
+    """FantastiqaCardSets computes a file's mask rows again only after one of that file's games moved, was
+    dealt (reset, reset_done) or loaded (set_state): at every step of play where only some files' games
+    move (as in the learner core's opponent rounds), its mask is the files' own. reset_done gives the
+    indices of the games it dealt, over all files."""
+    b = FantastiqaBatch(9, 2, view="cards", card_sets="standin;generated:4;generated:7")
+    b.reset(np.arange(9))
+    rng = np.random.default_rng(3)
+    kept = moved = 0
+    for t in range(400):
+        kept += int(not b._stale.all())   # a file's rows are reused by this call
+        mask = b.legal_mask()
+        assert np.array_equal(mask, _parts_masks(b)), t
+        games = rng.random(9) < (0.9 if t % 3 == 0 else 0.2)   # often only a file or two moves
+        b.step(random_actions(mask, rng), games=games)
+        moved += int(games.any())
+        if t % 50 == 49:
+            b.set_state(4, b.state(0))   # another file's state: game 4 gets a new deal of its own file
+            assert np.array_equal(b.legal_mask(), _parts_masks(b))
+        if b.terminated.any():
+            done = np.flatnonzero(b.terminated)
+            assert np.array_equal(b.reset_done(rng.integers(2**31, size=9)), done)
+    assert moved > 100 and kept > 0
+
+
+def test_card_sets_mask_is_not_the_kept_rows():
+    """A caller writing into the returned mask does not change the next one."""
+    b = FantastiqaBatch(4, 2, view="cards", card_sets="standin;generated:4")
+    b.reset(np.arange(4))
+    want = b.legal_mask().copy()
+    b.legal_mask()[:] = False
+    assert np.array_equal(b.legal_mask(), want) and want.any()
