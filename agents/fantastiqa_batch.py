@@ -295,9 +295,10 @@ class FantastiqaCardSets:
     def reset_done(self, seeds) -> np.ndarray:
         dealt = []
         for j, (p, s, start) in enumerate(zip(self.parts, self._split(seeds), self.starts)):
+            was = self._stale[j]
             self._stale[j] = True  # before the call: a part that raises may have dealt some games
             got = p.reset_done(s)
-            self._stale[j] = got.size > 0
+            self._stale[j] = was or got.size > 0
             dealt.append(got + start)
         return np.concatenate(dealt)
 

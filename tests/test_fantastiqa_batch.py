@@ -159,13 +159,14 @@ def _parts_masks(b) -> np.ndarray:
 def test_card_sets_keep_a_files_mask_until_one_of_its_games_moves_or_is_dealt():
     """FantastiqaCardSets computes a file's mask rows again only after one of that file's games moved, was
     dealt (reset, reset_done) or loaded (set_state): at every step of play where only some files' games
-    move (as in the learner core's opponent rounds), its mask is the files' own. reset_done gives the
-    indices of the games it dealt, over all files."""
+    move (as in the learner core's opponent rounds), its mask is the files' own. reset_done, called at
+    every step as the learner core may, gives the indices of the games it dealt, over all files."""
     b = FantastiqaBatch(9, 2, view="cards", card_sets="standin;generated:4;generated:7")
     b.reset(np.arange(9))
     rng = np.random.default_rng(3)
     kept = moved = 0
-    for t in range(400):
+    dealt_late = False   # a game of a file after the first dealt again: its indices are offset
+    for t in range(6000):
         kept += int(not b._stale.all())   # a file's rows are reused by this call
         mask = b.legal_mask()
         assert np.array_equal(mask, _parts_masks(b)), t
@@ -175,10 +176,12 @@ def test_card_sets_keep_a_files_mask_until_one_of_its_games_moves_or_is_dealt():
         if t % 50 == 49:
             b.set_state(4, b.state(0))   # another file's state: game 4 gets a new deal of its own file
             assert np.array_equal(b.legal_mask(), _parts_masks(b))
-        if b.terminated.any():
-            done = np.flatnonzero(b.terminated)
-            assert np.array_equal(b.reset_done(rng.integers(2**31, size=9)), done)
-    assert moved > 100 and kept > 0
+        done = np.flatnonzero(b.terminated)
+        assert np.array_equal(b.reset_done(rng.integers(2**31, size=9)), done)
+        dealt_late |= bool((done >= b.starts[1]).any())
+        if t >= 400 and dealt_late:
+            break
+    assert moved > 100 and kept > 100 and dealt_late
 
 
 def test_card_sets_mask_is_not_the_kept_rows():
