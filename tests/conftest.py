@@ -126,13 +126,16 @@ _warmup = []  # the controller's (process, lock path)
 
 
 def pytest_configure(config):
-    import fcntl
     import subprocess
     import sys
     import tempfile
 
     workers = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2 or config.option.collectonly:
+        return
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): each worker compiles what it meets, as without the warm-up
         return
     fd, path = tempfile.mkstemp(prefix="kernel-warmup-", suffix=".lock")
     fcntl.flock(fd, fcntl.LOCK_EX)  # held by the child (it inherits the descriptor) until it exits
