@@ -275,8 +275,9 @@ class FantastiqaCardSets:
         self._deal_rng = np.random.default_rng(0)
 
     def _where(self, i: int) -> tuple:
+        """(the file's batch, game i's index in it, the file's index)."""
         j = int(np.searchsorted(self.starts, i, side="right")) - 1
-        return self.parts[j], i - int(self.starts[j])
+        return self.parts[j], i - int(self.starts[j]), j
 
     def _split(self, values) -> list:
         a = np.asarray(values)
@@ -345,18 +346,18 @@ class FantastiqaCardSets:
         return np.concatenate([p.returns() for p in self.parts])
 
     def state(self, i: int):
-        p, j = self._where(int(i))
-        return p.state(j)
+        p, k, _ = self._where(int(i))
+        return p.state(k)
 
     def set_state(self, i: int, state) -> None:
-        p, j = self._where(int(i))
+        p, k, j = self._where(int(i))
         if state.card_set != p.card_set:  # a cut game dealt again with another file's rules: deal one of this file
             from fantastiqa_rl.state import FantastiqaState
 
             state = FantastiqaState.new(self.num_players, seed=int(self._deal_rng.integers(2**62)),
                                         **{**p.rule_options, "card_set": p.card_set})
-        self._stale[int(np.searchsorted(self.starts, int(i), side="right")) - 1] = True
-        p.set_state(j, state)
+        self._stale[j] = True
+        p.set_state(k, state)
 
     def greedy_actions(self, rng=None, games=None) -> np.ndarray:
         games = np.ones(self.num_envs, dtype=np.bool_) if games is None else np.asarray(games, dtype=np.bool_)

@@ -148,6 +148,8 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     """A run shorter than the warm-up (a few tests) does not leave it compiling behind."""
+    if not _warmup:
+        return
     for proc, path in _warmup:
         proc.kill()
         proc.wait()
@@ -155,6 +157,7 @@ def pytest_unconfigure(config):
             if os.path.exists(f):
                 os.unlink(f)
     _warmup.clear()
+    os.environ.pop(_WARMUP_LOCK, None)  # a later pytest.main in this process starts its own
 
 
 def pytest_collection_modifyitems(config, items):

@@ -135,16 +135,17 @@ def test_observing_some_games_gives_their_rows_and_zeros(options):
 
 
 def test_card_sets_legal_mask_writes_a_good_out_and_refuses_a_bad_one():
-    """FantastiqaCardSets.legal_mask(out=...) lets each file's batch write its rows of `out`: a good
-    buffer gets the same mask as the batch's own; a wrong shape, dtype, layout or a list raises
-    ValueError and no row of the batch's own mask changes."""
+    """FantastiqaCardSets.legal_mask(out=...): a good buffer gets the same mask as the batch's own; a
+    wrong shape, dtype or layout, a read-only array or a list raises ValueError and no row of the batch's
+    own mask changes."""
     b = FantastiqaBatch(6, 2, view="cards", card_sets="standin;generated:4")
     b.reset(np.arange(6))
     want = b.legal_mask().copy()
     out = np.zeros_like(want)
     assert b.legal_mask(out=out) is out and np.array_equal(out, want)
     bad = [np.zeros((6, want.shape[1] - 1), dtype=np.bool_), np.zeros(want.shape, dtype=np.int8),
-           np.zeros((want.shape[1], 6), dtype=np.bool_).T, want.tolist()]
+           np.zeros((want.shape[1], 6), dtype=np.bool_).T, want.tolist(), np.zeros_like(want)]
+    bad[-1].flags.writeable = False   # read-only: refused before any file's rows are asked for
     for buf in bad:
         with pytest.raises(ValueError, match="out must be"):
             b.legal_mask(out=buf)

@@ -80,8 +80,7 @@ class FlatMaskableRolloutBuffer(MaskableRolloutBuffer):
             yield self._get_samples(indices[start:start + batch_size])
 
     def _get_samples(self, batch_inds: np.ndarray, env=None) -> MaskableRolloutBufferSamples:  # type: ignore[override]
-        # one gather per field; numpy's take copies the rows ~2x faster than torch's index_select here
-        # (2,048 of 16,384 card-view rows: 7.6 vs 14.5 ms), into a new array torch then shares
+        # one gather per field, by numpy (faster than torch's index_select: the module docstring)
         take = lambda name: torch.from_numpy(np.take(self.__dict__[name], batch_inds, axis=0))  # noqa: E731
         return MaskableRolloutBufferSamples(
             take("observations"), take("actions"), take("values").flatten(), take("log_probs").flatten(),
