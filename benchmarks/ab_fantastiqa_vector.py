@@ -24,6 +24,9 @@ import sys
 import warnings
 from pathlib import Path
 
+# the env row's games a measurement: one game (~2,000 decisions, ~0.1 s) swung by +-15% between rounds
+# on a quiet machine, enough to read 0.84x into two trees whose profiles differ by 3%
+ENV_GAMES = 4
 ROWS = ("core", "env", "greedy", "mask+step", "observe+mask+step", "greedy_actions", "greedy_actions, mask held")
 
 
@@ -41,7 +44,7 @@ def worker(tree: str) -> None:
     positions, pool = B.random_positions(1024), B.greedy_positions(1024)
     B.time_vector(positions[:64], 2, observe=True)          # compile or load the kernels off the clock
     B.time_greedy_vector(pool[:64], True)
-    runs = {"core": lambda: B.time_core(5000), "env": lambda: time_env(fantastiqa_rl.env, 1, engine_only=True),
+    runs = {"core": lambda: B.time_core(5000), "env": lambda: time_env(fantastiqa_rl.env, ENV_GAMES, engine_only=True),
             "greedy": lambda: B.time_greedy_scalar(pool[:300]),
             "mask+step": lambda: B.time_vector(positions, 20, observe=False),
             "observe+mask+step": lambda: B.time_vector(positions, 20, observe=True),
@@ -56,6 +59,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("trees", nargs="+", help="checkouts of this repository (old first)")
     parser.add_argument("--rounds", type=int, default=12, help="alternations (medians reported)")
+    parser.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS), metavar="ROW",
+                        help=f"the rows to time (default all: {', '.join(ROWS)})")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -70,10 +75,10 @@ def main(argv=None) -> int:
     for p in procs:
         if p.stdout.readline().strip() != "ready":
             raise SystemExit("a worker failed to start (see its error above)")
-    got = [{row: [] for row in ROWS} for _ in procs]
+    got = [{row: [] for row in args.rows} for _ in procs]
     load = os.getloadavg()[0]
     for r in range(args.rounds):
-        for row in ROWS:
+        for row in args.rows:
             for j in (range(len(procs)) if r % 2 == 0 else reversed(range(len(procs)))):
                 procs[j].stdin.write(row + "\n")
                 procs[j].stdin.flush()
@@ -85,9 +90,10 @@ def main(argv=None) -> int:
           f"the start, {os.getloadavg()[0]:.2f} at the end ({os.cpu_count()} CPUs)")
     for tree, res in zip(args.trees, got):
         m = {row: statistics.median(v) for row, v in res.items()}
-        ratio = {"mask+step": m["core"], "observe+mask+step": m["env"], "greedy_actions": m["greedy"],
-                 "greedy_actions, mask held": m["greedy"]}
-        cells = [f"{row} {m[row]:,.0f}" + (f" ({m[row] / ratio[row]:.2f}x)" if row in ratio else "") for row in ROWS]
+        ratio = {"mask+step": "core", "observe+mask+step": "env", "greedy_actions": "greedy",
+                 "greedy_actions, mask held": "greedy"}   # each batched row against its scalar reference
+        cells = [f"{row} {m[row]:,.0f}" + (f" ({m[row] / m[ratio[row]]:.2f}x)" if ratio.get(row) in m else "")
+                 for row in args.rows]
         print(f"{tree}: " + "; ".join(cells))
     return 0
 
