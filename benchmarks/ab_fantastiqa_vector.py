@@ -24,8 +24,8 @@ import sys
 import warnings
 from pathlib import Path
 
-# the env row's games a measurement: one game (~2,000 decisions, ~0.1 s) swung by +-15% between rounds
-# on a quiet machine, enough to read 0.84x into two trees whose profiles differ by 3%
+# the env row's games a measurement: one game (~2,000 decisions, ~0.1 s) swung by up to a third between
+# rounds on a quiet machine, enough to read 0.84x into two trees whose profiles differ by 4%
 ENV_GAMES = 4
 ROWS = ("core", "env", "greedy", "mask+step", "observe+mask+step", "greedy_actions", "greedy_actions, mask held")
 
