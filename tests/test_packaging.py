@@ -125,13 +125,19 @@ USER_CODE = textwrap.dedent('''
     assert obs["action_mask"].any()
     assert make_env("fae_v0", num_players=3).possible_agents == ["player_0", "player_1", "player_2"]
 
-    # every registered bot builds and moves
+    # every registered bot builds, and moves but for Fae's searches: their first move compiles their numba
+    # kernels again for this copy (~15 s of CPU; the repository's tests play them), where greedy's move
+    # already shows the installed files' kernels compile and cache
+    searches = {("fae", "mcts"), ("fae", "mcts_batched"), ("fae", "mcts_guided")}
     for game, spec in (("fae", fae_rl), ("fantastiqa", fantastiqa_rl)):
         e = spec.env(num_players=2)
         e.reset(seed=1)
         obs, *_ = e.last()
         for name in agent_names(game):
             bot = make_agent(game, name, seed=0)
+            if (game, name) in searches:
+                assert callable(bot.act), (game, name)
+                continue
             a = bot.act(obs["observation"], obs["action_mask"], state=e.unwrapped.game, seat=e.unwrapped.game.current_player)
             assert obs["action_mask"][a], (game, name)
 
