@@ -4,6 +4,7 @@ and a card-view training run trains it end to end."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -216,3 +217,24 @@ def test_greedy_agreement_reads_the_block():
     w = card_weights(_Policy(random_net(3)), {"game": "fantastiqa", "num_players": 2, "options": {"view": "cards"}})
     with pytest.raises(ValueError, match="action_features=greedy"):
         evaluate_policy(w, "fantastiqa", 2, "greedy", 2, 3, {"view": "cards"}, greedy_agreement=True)
+
+
+def test_any_card_file_benchmark_plays_each_seed_and_pools_them(capsys):
+    """benchmarks/fantastiqa_any_card_file.py: one line per seed (each seed its own deals), then the
+    share over all of them; a negative seed is refused before any game."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        import fantastiqa_any_card_file as bench
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    policy = str(root / "fantastiqa_rl" / "policies" / "fantastiqa_2p_cards_v3.npz")
+    assert bench.main([policy, "--card-sets", "generated:100", "--opponents", "random", "--games", "2",
+                       "--seeds", "1", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    per_seed = [line for line in lines if "vs random  seed" in line]
+    assert [line.split("seed ")[1].split()[0] for line in per_seed] == ["1", "2"]
+    assert any("all 4 games: win share" in line for line in lines)
+    with pytest.raises(SystemExit):
+        bench.main([policy, "--seeds", "-1"])
+    assert "every --seeds value >= 0" in capsys.readouterr().err
