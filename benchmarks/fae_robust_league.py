@@ -12,6 +12,11 @@ Round k:
 2. pool: the best response joins the pool as a frozen `ppo` opponent (registered as `league_br{i}`,
    argmax play, as the ppo bot plays); every earlier best response stays. `--first-probe` takes
    round 0's probe from an exploit report already run on the start policy (`exploit --json`).
+   `--brs` puts best responses already trained in the pool from round 0, and `--skip-first-probe`
+   then retrains round 0 against them without a probe (continuing a league whose last best
+   responses are in hand); `--start-opponent` names the frozen policy at `--start-weight` when it
+   is not the start. An entropy bonus (`--train-args "--ent-coef 0.01"`) keeps the policy mixed:
+   the league's figures with and without it are in docs/baselines.md.
 3. retrain: train.py's path (`parse_args` then `train`, `--preset`) from the current policy's head
    (`--init`), against the best responses (`--br-weight` shared among them), the batched search at
    its default budget (`--mcts-weight`, `mcts_batched`: the opponent whose level must not be lost),
@@ -78,8 +83,13 @@ def run_league(start: str = "fae_2p_v5", rounds: int = 2, probe_minutes: float =
                greedy_weight: float = 0.1, start_weight: float = 0.15, snapshot_prob: float = 0.1,
                preset: str = "make-train", train_args: str = "", first_probe: dict | None = None,
                probe_args: str = "", probe_steps: int = 10**9,
-               runs_dir: str = "runs/league", run_name: str = "robust", json_path: str | None = None) -> dict:
-    """Play the league (module docstring); returns (and writes to `json_path`) every round's figures."""
+               runs_dir: str = "runs/league", run_name: str = "robust", json_path: str | None = None,
+               brs: list[str] | None = None, start_opponent: str | None = None,
+               skip_first_probe: bool = False) -> dict:
+    """Play the league (module docstring); returns (and writes to `json_path`) every round's figures.
+    `brs`: best responses already trained (policy files) in the pool from round 0, before any probe's;
+    `start_opponent`: the frozen policy at `start_weight` (default `start`); `skip_first_probe`: round 0
+    retrains against `brs` without probing (to continue a league whose last probe is in `brs`)."""
     import shlex
 
     from tabletop_rl import train as trainer
@@ -92,13 +102,17 @@ def run_league(start: str = "fae_2p_v5", rounds: int = 2, probe_minutes: float =
     for label, value in (("probe_minutes", probe_minutes), ("train_minutes", train_minutes)):
         if not value > 0:
             raise ValueError(f"--{label.replace('_', '-')} must be > 0; got {value!r}")
+    if skip_first_probe is not False and (skip_first_probe is not True or not brs or first_probe is not None):
+        raise ValueError("--skip-first-probe takes --brs (the pool to retrain against) and no --first-probe")
     if first_probe is not None and first_probe.get("target") != _spec(start):
         raise ValueError(f"--first-probe is a probe of {first_probe.get('target')!r}, not of the start {_spec(start)!r}")
-    brs: list[str] = []
+    brs = list(brs or [])
+    start_opponent = start if start_opponent is None else start_opponent
     current = start
     out = {"game": GAME, "start": start, "seed": seed, "preset": preset, "train_args": train_args,
            "weights": {"br": br_weight, "mcts_batched": mcts_weight, "greedy": greedy_weight, "start": start_weight,
                        "snapshot_prob": snapshot_prob},
+           "brs_given": list(brs), "start_opponent": start_opponent,
            "rounds": [], "final": None, "date": time.strftime("%Y-%m-%d", time.gmtime())}
 
     def save():
@@ -106,21 +120,25 @@ def run_league(start: str = "fae_2p_v5", rounds: int = 2, probe_minutes: float =
             Path(json_path).parent.mkdir(parents=True, exist_ok=True)
             Path(json_path).write_text(json.dumps(out, indent=1), encoding="utf-8")
 
-    _register(START_NAME, start)
+    _register(START_NAME, start_opponent)
     registered = [START_NAME]
     try:
         for k in range(rounds):
             record = {"round": k, "policy": current}
             out["rounds"].append(record)
-            if k == 0 and first_probe is not None:
+            if k == 0 and skip_first_probe:
+                result = None
+                record["probe_from"] = "skipped: the pool is --brs"
+            elif k == 0 and first_probe is not None:
                 result = first_probe
                 record["probe_from"] = "--first-probe"
             else:
                 result = probe(GAME, _spec(current), minutes=probe_minutes, seed=seed, eval_games=probe_eval_games,
                                steps=probe_steps, train_args=probe_args, runs_dir=runs_dir,
                                run_name=f"{run_name}_r{k}_probe")
-            record["probe"] = _probe_record(result, result["minutes"])
-            brs.append(result["policy"])
+            record["probe"] = None if result is None else _probe_record(result, result["minutes"])
+            if result is not None:
+                brs.append(result["policy"])
             save()
             for i, br in enumerate(brs):
                 _register(BR_NAME.format(i), br)
@@ -174,6 +192,12 @@ def main(argv=None) -> int:
     parser.add_argument("--probe-steps", type=int, default=10**9, help="at most this many learner steps a round's probe")
     parser.add_argument("--first-probe", default=None, metavar="JSON",
                         help="round 0's probe: an `exploit --json` report of the start policy (not probed again)")
+    parser.add_argument("--brs", nargs="+", default=None, metavar="NPZ",
+                        help="best responses already trained (policy files), in the pool from round 0")
+    parser.add_argument("--start-opponent", default=None, metavar="POLICY",
+                        help="the frozen policy at --start-weight: a version name or .npz (default: --start)")
+    parser.add_argument("--skip-first-probe", action="store_true",
+                        help="round 0 retrains against --brs without probing the start first")
     parser.add_argument("--runs-dir", default="runs/league")
     parser.add_argument("--run-name", default="robust")
     parser.add_argument("--json", default=None, metavar="PATH", help="write every round's figures here")
@@ -187,11 +211,15 @@ def main(argv=None) -> int:
         out = run_league(args.start, args.rounds, args.probe_minutes, args.train_minutes, args.final_probe_minutes,
                          args.seed, args.probe_eval_games, args.final_probe_eval_games, args.br_weight, args.mcts_weight,
                          args.greedy_weight, args.start_weight, args.snapshot_prob, args.preset, args.train_args,
-                         first, args.probe_args, args.probe_steps, args.runs_dir, args.run_name, args.json)
+                         first, args.probe_args, args.probe_steps, args.runs_dir, args.run_name, args.json,
+                         args.brs, args.start_opponent, args.skip_first_probe is True)
     except ValueError as exc:
         parser.error(str(exc))
     for r in out["rounds"]:
         p = r["probe"]
+        if p is None:
+            print(f"round {r['round']}: no probe ({r['probe_from']}); retrained {r.get('train', {}).get('steps', 0):,} steps")
+            continue
         print(f"round {r['round']}: probe {p['win_share']:.3f} {p['wilson95']} over {p['eval_games']} games "
               f"({p['steps']:,} learner steps, {p['minutes']} min); retrained {r.get('train', {}).get('steps', 0):,} steps")
     if out["final"]:

@@ -46,3 +46,34 @@ def test_pool_weights_share_the_best_responses_weight():
 def test_a_first_probe_of_another_policy_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not of the start"):
         league.run_league(start="fae_2p_v1", first_probe={"target": "ppo:version=fae_2p_v5"}, runs_dir=str(tmp_path))
+
+
+def test_a_round_from_best_responses_in_hand_skips_the_first_probe(tmp_path, monkeypatch):
+    """--brs and --skip-first-probe: round 0 retrains against the given policies (no probe), and
+    --start-opponent is the frozen start opponent."""
+    from tabletop_rl.agents.policy_versions import version_path
+
+    registered = []
+    real = league._register
+    monkeypatch.setattr(league, "_register", lambda name, policy: (registered.append((name, policy)), real(name, policy)))
+
+    given = str(version_path("fae", "fae_2p_v1"))
+    out = league.run_league(start="fae_2p_v1", rounds=1, train_minutes=5, final_probe_minutes=0, mcts_weight=0,
+                            br_weight=0.3, start_weight=0.1, train_args=SMALL + " --total-steps 1024",
+                            runs_dir=str(tmp_path), run_name="s", brs=[given], start_opponent="fae_2p_v2",
+                            skip_first_probe=True)
+    (r0,) = out["rounds"]
+    assert r0["probe"] is None and r0["probe_from"].startswith("skipped")
+    assert r0["pool"]["best_responses"] == [given] and out["start_opponent"] == "fae_2p_v2"
+    assert not (tmp_path / "s_r0_probe").exists()
+    config = json.loads((tmp_path / "s_r0_train" / "config.json").read_text())
+    assert config["opponents"] == "league_br0=0.3,league_start=0.1" and r0["train"]["steps"] == 1024
+    assert registered == [("league_start", "fae_2p_v2"), ("league_br0", given)]
+
+
+@pytest.mark.parametrize("kw", [dict(skip_first_probe=True), dict(skip_first_probe=True, brs=["x.npz"],
+                                                                    first_probe={"target": "ppo:version=fae_2p_v1"}),
+                                dict(skip_first_probe="yes", brs=["x.npz"])])
+def test_skipping_the_first_probe_needs_best_responses_and_no_first_probe(kw, tmp_path):
+    with pytest.raises(ValueError, match="skip-first-probe"):
+        league.run_league(start="fae_2p_v1", runs_dir=str(tmp_path), **kw)
