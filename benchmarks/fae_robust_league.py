@@ -51,13 +51,22 @@ def _spec(policy: str) -> str:
     return f"ppo:version={policy}" if policy in version_names(GAME) else f"ppo:path={policy}"
 
 
-def _register(name: str, policy: str) -> None:
-    """`policy` (version name or .npz) as the bot `name`, for the learner core's pool (names only)."""
-    from tabletop_rl.agents import make_agent, register_agent
+def _check_policy(policy: str) -> dict:
+    """The ppo bot's keywords for `policy` (version name or .npz), loaded once: a missing or foreign
+    file (a pickled .zip, another game's policy) raises ValueError naming the problem."""
+    from tabletop_rl.agents import make_agent
     from tabletop_rl.agents.policy_versions import version_names
 
     kw = {"version": policy} if policy in version_names(GAME) else {"path": policy}
-    make_agent(GAME, "ppo", seed=0, **kw)  # a missing or foreign file fails here, naming the problem
+    make_agent(GAME, "ppo", seed=0, **kw)
+    return kw
+
+
+def _register(name: str, policy: str) -> None:
+    """`policy` (version name or .npz) as the bot `name`, for the learner core's pool (names only)."""
+    from tabletop_rl.agents import make_agent, register_agent
+
+    kw = _check_policy(policy)
     register_agent(GAME, name, lambda seed=None, _kw=kw, **more: make_agent(GAME, "ppo", seed=seed, **{**_kw, **more}))
 
 
@@ -107,6 +116,8 @@ def run_league(start: str = "fae_2p_v5", rounds: int = 2, probe_minutes: float =
     if first_probe is not None and first_probe.get("target") != _spec(start):
         raise ValueError(f"--first-probe is a probe of {first_probe.get('target')!r}, not of the start {_spec(start)!r}")
     brs = list(brs or [])
+    for policy in brs:  # before any probe or training: a bad file is refused at once, not after a round
+        _check_policy(policy)
     start_opponent = start if start_opponent is None else start_opponent
     current = start
     out = {"game": GAME, "start": start, "seed": seed, "preset": preset, "train_args": train_args,

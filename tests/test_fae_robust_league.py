@@ -77,3 +77,41 @@ def test_a_round_from_best_responses_in_hand_skips_the_first_probe(tmp_path, mon
 def test_skipping_the_first_probe_needs_best_responses_and_no_first_probe(kw, tmp_path):
     with pytest.raises(ValueError, match="skip-first-probe"):
         league.run_league(start="fae_2p_v1", runs_dir=str(tmp_path), **kw)
+
+
+def test_a_hostile_best_response_file_is_refused_before_anything_runs(tmp_path):
+    """--brs is read as data: a missing file, a text file or a pickled model.zip whose unpickling would
+    write a marker is refused at once, before any probe, training or registration, and nothing runs."""
+    import pickle
+    import zipfile
+
+    from tabletop_rl.agents import agent_names
+
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    bomb = tmp_path / "model.zip"
+    with zipfile.ZipFile(bomb, "w") as z:
+        z.writestr("data", pickle.dumps(Payload()))
+        z.writestr("policy.pth", pickle.dumps(Payload()))
+    text = tmp_path / "notes.npz"
+    text.write_text("not a policy")
+    before = agent_names("fae")
+    for bad in (str(tmp_path / "missing.npz"), str(text), str(bomb)):
+        runs = tmp_path / "runs"
+        with pytest.raises(ValueError):
+            league.run_league(start="fae_2p_v1", runs_dir=str(runs), brs=[bad], skip_first_probe=True,
+                              json_path=str(tmp_path / "out.json"))
+        assert not runs.exists() and not (tmp_path / "out.json").exists()
+    assert not marker.exists() and agent_names("fae") == before
+    with pytest.raises(ValueError):  # --start-opponent is read the same way
+        league.run_league(start="fae_2p_v1", runs_dir=str(tmp_path / "runs"), start_opponent=str(bomb),
+                          json_path=str(tmp_path / "out.json"))
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "out.json").exists()
+    assert not marker.exists() and agent_names("fae") == before
+    with pytest.raises(SystemExit):  # the command line says so and exits (argparse's error)
+        league.main(["--brs", str(bomb), "--skip-first-probe", "--runs-dir", str(tmp_path / "runs")])
+    assert not marker.exists()
