@@ -18,6 +18,12 @@ each with its `minutes`, `best_response_win_share`, `wilson95`, `games`, `learne
 `measured_by` (the command); an empty list says it was never probed. `probe_figure` reads the
 strongest probe at a budget (10 minutes: the figure the baselines table publishes).
 
+A version's optional `play` says how it is played when picked by name (or as the default):
+`{"deterministic": false, "temperature": 1.0}` samples from its policy (a mixed strategy: a policy
+trained with an entropy bonus against its own best responses is meant to be played so, and its
+figures were measured so), `{"deterministic": true}` (the same as no `play`) plays the argmax.
+`play_mode` reads it; `PPOAgent` follows it unless the caller says `deterministic=` itself.
+
 `any_card_file` (optional) names the version the default `ppo` plays on another card file than its
 default's (Fantastiqa's card-reading policy plays any card file; the default reads the STAND-IN's).
 
@@ -44,6 +50,9 @@ DETAILS = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}\.json")
 ENTRY_KEYS = {"name", "file", "details", "game", "players", "options", "command", "figures"}
 CATALOGUE_KEYS = {"game", "default", "versions"}
 OPTIONAL_KEYS = {"table_defaults", "any_card_file"}
+OPTIONAL_ENTRY_KEYS = {"play"}
+PLAY_KEYS = {"deterministic", "temperature"}
+TEMPERATURES = (0.05, 20.0)  # the range PPOAgent accepts
 
 
 def _package_dir(name: str) -> Path:
@@ -78,8 +87,9 @@ def catalogue(game: str) -> dict:
                          f"(and optionally {sorted(OPTIONAL_KEYS)})")
     versions = {}
     for entry in data["versions"]:
-        if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
-            raise _bad(path, f"each version needs exactly the keys {sorted(ENTRY_KEYS)}")
+        if not isinstance(entry, dict) or not ENTRY_KEYS <= set(entry) <= ENTRY_KEYS | OPTIONAL_ENTRY_KEYS:
+            raise _bad(path, f"each version needs exactly the keys {sorted(ENTRY_KEYS)} "
+                             f"(and optionally {sorted(OPTIONAL_ENTRY_KEYS)})")
         name, file = entry["name"], entry["file"]
         if not (isinstance(name, str) and NAME.fullmatch(name)) or name in versions:
             raise _bad(path, f"version name {name!r} must be unique, lower case letters, digits and _")
@@ -91,6 +101,7 @@ def catalogue(game: str) -> dict:
                 or not isinstance(entry["options"], dict) or not isinstance(entry["figures"], dict):
             raise _bad(path, f"{name}: game must be {game!r}, players an int, options and figures objects")
         _check_probes(path, name, entry["figures"].get("exploit_probe", []))
+        _check_play(path, name, entry.get("play", {"deterministic": True}))
         versions[name] = entry
     if data["default"] not in versions:
         raise _bad(path, f"default {data['default']!r} is not one of its versions {sorted(versions)}")
@@ -118,6 +129,18 @@ def _check_probes(path: Path, name: str, probes) -> None:
             and isinstance(p["date"], str) and isinstance(p["measured_by"], str)
     if not ok:
         raise _bad(path, f"{name}: figures.exploit_probe must be a list of probes, each with {sorted(PROBE_KEYS)}")
+
+
+def _check_play(path: Path, name: str, play) -> None:
+    """A version's `play`: deterministic True or False, and (sampled play only) a temperature in range."""
+    ok = isinstance(play, dict) and "deterministic" in play and set(play) <= PLAY_KEYS \
+        and isinstance(play["deterministic"], bool)
+    t = play.get("temperature", 1.0) if ok else None
+    ok = ok and not isinstance(t, bool) and isinstance(t, (int, float)) and TEMPERATURES[0] <= t <= TEMPERATURES[1] \
+        and (play["deterministic"] is False or "temperature" not in play)
+    if not ok:
+        raise _bad(path, f"{name}: play must be {{\"deterministic\": true}} or {{\"deterministic\": false, "
+                         f"\"temperature\": T}} with T in {list(TEMPERATURES)}")
 
 
 def _table_defaults(path: Path, default: str, named, versions: dict) -> dict[int, str]:
@@ -188,12 +211,20 @@ def probe_figure(game: str, version: str | None = None, minutes: float = 10) -> 
     return max(probes, key=lambda p: p["best_response_win_share"]) if probes else None
 
 
+def play_mode(game: str, version: str | None = None) -> tuple[bool, float]:
+    """(deterministic, temperature): how `version` (default: the default one) is played by name:
+    its catalogue `play`, else argmax (True, 1.0)."""
+    play = version_entry(game, version).get("play", {"deterministic": True})
+    return play["deterministic"], float(play.get("temperature", 1.0))
+
+
 def version_path(game: str, version: str | None = None) -> Path:
     """The policy file of `version` (default: the default one), inside the game's policies folder."""
     file = version_entry(game, version)["file"]  # first: an unknown game raises naming it
     return POLICY_FOLDERS[game] / file
 
 
-__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "any_card_file_version", "catalogue", "default_version", "probe_figure",
+__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "any_card_file_version", "catalogue", "default_version", "play_mode",
+           "probe_figure",
            "table_sizes", "version_entry",
            "version_names", "version_path"]

@@ -30,9 +30,11 @@ every array and the JSON header validated), so a file from someone else can neit
 exhaust memory. An
 SB3 `model.zip` is different: SB3 unpickles parts of it (cloudpickle), so loading one can run any
 code its author put there. It is loaded only with `trust_pickle=True` (arena: `--trust-pickle`),
-with a warning; convert your own model once with `PolicyWeights.from_sb3(...).save("policy.npz")`. `deterministic=True` (default) plays the
+with a warning; convert your own model once with `PolicyWeights.from_sb3(...).save("policy.npz")`. `deterministic=True` plays the
 most probable legal action; `False` samples from the masked policy with the agent's generator, at
-`temperature` (default 1: the policy's own distribution; above 1 flatter, below 1 nearer argmax).
+`temperature` (1: the policy's own distribution; above 1 flatter, below 1 nearer argmax). Left unset
+(None), both follow the version's catalogue `play` (`policy_versions.play_mode`: a version trained
+to be played as a mixed strategy says so there), and a file or weights play the argmax at 1.
 
 Deterministic play never loops: when the same observation comes back within a game (a CANCEL that
 returns to a decision, e.g. ADVENTURE then CANCEL in Fantastiqa), the agent takes the legal action
@@ -52,8 +54,8 @@ import numpy as np
 from tabletop_rl.agents.base import Agent
 from tabletop_rl.agents.policy_file import (  # noqa: F401  (PolicyFileError and the limits: part of this API)
     ACTIVATIONS, MAX_HEADER_BYTES, MAX_LAYERS, MAX_POLICY_VALUES, PolicyFileError, file_error, read_policy_npz)
-from tabletop_rl.agents.policy_versions import (POLICY_FOLDERS, any_card_file_version, default_version, version_entry,
-                                                version_path)
+from tabletop_rl.agents.policy_versions import (POLICY_FOLDERS, TEMPERATURES, any_card_file_version, default_version,
+                                                play_mode, version_entry, version_path)
 from tabletop_rl.agents.registry import register_agent
 
 
@@ -294,16 +296,15 @@ class PPOAgent(Agent):
     name = "ppo"
 
     def __init__(self, seed: int | None = None, path=None, weights: PolicyWeights | None = None,
-                 deterministic: bool = True, game: str = "fae", trust_pickle: bool = False,
-                 version: str | None = None, num_players: int | None = None, temperature: float = 1.0):
+                 deterministic: bool | None = None, game: str = "fae", trust_pickle: bool = False,
+                 version: str | None = None, num_players: int | None = None, temperature: float | None = None):
         super().__init__(seed)
-        if not isinstance(deterministic, bool):  # a flag is True or False, never a truthy "no"
-            raise ValueError(f"deterministic must be True or False; got {deterministic!r}")
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
-                or not 0.05 <= float(temperature) <= 20.0:
-            raise ValueError(f"temperature must be a number in [0.05, 20]; got {temperature!r}")
-        #: sampled play draws from softmax(logits / temperature) (unused by argmax play)
-        self.temperature = float(temperature)
+        if deterministic is not None and not isinstance(deterministic, bool):  # never a truthy "no"
+            raise ValueError(f"deterministic must be True or False (or None: the version's play); got {deterministic!r}")
+        if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
+                                        or not TEMPERATURES[0] <= float(temperature) <= TEMPERATURES[1]):
+            raise ValueError(f"temperature must be a number in {list(TEMPERATURES)}; got {temperature!r}")
+        self._play_given = (deterministic, None if temperature is None else float(temperature))
         if version is not None and (path is not None or weights is not None):
             raise ValueError("give a ppo bot one of version=, path= or weights=, not several")
         #: the catalogue name of the shipped policy it plays (None: a file or weights of the caller's)
@@ -317,7 +318,7 @@ class PPOAgent(Agent):
             self.version = version_entry(game, version)["name"]  # an unknown name: ValueError listing them
             path = default_policy_path(game, self.version)
         self.policy = weights if weights is not None else PolicyWeights.load(path, trust_pickle=trust_pickle is True)
-        self.deterministic = bool(deterministic)
+        self._follow_play()
         # The observation it was trained on (e.g. Fae's history and action_features): the arena and
         # play_game observe for this agent with these options.
         self.observation_options = dict(self.policy.meta.get("options") or {})
@@ -340,6 +341,16 @@ class PPOAgent(Agent):
         if self._home_file is not None:
             self.uses_state = True
 
+    def _follow_play(self) -> None:
+        """`deterministic` and `temperature`: the caller's where given, else the loaded version's catalogue
+        `play` (argmax at 1 for a file or weights)."""
+        det, temp = play_mode(self.game, self.version) if self.version is not None else (True, 1.0)
+        given_det, given_temp = self._play_given
+        #: argmax play (True) or sampled (False)
+        self.deterministic = det if given_det is None else given_det
+        #: sampled play draws from softmax(logits / temperature) (unused by argmax play)
+        self.temperature = temp if given_temp is None else given_temp
+
     def _follow_card_file(self, card_set) -> None:
         """The default's choice by card file (`_home_file`): its own default on the STAND-IN set, the
         any_card_file version elsewhere; loaded when it changes."""
@@ -350,6 +361,7 @@ class PPOAgent(Agent):
             return
         self.policy = PolicyWeights.load(default_policy_path(self.game, version))
         self.version = version
+        self._follow_play()
         self.observation_options = dict(self.policy.meta.get("options") or {})
         self._block = None
         if self.observation_options.get("action_features", "none") != "none":
@@ -367,6 +379,7 @@ class PPOAgent(Agent):
             raise ValueError(f"the {players}-player default {version} observes with options {options}, not "
                              f"{self.observation_options}: make this bot with num_players={players}")
         self.policy, self.version, self._table = policy, version, players
+        self._follow_play()
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

@@ -70,6 +70,14 @@ def _catalogue(tmp_path, monkeypatch, **changes) -> None:
     ({"players": True}, "players an int"),
     ({"extra": 1}, "exactly the keys"),
     ({"figures": {"exploit_probe": {"minutes": 10}}}, "exploit_probe must be a list"),
+    ({"play": {"deterministic": "false"}}, "play must be"),
+    ({"play": {"deterministic": 0}}, "play must be"),
+    ({"play": {}}, "play must be"),
+    ({"play": {"deterministic": False, "temperature": 0}}, "play must be"),
+    ({"play": {"deterministic": False, "temperature": True}}, "play must be"),
+    ({"play": {"deterministic": True, "temperature": 0.5}}, "play must be"),
+    ({"play": {"deterministic": False, "extra": 1}}, "play must be"),
+    ({"play": "sampled"}, "play must be"),
     ({"figures": {"exploit_probe": [{"minutes": 10, "best_response_win_share": 0.5}]}}, "exploit_probe must be a list"),
     ({"figures": {"exploit_probe": [{"minutes": 10, "best_response_win_share": 1.5, "wilson95": [0, 1], "games": 9,
                                      "learner_steps": 1, "date": "d", "measured_by": "m"}]}}, "exploit_probe must be"),
@@ -79,6 +87,33 @@ def test_a_malformed_catalogue_names_the_problem(tmp_path, monkeypatch, changes,
     try:
         with pytest.raises(ValueError, match=words):
             pv.version_names("fae")
+    finally:
+        pv.catalogue.cache_clear()
+
+
+def test_a_version_played_sampled_is_played_so_unless_the_caller_says(tmp_path, monkeypatch):
+    """`play` in the catalogue: the ppo bot picked by that version (or as the default) samples at its
+    temperature; deterministic= given by the caller wins; a version without `play` plays the argmax."""
+    import shutil
+
+    shutil.copy(SHIPPED["fae"], tmp_path / "t.npz")
+    _catalogue(tmp_path, monkeypatch, play={"deterministic": False, "temperature": 0.5})
+    try:
+        assert pv.play_mode("fae") == (False, 0.5)
+        for bot in (make_agent("fae", "ppo"), make_agent("fae", "ppo", version="t_v1")):
+            assert (bot.deterministic, bot.temperature) == (False, 0.5)
+        bot = make_agent("fae", "ppo", deterministic=True)
+        assert (bot.deterministic, bot.temperature) == (True, 0.5)
+        bot = make_agent("fae", "ppo", temperature=2.0)
+        assert (bot.deterministic, bot.temperature) == (False, 2.0)
+        bot = make_agent("fae", "ppo", path=str(tmp_path / "t.npz"))   # a file: its maker said nothing
+        assert (bot.deterministic, bot.temperature) == (True, 1.0)
+    finally:
+        pv.catalogue.cache_clear()
+    _catalogue(tmp_path, monkeypatch)
+    try:
+        assert pv.play_mode("fae") == (True, 1.0)
+        assert make_agent("fae", "ppo").deterministic is True
     finally:
         pv.catalogue.cache_clear()
 
