@@ -36,7 +36,8 @@ def test_a_version_is_a_bot_spec_and_the_old_fae_policy_is_v1():
     name, kwargs = parse_agent("ppo:version=fae_2p_v1")
     bot = make_agent("fae", name, seed=0, **kwargs)
     assert bot.version == "fae_2p_v1" and bot.policy.meta["trained_steps"] == 3_891_712
-    assert make_agent("fae", "ppo").version == "fae_2p_v6"  # fae_2p_v5 trained against its own best responses (issue 40)
+    assert make_agent("fae", "ppo").version == "fae_2p_v7"  # fae_2p_v6 trained against its best responses with an entropy bonus (issue 40)
+    assert make_agent("fae", "ppo").deterministic is False  # and played sampled, as its figures were measured (its catalogue play)
 
 
 @pytest.mark.parametrize("version", ["fae_2p_v9", "../fae_2p_v1", "/etc/passwd", "fae_2p_v1.npz", 5])
@@ -220,12 +221,13 @@ def test_the_table_plays_every_baseline_against_the_references_and_its_elders(tm
     mcts = "mcts:iterations=4"
     result = bt.run_table("fae", 2, games=4, mcts_games=2, mcts=mcts, quiet=True)
     pairs = [(c["entrant"], c["opponent"]) for c in result["pairings"]]
-    versions = [f"ppo:version=fae_2p_v{k}" for k in range(1, 7)]  # oldest first
+    versions = [f"ppo:version=fae_2p_v{k}" for k in range(1, 8)]  # oldest first
     expected = [(v, o) for i, v in enumerate(versions) for o in ["random", "greedy", mcts] + versions[:i]]
     assert pairs == expected + [("greedy", "random"), (mcts, "greedy")]
     assert [c["games"] for c in result["pairings"]] == [2 if mcts in pair else 4 for pair in pairs]
     games = {e["bot"]: e["games"] for e in result["entrants"]}
-    assert games == {**{v: 30 for v in versions}, "random": 28, "greedy": 30, mcts: 14}  # every game of every pairing
+    n = len(versions)  # every game of every pairing: 4 a pairing, 2 with the search
+    assert games == {**{v: 10 + 4 * (n - 1) for v in versions}, "random": 4 * n + 4, "greedy": 4 * n + 6, mcts: 2 * n + 2}
     v2 = versions[1]
     assert all(e["median_move_s"] > 0 and e["openskill_sigma"] > 0 for e in result["entrants"])
     doc = tmp_path / "baselines.md"

@@ -130,7 +130,7 @@ def test_act_batch_plays_the_moves_act_plays(history):
     from tabletop_rl.envs import get_game
     from tabletop_rl.envs.fae_batch import FaeBatch
 
-    spec, agent = get_game("fae"), make_agent("fae", "ppo", seed=0)
+    spec, agent = get_game("fae"), make_agent("fae", "ppo", seed=0, deterministic=True)  # argmax: the same moves
     batch = FaeBatch(6, 2, history=history, action_features="versus")
     batch.reset(np.arange(6) + 100)
     assert agent._observes_like(batch) == (history == "none")

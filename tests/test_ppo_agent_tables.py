@@ -13,7 +13,7 @@ from tabletop_rl.agents import policy_versions as pv
 from tabletop_rl.agents.arena import ArenaConfig, run_arena
 from tabletop_rl.agents.match import play_game
 
-TABLES = {2: "fae_2p_v6", 3: "fae_3p_v1", 4: "fae_4p_v1"}
+TABLES = {2: "fae_2p_v7", 3: "fae_3p_v1", 4: "fae_4p_v1"}
 
 
 @pytest.mark.parametrize("players, version", sorted(TABLES.items()))
