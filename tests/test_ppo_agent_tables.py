@@ -33,8 +33,13 @@ def test_plain_ppo_plays_the_default_of_the_table_it_sees(fae_spec, players):
     bot = make_agent("fae", "ppo", seed=0)
     play_game(fae_spec, [bot] + [make_agent("fae", "greedy", seed=1) for _ in range(players - 1)], seed=3)
     assert bot.version == TABLES[players] and bot.policy.meta["num_players"] == players
+    assert bot.deterministic is True  # each table's version is played as its catalogue entry says (argmax here)
     play_game(fae_spec, [bot, make_agent("fae", "greedy", seed=1)], seed=3)  # back at 2 players
-    assert bot.version == TABLES[2]
+    assert bot.version == TABLES[2] and bot.deterministic is pv.play_mode("fae", TABLES[2])[0] is False  # sampled
+    forced = make_agent("fae", "ppo", seed=0, deterministic=True)  # the caller's choice holds at every table
+    play_game(fae_spec, [forced] + [make_agent("fae", "greedy", seed=1) for _ in range(players - 1)], seed=3)
+    play_game(fae_spec, [forced, make_agent("fae", "greedy", seed=1)], seed=3)
+    assert forced.version == TABLES[2] and forced.deterministic is True
 
 
 def test_the_arena_spec_ppo_plays_the_tables_default(tmp_path):
