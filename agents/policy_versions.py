@@ -131,13 +131,17 @@ def _check_probes(path: Path, name: str, probes) -> None:
         raise _bad(path, f"{name}: figures.exploit_probe must be a list of probes, each with {sorted(PROBE_KEYS)}")
 
 
+def is_temperature(t) -> bool:
+    """Whether `t` is a sampling temperature the ppo bot accepts: a number (not a bool) in TEMPERATURES."""
+    return not isinstance(t, bool) and isinstance(t, (int, float)) and TEMPERATURES[0] <= float(t) <= TEMPERATURES[1]
+
+
 def _check_play(path: Path, name: str, play) -> None:
-    """A version's `play`: deterministic True or False, and (sampled play only) a temperature in range."""
+    """A version's `play`: {"deterministic": true} or {"deterministic": false[, "temperature": T]}."""
     ok = isinstance(play, dict) and "deterministic" in play and set(play) <= PLAY_KEYS \
         and isinstance(play["deterministic"], bool)
-    t = play.get("temperature", 1.0) if ok else None
-    ok = ok and not isinstance(t, bool) and isinstance(t, (int, float)) and TEMPERATURES[0] <= t <= TEMPERATURES[1] \
-        and (play["deterministic"] is False or "temperature" not in play)
+    if ok and "temperature" in play:  # a temperature only for sampled play
+        ok = play["deterministic"] is False and is_temperature(play["temperature"])
     if not ok:
         raise _bad(path, f"{name}: play must be {{\"deterministic\": true}} or {{\"deterministic\": false, "
                          f"\"temperature\": T}} with T in {list(TEMPERATURES)}")
@@ -224,7 +228,5 @@ def version_path(game: str, version: str | None = None) -> Path:
     return POLICY_FOLDERS[game] / file
 
 
-__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "any_card_file_version", "catalogue", "default_version", "play_mode",
-           "probe_figure",
-           "table_sizes", "version_entry",
-           "version_names", "version_path"]
+__all__ = ["CATALOGUE_FILE", "POLICY_FOLDERS", "any_card_file_version", "catalogue", "default_version", "is_temperature",
+           "play_mode", "probe_figure", "table_sizes", "version_entry", "version_names", "version_path"]

@@ -55,7 +55,7 @@ from tabletop_rl.agents.base import Agent
 from tabletop_rl.agents.policy_file import (  # noqa: F401  (PolicyFileError and the limits: part of this API)
     ACTIVATIONS, MAX_HEADER_BYTES, MAX_LAYERS, MAX_POLICY_VALUES, PolicyFileError, file_error, read_policy_npz)
 from tabletop_rl.agents.policy_versions import (POLICY_FOLDERS, TEMPERATURES, any_card_file_version, default_version,
-                                                play_mode, version_entry, version_path)
+                                                is_temperature, play_mode, version_entry, version_path)
 from tabletop_rl.agents.registry import register_agent
 
 
@@ -301,8 +301,7 @@ class PPOAgent(Agent):
         super().__init__(seed)
         if deterministic is not None and not isinstance(deterministic, bool):  # never a truthy "no"
             raise ValueError(f"deterministic must be True or False (or None: the version's play); got {deterministic!r}")
-        if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
-                                        or not TEMPERATURES[0] <= float(temperature) <= TEMPERATURES[1]):
+        if temperature is not None and not is_temperature(temperature):
             raise ValueError(f"temperature must be a number in {list(TEMPERATURES)}; got {temperature!r}")
         self._play_given = (deterministic, None if temperature is None else float(temperature))
         if version is not None and (path is not None or weights is not None):
