@@ -23,20 +23,8 @@ from numba import njit
 
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
 from fae_rl.vector_core import (
-    B_COUNT,
-    B_DRUIDS,
-    B_MOVE_OK,
-    B_PENDING,
-    B_RESOLVED,
-    MDST,
-    MSRC,
-    NB,
-    NB_N,
-    W_CARDS,
-    W_COLOURS,
-    W_CURRENT,
-    W_NPEND,
-    W_TERMINAL,
+    B_COUNT, B_DRUIDS, B_MOVE_OK, B_PENDING, B_RESOLVED, MDST, MSRC, NB, NB_N, W_CARDS, W_COLOURS, W_CURRENT,
+    W_NPEND, W_TERMINAL,
     ritual_gain,
 )
 

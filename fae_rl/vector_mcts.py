@@ -35,25 +35,11 @@ from numba import njit, prange
 
 from fae_rl.board import NUM_ACTIONS, NUM_COLOURS, NUM_MOVE_ACTIONS, NUM_RITUAL_CARDS, NUM_SPACES
 from fae_rl.margin import MAX_ISOLATED, _best_orders, _fill_contrib, isolated_by_move, pending_spaces
+# legal_actions: the one kernel of a game's legal ids (FaeState.legal_actions calls it too)
 from fae_rl.vector_core import (
-    B_COUNT,
-    B_MOVE_OK,
-    B_PENDING,
-    B_SIZE,
-    MSRC,
-    NB,
-    NB_N,
-    W_CARDS,
-    W_COLOURS,
-    W_CURRENT,
-    W_NPEND,
-    W_RITUAL,
-    W_SCORES,
-    W_SIZE,
-    W_TERMINAL,
-    apply_action,
-    legal_actions,  # the one kernel of a game's legal ids (FaeState.legal_actions calls it too)
-    ritual_gain,
+    B_COUNT, B_MOVE_OK, B_PENDING, B_SIZE, MSRC, NB, NB_N, W_CARDS, W_COLOURS, W_CURRENT, W_NPEND, W_RITUAL,
+    W_SCORES, W_SIZE, W_TERMINAL,
+    apply_action, legal_actions, ritual_gain,
 )
 from fae_rl.state import MAX_PLAYERS
 
