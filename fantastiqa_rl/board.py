@@ -41,8 +41,3 @@ SPACE_BETWEEN = tuple(
 # Open-quest spaces are framed by these positions (used by the Abbey later).
 UPPER_FRAME = (0, 1, 2, 5)
 LOWER_FRAME = (5, 2, 3, 4)
-
-
-def vulnerable_to(symbol: int) -> int:
-    """A creature providing S_k is subdued with S_(k-1 mod 9)."""
-    return (symbol - 1) % NUM_SYMBOLS
