@@ -218,9 +218,10 @@ PRESETS = {
         # untrained net nowhere (0.591 at 512 x 16 and at 256 x 64; approx_kl ~1e-4 an update): docs/benchmarks.md, S1/S2
         n_envs=256, n_steps=64, batch_size=2048, n_epochs=8, torch_threads=2,
         learning_rate=1e-3, anneal_lr=True,
-        # random mostly: from scratch greedy wins ~every game, random is the opponent it learns to beat first (run F2:
-        # 0.956 vs random after 25 min where the greedy-heavy mix gave 0.81 after 15); snapshots a fifth of the games
-        pool_random=1.0, pool_greedy=0.25, snapshot_prob=0.2,
+        # random and its own snapshots: from scratch greedy wins ~every game, random is the opponent it learns to beat
+        # first (run F3: 0.982 vs random after 20 min; F2 with greedy at 0.25: 0.956 after 26; the greedy-heavy mix 0.81
+        # after 15); snapshots a fifth of the games
+        pool_random=1.0, pool_greedy=0.0, snapshot_prob=0.2,
         bc_teacher="",  # no warm start: learning on its own
         eval_every=1_000_000, eval_games=200, checkpoint_every=1_000_000),
     # Seconds, for tests and the notebook: learns nothing useful, exercises everything.
@@ -264,7 +265,7 @@ PRESET_HELP = {
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: a warm start (~35 s on quiet cores; a first run adds the compiles), 22 min of PPO, then 1000 + 1000 games (<= 30 min)",
     "fantastiqa-short": "Fantastiqa 2p in a few minutes: the fantastiqa preset with a 20,000-decision warm start, 3 min of PPO, 200 games vs greedy at step 0 and 400 at the end (~4-5 min on 2 cores; a first run adds the compiles)",
     "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed (how fae_2p_v4 began: docs/baselines.md)",
-    "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 256 games x 64 steps, 8 epochs from lr 1e-3, mostly against random, 25 min, then 1000 + 1000 games",
+    "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 256 games x 64 steps, 8 epochs from lr 1e-3, against random and its snapshots, 25 min, then 1000 + 1000 games",
     "fantastiqa-cards-greedy": "the card view over 16 card files with the greedy block (any card file's greedy bot), 256 games x 64 steps, the value head trained alone for the first 300,000 steps, the anchor 0.01: 25 min, the best policy on 2 validation files kept (policy_best.npz), then 400 games vs greedy there",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
