@@ -32,12 +32,5 @@ NEIGHBOURS = tuple(
     tuple((c, b if a == pos else a) for c, (a, b) in enumerate(SPACES) if pos in (a, b))
     for pos in range(NUM_POSITIONS)
 )
-# SPACE_BETWEEN[a][b] = space joining positions a and b, or -1.
-SPACE_BETWEEN = tuple(
-    tuple(next((c for c, (x, y) in enumerate(SPACES) if {x, y} == {a, b}), -1) for b in range(6))
-    for a in range(6)
-)
-
-# Open-quest spaces are framed by these positions (used by the Abbey later).
-UPPER_FRAME = (0, 1, 2, 5)
+# Open-quest spaces are framed by these positions (the Abbey).
 LOWER_FRAME = (5, 2, 3, 4)

@@ -4,7 +4,6 @@
     obs = observe_cards(state, seat)                 # float32 (VIEW_SIZE,), the same for every card file
     v = card_view(card_set)                          # the tables of one card file
     v.encode(flat_obs, mask)                         # (..., FLAT), (..., n) -> (..., VIEW_SIZE): both engines use this
-    v.pad_mask(mask)                                 # (..., n) -> (..., NUM_ACTIONS_MAX), zeros past n
 
 The flat observation (`fantastiqa_rl.observation`, version 1, still the default) indexes its card
 and quest blocks by the KIND's position in the loaded card file, so what is learned on it is bound
@@ -40,7 +39,7 @@ so neither the order nor the card names matter. A seat that sees more than CARD_
 QUEST_ROWS quests) keeps every kind a legal action names and drops the last of the others (the
 tests count how often play reaches that: never in the games they play). Action ids are the env's
 own and the mask is unchanged; a learner that trains across card files pads the mask to
-NUM_ACTIONS_MAX (`pad_mask`), whose ids past the file's table are never legal.
+NUM_ACTIONS_MAX (`tabletop_rl.agents.fantastiqa_batch`), whose ids past the file's table are never legal.
 
 A card file beyond the maxima gets a ValueError naming the limit.
 """
@@ -203,13 +202,6 @@ class CardView:
         view = out.reshape(-1, VIEW_SIZE)
         _encode(flat, np.ascontiguousarray(mask != 0), view, self.global_index, self.K, self.Q, self.cards, self.quests,
                 self.card_entries, self.quest_entries)
-        return out
-
-    def pad_mask(self, mask: np.ndarray) -> np.ndarray:
-        """(..., n) -> (..., NUM_ACTIONS_MAX): the env's mask, zeros past its table."""
-        mask = np.asarray(mask)
-        out = np.zeros(mask.shape[:-1] + (NUM_ACTIONS_MAX,), dtype=mask.dtype)
-        out[..., :mask.shape[-1]] = mask
         return out
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from fantastiqa_rl.actions import ActionLayout
-from fantastiqa_rl.board import P_DRAGON, P_PEACEFUL
+from fantastiqa_rl.board import P_PEACEFUL
 from fantastiqa_rl.cards import CardSet, load_card_set
 from fantastiqa_rl.payment import profile
 
@@ -21,7 +21,7 @@ class Game:
         self.layout = ActionLayout(cs.num_card_kinds, cs.num_quest_kinds, abbey)
         hk_of = {ki: j for j, ki in enumerate(cs.holdable)}
         qk_of = {ki: j for j, ki in enumerate(cs.quest_kinds)}
-        kind, owner = [], []
+        kind = []
         self.start_cards = [[] for _ in range(num_players)]
         self.dragon_supply, self.box = [], []
         self.sections = {}            # section -> creature/raven instances used at this count
@@ -73,7 +73,6 @@ class Game:
         self.Q_NAME = tuple(k.name for k in Qs)
         self.Q_REGION = tuple(k.region for k in Qs)
         self.Q_NEEDS = tuple(k.needs for k in Qs)
-        self.Q_NEED_SYMS = tuple(frozenset(s for s, _ in k.needs) for k in Qs)
         self.Q_POINTS = tuple(k.points for k in Qs)
         self.Q_REWARD = tuple(k.reward for k in Qs)
         self.I_IS_RAVEN = tuple(kinds[ki].type == "raven" for ki in kind)
@@ -81,7 +80,6 @@ class Game:
         self.I_ABBEY_SYMBOL = tuple(kinds[ki].symbol if kinds[ki].type == "abbey" else -1 for ki in kind)
         self.I_ABBEY_REWARD = tuple(kinds[ki].reward if kinds[ki].type == "abbey" else None for ki in kind)
         self.I_ABBEY_DRAW = tuple(kinds[ki].draw if kinds[ki].type == "abbey" else 0 for ki in kind)
-        self.has_dragon_power = any(k.power == P_DRAGON for k in H)
 
     def card_name(self, i: int) -> str:
         return self.cs.kinds[self.I_KIND[i]].name

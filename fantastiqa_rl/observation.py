@@ -31,13 +31,12 @@ import numpy as np
 
 from fantastiqa_rl import actions as A
 from fantastiqa_rl.actions import PHASES
-from fantastiqa_rl.board import NUM_POSITIONS, NUM_SPACES, NUM_SYMBOLS, POWERS, SPACES
+from fantastiqa_rl.board import NUM_POSITIONS, NUM_SPACES, NUM_SYMBOLS, SPACES
 from fantastiqa_rl.abbey_view import ABBEY_FEATURES_SIZE, abbey_features
 from fantastiqa_rl.game import get_game
 
 MAX_PLAYERS = 4
 NUM_PHASES = len(PHASES)
-NUM_POWERS = len(POWERS)
 MAX_PERSONAL_QUESTS = 3
 GEM_SCALE, TOKEN_SCALE, SCORE_SCALE, SIZE_SCALE, SYMBOL_SCALE = 10.0, 3.0, 10.0, 10.0, 4.0
 TURN_CLIP = 300.0

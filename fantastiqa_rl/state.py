@@ -82,7 +82,6 @@ are documented in `fantastiqa_rl.serialization`, and the state's fields carry th
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from operator import itemgetter
 

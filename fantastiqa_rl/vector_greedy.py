@@ -426,7 +426,7 @@ def _abbey_continue(c, w, i, cap, T, B, p, row):
 @kernel
 def _main(c, w, i, cap, T, B, quest0, p, full, legal_row, plan, glass, cc, ww, row, wi, wp, have, hand):
     """The bot's _main over the flat set `full`; NOT_DECIDED where the scalar bot must decide."""
-    hk, power, qpoints = T[0], T[5], T[16]
+    power, qpoints = T[5], T[16]
     glass_kind, good, give, bf = B[1], B[2], B[3], B[6]
     Kn = T[2].shape[1]
     Q = qpoints.size

@@ -4,8 +4,7 @@ lengths; list capacity cap): the primitives every batched kernel module uses, wi
 and `draw` (a seat's draw, reshuffling with its Generator). They sit below every kernel module so
 that a rule topic's kernels (`fantastiqa_rl.statues.kernels`, `fantastiqa_rl.powers.kernels`) can
 use them and still be imported by the shared queries, steps and dispatchers (`vector_rules`,
-`vector_steps`, `vector_kernels`): those re-export them (`vector_rules.ln`, `vector_steps.sf`,
-`vector_steps.draw`, ... are these functions).
+`vector_steps`, `vector_kernels`): `vector_rules` re-exports them (`R.ln`, `R.append`, ... are these functions).
 """
 from __future__ import annotations
 

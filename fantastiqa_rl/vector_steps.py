@@ -6,8 +6,7 @@ in its docstring: here the dispatch (`apply`: `rules.do` and each phase's transi
 `fantastiqa_rl.powers.kernels`, the end of the turn's in `fantastiqa_rl.turn_flow.kernels`, the
 quests' in `fantastiqa_rl.quests.kernels`, the setup decisions' in `fantastiqa_rl.setup.kernels`, the
 adventure's in `fantastiqa_rl.adventure.kernels`, the free actions' in
-`fantastiqa_rl.free_actions.kernels`; `take`, `draw`, `committed_pop`, `pay_card` and
-`use_carpet` are `fantastiqa_rl.vector_rows`', re-exported). Each returns True when it
+`fantastiqa_rl.free_actions.kernels`; the row primitives are `fantastiqa_rl.vector_rows`'). Each returns True when it
 applied the action and False, before changing anything, where the scalar core must (a position the
 port does not cover), or where the step may shuffle and `st` is empty: `st` is the mover's chance
 Generator as PCG64 state words (`fantastiqa_rl.vector_chance`), given by the caller for the steps
@@ -28,8 +27,7 @@ from fantastiqa_rl.setup.kernels import setup
 from fantastiqa_rl.statues.kernels import buy, chest, release, statue_option
 from fantastiqa_rl.turn_flow.kernels import end_turn, finish_turn
 from fantastiqa_rl.vector_rules import F_FORBID, seat_list
-# take, draw, committed_pop, pay_card and use_carpet are vector_rows' (shared by topics), re-exported here
-from fantastiqa_rl.vector_rows import committed_pop, draw, pay_card, sf, take, use_carpet  # noqa: F401
+from fantastiqa_rl.vector_rows import sf, use_carpet
 from fantastiqa_rl.vector_state import (L_ADVENTURE, P_DISCARD, P_HAND, S_POS, W_CANCELS, W_COUNT, W_CUR, W_KEY,
                                         W_PHASE, W_PREV, W_VISITED)
 from fantastiqa_rl.vector_state import kernel
