@@ -131,6 +131,7 @@ class Config(RLlibFields):
     # --- opponent pool
     pool_random: float = 1.0  # weight of the random bot among fixed opponents
     pool_greedy: float = 0.5  # weight of the greedy bot among fixed opponents (if the game has one)
+    opponent_epsilon: float = 0.0  # learner core: each move of a fixed bot but random is a uniform legal move with this chance (a weaker bot that still races to the goal; 0 = none)
     opponents: str = ""  # more fixed opponents as name=weight pairs, comma separated: any registered bot (your own via --import)
     reward_fn: str = ""  # learner core: "module:function" whose reward_fn(batch, seats, dones) -> (N,) floats is added to the reward
     imports: str = ""  # modules to import first, comma separated (e.g. one that calls register_agent for --opponents)
@@ -342,6 +343,8 @@ def _train(cfg: Config) -> dict:
                 f"pip install \"tabletop-rl[rllib]\"", name=exc.name) from None
         if cfg.anchor_coef or cfg.value_warmup_steps:
             raise SystemExit("--anchor-coef and --value-warmup-steps shape MaskablePPO's updates: --backend sb3")
+        if cfg.opponent_epsilon:
+            raise SystemExit("--opponent-epsilon weakens the bots of train.py's learner core: --backend sb3")
         if cfg.eval_options or cfg.keep_best:
             raise SystemExit("--eval-options and --keep-best are train.py's own evaluations: --backend sb3")
         from tabletop_rl.training.rllib import train_rllib  # imports ray/torch lazily; needs the rllib extra

@@ -3,6 +3,7 @@
     python benchmarks/fantastiqa_any_card_file.py POLICY.npz                       # generated:100-102, 400 games each
     python benchmarks/fantastiqa_any_card_file.py POLICY.npz --card-sets standin generated:100 --games 1000
     python benchmarks/fantastiqa_any_card_file.py POLICY.npz --card-sets standin --opponents greedy --seeds 999983 7 2024
+    python benchmarks/fantastiqa_any_card_file.py POLICY.npz --card-sets standin --opponents greedy --opponent-epsilon 0.25
 
 For each card set, the win share of the policy (argmax, as PPOAgent plays) against random and against
 greedy over seat-rotated games on the batched engine (`tabletop_rl.training.evaluate_policy`, seed
@@ -13,6 +14,8 @@ on the deals of each seed given, and the share over all of them. Any Fantastiqa 
 train on the STAND-IN set and generated:0-13 only. Target: >= 0.97 vs random and >= 0.55 vs greedy
 on each of 3 held-out files, 400 games each. `--agreement` (a policy over the greedy block) also gives
 the share of its decisions with more than one legal action where it played the greedy bot's move.
+`--opponent-epsilon E` weakens the opponents but random (each move uniform with chance E): how far
+below greedy a policy plays (the from-scratch learner's curve in docs/benchmarks.md).
 """
 from __future__ import annotations
 
@@ -40,14 +43,17 @@ def main(argv=None) -> int:
                     help="also the share of the policy's moves that are the greedy bot's (a policy over the greedy block)")
     ap.add_argument("--seeds", nargs="+", type=int, default=[999_983],
                     help="deal seeds: --games games on each seed's deals, and the share over all of them")
+    ap.add_argument("--opponent-epsilon", type=float, default=0.0,
+                    help="each opponent move but random's is a uniform legal one with this chance (a weaker bot)")
     args = ap.parse_args(argv)
-    if args.games < 1 or any(s < 0 for s in args.seeds):
-        ap.error("--games must be >= 1 and every --seeds value >= 0")
+    if args.games < 1 or any(s < 0 for s in args.seeds) or not 0 <= args.opponent_epsilon <= 1:
+        ap.error("--games must be >= 1, every --seeds value >= 0 and --opponent-epsilon in [0, 1]")
     weights = PolicyWeights.load(args.policy)
     load0 = os.getloadavg()
     seeds = ", ".join(map(str, args.seeds))
+    weaker = f"; each opponent move uniform at rate {args.opponent_epsilon}" if args.opponent_epsilon else ""
     print(f"{args.policy}: {args.games} seat-rotated games per opponent, card set and seed (batched engine, "
-          f"seed{'s' if len(args.seeds) > 1 else ''} {seeds})")
+          f"seed{'s' if len(args.seeds) > 1 else ''} {seeds}{weaker})")
     for card_set in args.card_sets:
         options = dict(weights.meta.get("options") or {})
         if card_set != "standin":
@@ -57,7 +63,7 @@ def main(argv=None) -> int:
             for seed in args.seeds:
                 start = time.perf_counter()
                 r = evaluate_policy(weights, "fantastiqa", 2, opp, args.games, seed, options, max_steps=4000,
-                                    greedy_agreement=args.agreement is True)
+                                    greedy_agreement=args.agreement is True, opponent_epsilon=args.opponent_epsilon)
                 wins, games = wins + r["win_share"] * r["games"], games + r["games"]
                 agree = (f"  greedy's move {r['greedy_agreement']:.4f} of {r['agreement_decisions']:,} decisions"
                          if args.agreement else "")

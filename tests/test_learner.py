@@ -229,6 +229,50 @@ def test_opponents_from_one_pool_any_registered_bot():
         _FACTORIES.pop(("*", "lowest_batch"), None)
 
 
+def test_opponent_epsilon_weakens_the_bots_but_random():
+    """opponent_epsilon: each move of a fixed bot but random is a uniform legal move with that chance;
+    random's games and a core at 0 are the games without it (same seeds); bad values are refused."""
+    from tabletop_rl.agents.base import Agent
+    from tabletop_rl.agents.registry import _FACTORIES, register_agent
+    from tests.batch_helpers import assert_same_trace, learner_trace
+
+    def trace(opponents, **kw):
+        core = make_learner_core("fae", 6, opponents=opponents, seed=3, history="none", **kw)
+        core.reset()
+        return learner_trace(core, 40, seed=1)
+
+    assert_same_trace(trace({"random": 1.0}), trace({"random": 1.0}, opponent_epsilon=0.7))
+    assert_same_trace(trace({"greedy": 1.0}), trace({"greedy": 1.0}, opponent_epsilon=0.0))
+
+    class LowestBatch(Agent):
+        name = "lowest_batch"
+
+        def act(self, observation, action_mask, *, state=None, seat=None):
+            raise AssertionError("the batched form is used")
+
+        def act_batch(self, batch, games, rng):
+            return np.argmax(batch.legal_mask(), axis=1)
+
+    register_agent("*", "lowest_batch", LowestBatch)
+    try:
+        off = {}
+        for eps in (0.0, 0.5, 1.0):
+            core = make_learner_core("fae", 200, opponents={"lowest_batch": 1.0}, opponent_epsilon=eps, seed=0,
+                                     history="none")
+            core.reset()
+            mask = core.batch.legal_mask()
+            moves = core._opponent_actions(np.ones(200, dtype=bool), core.batch.current_player)
+            assert mask[np.arange(200), moves].all()
+            off[eps] = float(np.mean(moves != np.argmax(mask, axis=1)))
+        # Fae's opening has several legal moves: a uniform one is rarely the lowest
+        assert off[0.0] == 0.0 and 0.25 < off[0.5] < off[1.0] and off[1.0] > 0.6, off
+    finally:
+        _FACTORIES.pop(("*", "lowest_batch"), None)
+    for bad in (1.5, -0.1, float("nan"), True, "0.5"):
+        with pytest.raises(ValueError, match="opponent_epsilon"):
+            make_learner_core("fae", 2, opponent_epsilon=bad)
+
+
 def test_user_reward_callable_is_added_and_checked():
     def bonus(batch, seats, dones):
         return np.where(dones, 10.0, 1.0)

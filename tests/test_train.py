@@ -496,11 +496,12 @@ def test_resume_names_a_damaged_config_json(resumable_run, tmp_path, text, named
 
 def test_tiny_fantastiqa_run_trains_through_the_learner_core_with_a_users_bot_and_reward(tmp_path):
     """Fantastiqa trains through the learner core (ScalarBatch) like Fae, with a user's registered bot
-    among the opponents (--imports, --opponents) and a user's reward callable (--reward-fn)."""
+    among the opponents (--imports, --opponents), weakened (--opponent-epsilon), and a user's reward
+    callable (--reward-fn); a bad --opponent-epsilon stops the run before its folder is made."""
     cfg = train.parse_args(["--preset", "tiny", "--game", "fantastiqa", "--runs-dir", str(tmp_path), "--run-name", "q",
                             "--n-envs", "4", "--total-steps", "512", "--eval-every", "0", "--final-eval-games", "4",
                             "--checkpoint-every", "256", "--bc-teacher", "", "--max-game-steps", "300",
-                            "--imports", "tests.learner_helpers", "--opponents", "lowest=1",
+                            "--imports", "tests.learner_helpers", "--opponents", "lowest=1", "--opponent-epsilon", "0.5",
                             "--reward-fn", "tests.learner_helpers:step_penalty"])
     filters = list(warnings.filters)
     summary = train.train(cfg)
@@ -514,6 +515,11 @@ def test_tiny_fantastiqa_run_trains_through_the_learner_core_with_a_users_bot_an
     assert len(ckpt["fae_vector"]["meta"]["games"]) == 4  # the core's games, whatever the game
     with pytest.raises(SystemExit, match="unknown opponent"):
         train.train(dataclasses.replace(cfg, run_name="bad", opponents="nobody=1"))
+    for bad, named in ((dict(opponent_epsilon=1.5), "must be a number in"), (dict(opponent_epsilon=True), "must be a number"),
+                       (dict(vec_env="dummy"), "--vec-env learner")):
+        with pytest.raises(SystemExit, match="--opponent-epsilon " + re.escape(named) if "must" in named else re.escape(named)):
+            train.train(dataclasses.replace(cfg, run_name="bad_eps", **bad))
+        assert not (tmp_path / "bad_eps").exists()
 
 
 def test_evaluate_policy_plays_as_the_ppo_bot_and_stops_playing_decided_games():

@@ -17,7 +17,7 @@ from tabletop_rl.stats import wilson_interval as wilson
 
 def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: int, seed: int,
                     options: dict | None = None, max_steps: int = 0, learner_sample: bool = False,
-                    batched: bool = True, greedy_agreement: bool = False) -> dict:
+                    batched: bool = True, greedy_agreement: bool = False, opponent_epsilon: float = 0.0) -> dict:
     """The one evaluation of every backend and game: the win share of `weights` (a `PolicyWeights`:
     train.py's, the RLlib backend's export; played as `PPOAgent` plays it: argmax of the masked
     logits with its cycle breaking; sampled with `learner_sample`) over `games` seat-rotated games
@@ -29,6 +29,9 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
     (`max_steps`, 0: the game's own) cuts is not won; 95% Wilson interval. Every draw comes from
     `seed`: same arguments, same games.
 
+    `opponent_epsilon` weakens the opponent (not "random"): each of its moves is a uniform legal one with
+    that chance (the learner core's `opponent_epsilon`).
+
     `greedy_agreement` (an observation with the greedy block, option action_features=greedy): the row
     also gives the share of the policy's decisions with more than one legal action where it played
     the greedy bot's move (`greedy_agreement`, over `agreement_decisions`): 1.0 is greedy play.
@@ -38,7 +41,8 @@ def evaluate_policy(weights, game: str, num_players: int, opponent: str, games: 
 
     start = time.perf_counter()
     core = make_learner_core(game, games, num_players, batched=batched is True, opponents={opponent: 1.0},
-                             reward="win_loss", max_steps=max_steps or None, seed=seed, **dict(options or {}))
+                             reward="win_loss", max_steps=max_steps or None, opponent_epsilon=opponent_epsilon, seed=seed,
+                             **dict(options or {}))
     # a card-reading policy scores a fixed table of ids; a card file's own (smaller) table is its prefix
     pad = weights.num_actions - core.num_actions if weights.meta.get("architecture") == "card_sets" else 0
     if weights.obs_size != core.obs_size or pad < 0 or (weights.num_actions != core.num_actions and not pad):

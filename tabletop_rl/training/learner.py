@@ -27,6 +27,9 @@ game, slower); `LearnerCore(batch, game, ...)` takes any `BatchedGame` you built
   `act_batch(batch, games, rng)` (one call for all the games it moves in), a snapshot (one policy
   forward for every game it moves in); any other bot per game, through `agents.match.bot_action`
   on `batch.state(i)` (one Agent per game, reset each episode with a seed from the core's generator).
+  `opponent_epsilon` weakens the fixed bots but "random": each of their moves is a uniform legal one
+  with that chance (drawn from the core's generator), so a learner from scratch meets a bot that races
+  to the goal and that it can still beat (`train.py --opponent-epsilon`; 0, the default, draws nothing).
 - Reward, to the learner only: `"win_loss"` pays its return at the end; a potential name
   (`"score_diff"`: the game spec's potential; Fae also `"seat_diff"`, see `tabletop_rl.envs.fae_batch`)
   pays the change in the learner's potential from one of its decisions to the next (opponents'
@@ -102,13 +105,14 @@ def make_batch(game, num_envs: int, num_players: int = 2, batched: bool = True, 
 def make_learner_core(game, num_envs: int, num_players: int = 2, *, batched: bool = True, opponents=None,
                       snapshot_prob: float = 0.0, max_snapshots: int = 8, reward: str = "score_diff",
                       win_bonus: float = 0.0, reward_scale: float = 1.0, reward_fn=None, max_steps: int | None = None,
-                      cut_reward: float = 0.0, seed: int = 0, **options) -> "LearnerCore":
+                      cut_reward: float = 0.0, opponent_epsilon: float = 0.0, seed: int = 0,
+                      **options) -> "LearnerCore":
     """A `LearnerCore` over `make_batch(game, num_envs, num_players, batched, **options)`."""
     spec = game if isinstance(game, GameSpec) else get_game(game)
     batch = make_batch(spec, num_envs, num_players, batched, **options)
     return LearnerCore(batch, spec, opponents=opponents, snapshot_prob=snapshot_prob, max_snapshots=max_snapshots,
                        reward=reward, win_bonus=win_bonus, reward_scale=reward_scale, reward_fn=reward_fn,
-                       max_steps=max_steps, cut_reward=cut_reward, seed=seed,
+                       max_steps=max_steps, cut_reward=cut_reward, opponent_epsilon=opponent_epsilon, seed=seed,
                        rule_options=spec.split_options(options)[0], observation_options=spec.split_options(options)[1])
 
 
@@ -118,7 +122,8 @@ class LearnerCore:
     def __init__(self, batch: BatchedGame, game, opponents: dict | OpponentPool | None = None,
                  snapshot_prob: float = 0.0, max_snapshots: int = 8, reward: str = "score_diff", win_bonus: float = 0.0,
                  reward_scale: float = 1.0, reward_fn: Callable[..., Any] | None = None, max_steps: int | None = None,
-                 cut_reward: float = 0.0, seed: int = 0, rule_options: dict | None = None,
+                 cut_reward: float = 0.0, opponent_epsilon: float = 0.0, seed: int = 0,
+                 rule_options: dict | None = None,
                  observation_options: dict | None = None, seats="rotate"):
         from tabletop_rl.agents.registry import agent_names, make_agent
 
@@ -151,10 +156,14 @@ class LearnerCore:
         unknown = sorted(set(self.pool.fixed) - set(agent_names(self.spec.name)) - set(self.pool.agents))
         if unknown:
             raise ValueError(f"unknown opponent(s) {unknown} for {self.spec.name}; known: {agent_names(self.spec.name)}")
-        for name, value in (("win_bonus", win_bonus), ("reward_scale", reward_scale), ("cut_reward", cut_reward)):
+        for name, value in (("win_bonus", win_bonus), ("reward_scale", reward_scale), ("cut_reward", cut_reward),
+                            ("opponent_epsilon", opponent_epsilon)):
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
                     or not np.isfinite(value):
                 raise ValueError(f"{name} must be a finite number; got {value!r}")
+        if not 0.0 <= opponent_epsilon <= 1.0:
+            raise ValueError(f"opponent_epsilon must be in [0, 1]; got {opponent_epsilon!r}")
+        self.opponent_epsilon = float(opponent_epsilon)
         max_steps = self.spec.max_steps if max_steps is None else max_steps
         if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer))
                                       or max_steps < 1):
@@ -276,6 +285,9 @@ class LearnerCore:
                 for i in g:
                     actions[i] = bot_action(self._bots[kind][i], self.spec, view(int(i)), int(cur[i]),
                                             self.observation_options, mask=self._mask[i].copy())
+            if self.opponent_epsilon > 0 and mover != "random":   # a weaker bot: some of its moves uniform
+                h = g[self.rng.random(g.size) < self.opponent_epsilon]
+                actions[h] = np.argmax(np.where(self._mask[h], self.rng.random((h.size, self.num_actions)), -1.0), axis=1)
         snaps = todo & (self.opp >= nf)
         if snaps.any():
             obs = b.observe(np.where(snaps, cur, -1), out=self._obs)

@@ -224,7 +224,7 @@ def make_core(cfg, num_envs: int, seed: int, pool=None, **overrides):
 
     kwargs = dict(opponents=make_pool(cfg) if pool is None else pool, reward=cfg.reward, win_bonus=cfg.win_bonus,
                   reward_scale=cfg.reward_scale, reward_fn=user_reward(cfg), max_steps=cfg.max_game_steps or None,
-                  cut_reward=cfg.cut_reward, seed=seed)
+                  cut_reward=cfg.cut_reward, opponent_epsilon=cfg.opponent_epsilon, seed=seed)
     kwargs.update(overrides)
     try:
         return make_learner_core(cfg.game, num_envs, cfg.num_players, **kwargs, **parse_options(cfg.options))
@@ -291,10 +291,20 @@ def check_value_warmup(cfg) -> None:
         raise SystemExit(f"--value-warmup-steps must be a whole number >= 0; got {steps!r}")
 
 
+def check_opponent_epsilon(cfg) -> None:
+    """--opponent-epsilon: a number in [0, 1], and > 0 only on the learner core, which moves the bots (SystemExit)."""
+    eps = cfg.opponent_epsilon
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (math.isfinite(eps) and 0 <= eps <= 1):
+        raise SystemExit(f"--opponent-epsilon must be a number in [0, 1]; got {eps!r}")
+    if eps > 0 and resolve_vec_env(cfg) != "learner":
+        raise SystemExit("--opponent-epsilon weakens the bots the learner core moves: --vec-env learner (the default)")
+
+
 def check_learning_flags(cfg) -> None:
     """The PPO flags a run folder must not be made for when they are wrong (SystemExit naming the flag)."""
     check_anchor(cfg)
     check_value_warmup(cfg)
+    check_opponent_epsilon(cfg)
 
 
 def value_head_parameters(policy) -> list:
