@@ -238,3 +238,34 @@ def test_any_card_file_benchmark_plays_each_seed_and_pools_them(capsys):
     with pytest.raises(SystemExit):
         bench.main([policy, "--seeds", "-1"])
     assert "every --seeds value >= 0" in capsys.readouterr().err
+    assert bench.main([policy, "--card-sets", "generated:100", "--opponents", "greedy", "--games", "2",
+                       "--opponent-epsilon", "0.5"]) == 0
+    assert "each opponent move uniform at rate 0.5" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        bench.main([policy, "--opponent-epsilon", "1.5"])
+
+
+def test_turn_profile_counts_each_bots_turns_from_arena_records(tmp_path, capsys):
+    """benchmarks/fantastiqa_turn_profile.py: per bot, its turns, the turns it left its turn action unused,
+    its turn actions and buys, from replayed arena records; a record of another game is refused by name.
+    The control: greedy uses more of its turns than random does."""
+    from tabletop_rl.agents.arena import ArenaConfig, run_arena
+    from tabletop_rl.agents.records import read_records
+    from benchmarks.fantastiqa_turn_profile import COLUMNS, main, profile
+
+    run_arena(ArenaConfig(game="fantastiqa", agents=["greedy", "random"], games=4, workers=1), out=str(tmp_path / "q"),
+              plot=False, quiet=True)
+    path = tmp_path / "q" / "records.jsonl"
+    table = profile(read_records(path))
+    assert set(table) == {"greedy", "random"} and all(row["games"] == 4 for row in table.values())
+    for row in table.values():
+        assert set(row) == {"games", *COLUMNS} and row["turns"] >= row["unused"] >= row["unused_statue_legal"] >= 0
+        assert row["buy_decisions"] >= row["affordable"] >= 0 and row["bought"] <= row["buy_decisions"]
+    g, r = table["greedy"], table["random"]
+    assert g["unused"] / g["turns"] < r["unused"] / r["turns"] and g["bought"] > 0
+    main([str(path)])
+    assert "greedy" in capsys.readouterr().out
+    run_arena(ArenaConfig(game="fae", agents=["random", "random"], games=2, workers=1), out=str(tmp_path / "f"),
+              plot=False, quiet=True)
+    with pytest.raises(SystemExit, match="'fae' record"):
+        profile(read_records(tmp_path / "f" / "records.jsonl"))
