@@ -214,13 +214,15 @@ PRESETS = {
         net_arch="64,32,128,32",  # card encoder, quest encoder, context, entity sizes
         max_game_steps=4000, cut_reward=-2.0,  # as the flat preset: a game still running after 4,000 steps is cut, not won
         total_steps=40_000_000, time_limit_min=25.0,  # the time limit ends the run; the final games then fit in 30 min
-        reward="score_diff", gamma=0.99, gae_lambda=0.95,
+        # gamma 0.997: a bought card pays off turns later (0.99 never bought one; runs G3 / G5, seeds 0 / 1: 0.112 / 0.076
+        # vs greedy where 0.99 gave 0.072 / 0.057 (F4 / F5), 0.994 / 0.999 vs random; 0.999 was worse: docs/benchmarks.md)
+        reward="score_diff", gamma=0.997, gae_lambda=0.95,
         # 256 games x 64 steps, 8 epochs from lr 1e-3: 0.812 vs random after 15 min where 2 epochs from 3e-4 moved the
         # untrained net nowhere (0.591 at 512 x 16 and at 256 x 64; approx_kl ~1e-4 an update): docs/benchmarks.md, S1/S2
         n_envs=256, n_steps=64, batch_size=2048, n_epochs=8, torch_threads=2,
         learning_rate=1e-3, anneal_lr=True,
         # random and its own snapshots: from scratch greedy wins ~every game, random is the opponent it learns to beat
-        # first (runs F4 / F5, this preset's 25 min, seeds 0 / 1: 0.991 / 1.000 vs random, 0.07 / 0.06 vs greedy; F2 with
+        # first (runs F4 / F5 at gamma 0.99, 25 min, seeds 0 / 1: 0.991 / 1.000 vs random, 0.07 / 0.06 vs greedy; F2 with
         # greedy at 0.25: 0.956 after 26; the greedy-heavy mix 0.81 after 15); snapshots a fifth of the games
         pool_random=1.0, pool_greedy=0.0, snapshot_prob=0.2,
         bc_teacher="",  # no warm start: learning on its own
@@ -252,7 +254,7 @@ PRESETS["fantastiqa-short"] = dict(
 PRESETS["fantastiqa-cards-greedy"] = dict(
     PRESETS["fantastiqa-cards"],
     options="view=cards,action_features=greedy,card_sets=standin;standin;" + ";".join(f"generated:{k}" for k in range(14)),
-    n_envs=256, n_steps=64, value_warmup_steps=300_000,
+    n_envs=256, n_steps=64, value_warmup_steps=300_000, gamma=0.99,  # its runs' horizon (the from-scratch one is longer)
     n_epochs=2, learning_rate=3e-4,  # its runs E1-E3 (the from-scratch preset's 8 epochs from 1e-3 are not tried here)
     pool_random=0.25, pool_greedy=1.0, snapshot_prob=0.1,  # mostly greedy, the bot to beat (runs A1-A4, fantastiqa_2p_cards_v3)
     time_limit_min=25.0, bc_teacher="greedy", bc_samples=50_000, bc_epochs=4, bc_explore=0.25,
