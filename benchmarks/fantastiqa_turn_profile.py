@@ -35,9 +35,13 @@ def profile(records) -> dict[str, dict]:
         if rec.get("game") != "fantastiqa":
             raise SystemExit(f"{getattr(rec, 'source', 'a record')}: a {rec.get('game')!r} record; this profile "
                              f"reads Fantastiqa's")
-        bots, actions = rec["agents"], rec["actions"]
+        states = replay(rec, stream=True)       # checks every field first (ReplayError naming it)
+        bots, actions = rec.get("agents"), rec["actions"]
+        if bots is None:
+            raise SystemExit(f"{getattr(rec, 'source', 'a record')}: no 'agents' field: this profile needs the bots' "
+                             f"names (the arena writes them)")
         last = None
-        for i, s in enumerate(replay(rec, stream=True)):
+        for i, s in enumerate(states):
             last = s
             if i == len(actions):
                 break
@@ -52,7 +56,7 @@ def profile(records) -> dict[str, dict]:
                 row["adventures"] += 1
             elif ph == A.STATUE_OPTION and a in _STATUE:
                 row[_STATUE[a]] += 1
-            elif ph == A.MAIN and a == s.layout.quest + s.layout.Q:   # EXPLORE (the Abbey)
+            elif ph == A.MAIN and a == s.layout.explore:   # the Abbey
                 row["explore"] += 1
             elif ph == A.BUY:
                 row["buy_decisions"] += 1

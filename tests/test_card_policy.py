@@ -269,3 +269,13 @@ def test_turn_profile_counts_each_bots_turns_from_arena_records(tmp_path, capsys
               plot=False, quiet=True)
     with pytest.raises(SystemExit, match="'fae' record"):
         profile(read_records(tmp_path / "f" / "records.jsonl"))
+    # hostile records: each refused by name before anything is counted
+    from tabletop_rl.agents.records import ReplayError
+
+    good = next(iter(read_records(path)))
+    with pytest.raises(SystemExit, match="no 'agents' field"):
+        profile([{k: v for k, v in good.items() if k != "agents"}])
+    for damaged, named in ((dict(good, actions=[10**9]), "actions"), (dict(good, agents=["x"]), "agents"),
+                           (dict(good, actions="rm -rf /"), "actions")):
+        with pytest.raises(ReplayError, match=named):
+            profile([damaged])

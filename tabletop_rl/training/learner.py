@@ -260,6 +260,10 @@ class LearnerCore:
         self.game_steps[games] = 0
         self.phi[games] = 0.0  # a fresh deal's potential: the first step pays what happened before it
 
+    def _uniform_legal(self, games: np.ndarray) -> np.ndarray:
+        """A uniform legal move in each of `games` (indices) under the current masks, from the core's generator."""
+        return np.argmax(np.where(self._mask[games], self.rng.random((games.size, self.num_actions)), -1.0), axis=1)
+
     def _opponent_actions(self, todo: np.ndarray, cur: np.ndarray) -> np.ndarray:
         """Each opponent's move in the games of `todo` (bool), batched where its kind allows."""
         b, nf = self.batch, len(self.fixed_names)
@@ -271,7 +275,7 @@ class LearnerCore:
                 continue
             g = np.flatnonzero(sel)
             if mover == "random":
-                actions[g] = np.argmax(np.where(self._mask[g], self.rng.random((g.size, self.num_actions)), -1.0), axis=1)
+                actions[g] = self._uniform_legal(g)
             elif mover == "greedy":
                 actions[g] = b.greedy_actions(self.rng, games=sel)[g]
             elif mover == "agent_batch":
@@ -287,7 +291,7 @@ class LearnerCore:
                                             self.observation_options, mask=self._mask[i].copy())
             if self.opponent_epsilon > 0 and mover != "random":   # a weaker bot: some of its moves uniform
                 h = g[self.rng.random(g.size) < self.opponent_epsilon]
-                actions[h] = np.argmax(np.where(self._mask[h], self.rng.random((h.size, self.num_actions)), -1.0), axis=1)
+                actions[h] = self._uniform_legal(h)
         snaps = todo & (self.opp >= nf)
         if snaps.any():
             obs = b.observe(np.where(snaps, cur, -1), out=self._obs)
