@@ -55,26 +55,16 @@ class Game:
         self.I_HAND_KIND = tuple(hk_of.get(ki, -1) for ki in kind)
         self.I_QUEST_KIND = tuple(qk_of.get(ki, -1) for ki in kind)
         kinds = cs.kinds
-        # Per holdable kind (action index k).
+        # Per holdable kind (action index k), then per quest kind (action index q): the kinds' fields.
         H = [kinds[ki] for ki in cs.holdable]
-        self.K_NAME = tuple(k.name for k in H)
-        self.K_SYMS = tuple(k.symbols for k in H)
-        self.K_POWER = tuple(k.power for k in H)
-        self.K_COST = tuple(k.cost for k in H)
-        self.K_EFFECTS = tuple(k.effects for k in H)
+        (self.K_NAME, self.K_SYMS, self.K_POWER, self.K_COST, self.K_EFFECTS, self.K_VULN, self.K_STRENGTH,
+         self.K_GEM) = _columns(H, "name symbols power cost effects vulnerability strength gem")
         self.K_PROFILE = tuple(profile(k.symbols) for k in H)
         self.K_DOUBLED_PROFILE = tuple(profile(k.symbols, True) for k in H)
         self.K_IS_CREATURE = tuple(k.type == "creature" for k in H)
-        self.K_VULN = tuple(k.vulnerability for k in H)
-        self.K_STRENGTH = tuple(k.strength for k in H)
-        self.K_GEM = tuple(k.gem for k in H)
-        # Per quest kind (action index q).
         Qs = [kinds[ki] for ki in cs.quest_kinds]
-        self.Q_NAME = tuple(k.name for k in Qs)
-        self.Q_REGION = tuple(k.region for k in Qs)
-        self.Q_NEEDS = tuple(k.needs for k in Qs)
-        self.Q_POINTS = tuple(k.points for k in Qs)
-        self.Q_REWARD = tuple(k.reward for k in Qs)
+        self.Q_NAME, self.Q_REGION, self.Q_NEEDS, self.Q_POINTS, self.Q_REWARD = _columns(
+            Qs, "name region needs points reward")
         self.I_IS_RAVEN = tuple(kinds[ki].type == "raven" for ki in kind)
         # Per instance, Abbey cards only (-1 / None elsewhere): symbol to match, reward, draw.
         self.I_ABBEY_SYMBOL = tuple(kinds[ki].symbol if kinds[ki].type == "abbey" else -1 for ki in kind)
@@ -83,6 +73,11 @@ class Game:
 
     def card_name(self, i: int) -> str:
         return self.cs.kinds[self.I_KIND[i]].name
+
+
+def _columns(kinds: list, fields: str) -> tuple:
+    """One tuple per field name in `fields` (space-separated): that field of each kind, in order."""
+    return tuple(tuple(getattr(k, f) for k in kinds) for f in fields.split())
 
 
 _GAMES: dict = {}  # (id(card set), num_players, abbey) -> (card set, Game)

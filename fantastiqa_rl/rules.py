@@ -1,8 +1,9 @@
 """The decisions of a Fantastiqa turn, dispatched by phase, as plain functions of a `FantastiqaState`
 `s`: which actions are legal in each decision (`state.phase`, one of `actions.PHASES`) and what each
-does, through the table `HANDLERS` at the end of this module (one pair of handlers per phase: its
-legal actions and its transition; `LEGAL` and `APPLY` index them by phase; `legal_list` and `do`
-are the state's entries). Within the main decision, the action's transition is looked up too: by
+does, through `HANDLERS` at the end of this module (one pair of handlers per phase: its legal
+actions and its transition, named in the one table of the decisions, `fantastiqa_rl.decisions`,
+beside their kernels; `LEGAL` and `APPLY` index them by phase; `legal_list` and `do` are the
+state's entries). Within the main decision, the action's transition is looked up too: by
 its id (`MAIN_FIXED`) or its block of ids (`MAIN_BLOCKS`). This module holds MAIN's legal actions
 (`legal_main`) and its transition (`apply_main`, also FREE_MENU's: `apply_free_menu`); every other
 handler lives with its rule topic, a folder of plain functions of the state: card powers and
@@ -102,34 +103,6 @@ def _by_phase(handlers: dict) -> tuple:
     return tuple(handlers[ph] for ph in range(len(PHASES)))
 
 
-# phase -> (legal actions of the decision: f(state, seat) -> ids, unsorted, no duplicates;
-#           its transition: f(state, seat, action))
-HANDLERS = {
-    A.SETUP_QUEST:    (setup.legal_setup_quest, setup.apply_setup_quest),
-    A.SETUP_ARTIFACT: (setup.legal_setup_artifact, setup.apply_setup_artifact),
-    A.SETUP_PLACE:    (setup.legal_setup_place, setup.apply_setup_place),
-    A.MAIN:           (legal_main, apply_main),
-    A.FREE_MENU:      (free.legal_free, apply_free_menu),
-    A.ADV_MOVE:       (adv.legal_adv_move, adv.apply_adv_move),
-    A.ADV_PAY:        (adv.legal_adv_pay, adv.apply_adv_pay),
-    A.QUEST_PAY:      (quests.legal_quest_pay, quests.apply_quest_pay),
-    A.MOVE_DEST:      (adv.legal_move_dest, adv.apply_move_dest),
-    A.COMMIT_TARGET:  (free.legal_commit_target, free.apply_commit_target),
-    A.WITHDRAW_FROM:  (free.legal_withdraw_from, free.apply_withdraw_from),
-    A.END_DISCARD:    (turn_flow.legal_end_discard, turn_flow.apply_end_discard),
-    A.TERMINAL:       (legal_none, apply_terminal),
-    A.STATUE_OPTION:  (statues.legal_statue_option, statues.apply_statue_option),
-    A.BUY:            (statues.legal_buy, statues.apply_buy),
-    A.CHEST:          (statues.legal_chest, statues.apply_chest),
-    A.RELEASE:        (statues.legal_release, statues.apply_release),
-    A.TARGET_SEAT:    (powers.legal_target_seat, powers.apply_target_seat),
-    A.GLASS:          (powers.legal_glass, powers.apply_glass),
-    A.BELL:           (powers.legal_bell, powers.apply_bell),
-    A.BREW_CARD:      (powers.legal_brew_card, powers.apply_brew_card),
-    A.WARDROBE:       (powers.legal_wardrobe, powers.apply_wardrobe),
-    A.ABBEY_MATCH:    (abbey.legal_abbey_match, abbey.apply_abbey_match),
-    A.ABBEY_CHOICE:   (abbey.legal_abbey_choice, abbey.apply_abbey_choice),
-}
 # MAIN's transitions: by action id, then by block of ids (first ids: A.MARK, A.REGION, and the
 # layout's hand, commit, pick, quest and explore, in that order; see apply_main)
 MAIN_FIXED = {
@@ -142,5 +115,11 @@ MAIN_FIXED = {
 }
 MAIN_BLOCKS = (free.mark, not_in_main, powers.play_card, free.commit, free.withdraw, quests.start_quest,
                abbey.start_exploring)
+# phase -> (legal actions of the decision: f(state, seat) -> ids, unsorted, no duplicates; its transition:
+# f(state, seat, action)), from the one table of the decisions (`fantastiqa_rl.decisions`, which names them and
+# their kernels), resolved here, below MAIN's handlers that it names
+from fantastiqa_rl.decisions import DECISIONS, resolve  # noqa: E402
+
+HANDLERS = {A.PHASES.index(name): (resolve(d.legal), resolve(d.apply)) for name, d in DECISIONS.items()}
 LEGAL = _by_phase({ph: h[0] for ph, h in HANDLERS.items()})
 APPLY = _by_phase({ph: h[1] for ph, h in HANDLERS.items()})

@@ -15,7 +15,7 @@ from fantastiqa_rl.decisions import DECISIONS, resolve
 def test_every_phase_has_its_scalar_handlers_and_kernels_or_a_reason():
     assert list(DECISIONS) == list(A.PHASES)
     for ph, d in enumerate(DECISIONS.values()):
-        assert (d.legal, d.apply) == rules.HANDLERS[ph], d.name
+        assert (resolve(d.legal), resolve(d.apply)) == rules.HANDLERS[ph], d.name
         assert (d.mask_row is None) == (d.step is None), d.name
         if d.step is None:
             assert d.scalar_because, d.name

@@ -49,7 +49,10 @@ LAYERS = {
               "fantastiqa_rl.adventure.rules", "fantastiqa_rl.free_actions", "fantastiqa_rl.free_actions.rules",
               "fantastiqa_rl.options", "fantastiqa_rl.chance",
               "fantastiqa_rl.serialization",
-              "fantastiqa_rl.text", "fantastiqa_rl.turn_search", "fantastiqa_rl.state_fields"],
+              "fantastiqa_rl.text", "fantastiqa_rl.turn_search", "fantastiqa_rl.state_fields",
+              # the one table of the decisions: rules resolves its scalar pairs; it names the kernels as
+              # strings and imports them only when asked (`resolve`, by the engines and tests above)
+              "fantastiqa_rl.decisions"],
     # what a seat sees: observations, masks, features, renders, information states
     "encoders": ["fae_rl.observation", "fae_rl.obs_layout", "fae_rl.obs_kernel", "fae_rl.features", "fae_rl.margin", "fae_rl.vector_mcts",
                  "fae_rl.vector", "fantastiqa_rl.observation", "fantastiqa_rl.card_view", "fantastiqa_rl.render",
@@ -57,7 +60,7 @@ LAYERS = {
                  "fantastiqa_rl.vector", "fantastiqa_rl.vector_greedy", "fantastiqa_rl.vector_state",
                  "fantastiqa_rl.vector_kernels", "fantastiqa_rl.vector_pay", "fantastiqa_rl.vector_chance",
                  "fantastiqa_rl.vector_rules", "fantastiqa_rl.vector_steps", "fantastiqa_rl.rewards",
-                 "fantastiqa_rl.decisions", "fantastiqa_rl.vector_rows", "fantastiqa_rl.statues.kernels",
+                 "fantastiqa_rl.vector_rows", "fantastiqa_rl.statues.kernels",
                  "fantastiqa_rl.powers.kernels", "fantastiqa_rl.turn_flow.kernels", "fantastiqa_rl.quests.kernels",
                  "fantastiqa_rl.setup.kernels", "fantastiqa_rl.adventure.kernels", "fantastiqa_rl.free_actions.kernels"],
     # the AEC envs, the suite registry and their base; bridges that present a game to another library
