@@ -14,7 +14,7 @@ greedy bot plugged in and Fantastiqa's batched hooks for the learner core (`tabl
   then the warm start's teacher), the same move comes back (the bot keeps plans between its
   decisions, e.g. why it went to a statue, so asking twice is not the same as asking once);
 - `potential(seats, kind)`: `fantastiqa_rl.rewards.POTENTIALS` ("score_diff", the game spec's
-  potential, "progress" and "race") of seats[i] in game i, read from that seat's observation: public
+  potential, and "progress") of seats[i] in game i, read from that seat's observation: public
   information only.
 
 The observation option `action_features` (`ACTION_FEATURE_OPTIONS`; an option of this batch, not

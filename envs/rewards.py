@@ -8,7 +8,7 @@
 
 A game's batched learner may pay more potentials, each declared by its game beside its code and
 named in its batch's `POTENTIALS`: Fae's `"seat_diff"` (`tabletop_rl.envs.fae_batch`), Fantastiqa's
-`"progress"` and `"race"` (`fantastiqa_rl.rewards`; race, a cost a round, is not potential-based). The learner core takes `WIN_LOSS` or one of those
+`"progress"` (`fantastiqa_rl.rewards`). The learner core takes `WIN_LOSS` or one of those
 (`learner_rewards`).
 """
 from __future__ import annotations

@@ -15,11 +15,6 @@ every seat could compute for every other seat.
   PROGRESS_WEIGHTS per gem (they buy cards at statues), per card owned (hand, deck, discard and
   committed: subdued creatures and bought cards join the deck) and per quest completed, own side minus the best opposing side's.
   Measured against score_diff in docs/benchmarks.md ("Training: Fantastiqa").
-- "race": score_diff less RACE_COST per round played (completed turns / seats), finished games
-  included: NOT potential-based (the cost is never paid back), so it changes what is best: reaching
-  the goal sooner. Against random, which never races, score_diff pays the same however slowly a
-  game is won; against greedy a game is a race (docs/benchmarks.md, "What the from-scratch learner
-  does with its turns").
 """
 from __future__ import annotations
 
@@ -28,13 +23,12 @@ from functools import lru_cache
 import numpy as np
 
 from fantastiqa_rl.actions import TERMINAL
-from fantastiqa_rl.observation import GEM_SCALE, SCORE_SCALE, SIZE_SCALE, TURN_CLIP, observation_layout
+from fantastiqa_rl.observation import GEM_SCALE, SCORE_SCALE, SIZE_SCALE, observation_layout
 from tabletop_rl.envs.rewards import SCORE_DIFF
 
-POTENTIALS = (SCORE_DIFF, "progress", "race")  # the spec's score_diff (from the rows), its own progress and race
+POTENTIALS = (SCORE_DIFF, "progress")  # Fantastiqa's potentials: the spec's score_diff (from the rows) and its own progress
 # progress: points per unit (a quest is worth 1-4 points, the short goal 9)
 PROGRESS_WEIGHTS = {"gems": 0.1, "cards": 0.1, "completed": 0.5}
-RACE_COST = 0.1  # race: points a round (a quest is worth 1-4; a 2-player game against greedy lasts ~30 rounds)
 # p{k}_counters: gems, carpets, reshuffles, score, bonus tokens, hand, deck, discard sizes, completed quests
 _GEMS, _SCORE, _HAND, _DECK, _DISCARD, _COMPLETED = 0, 3, 5, 6, 7, 8
 
@@ -49,11 +43,6 @@ def _counter_starts(card_set: str | None, num_players: int) -> tuple[int, ...]:
 def _committed_blocks(card_set: str | None, num_players: int) -> tuple[slice, ...]:
     layout = observation_layout(card_set)
     return tuple(layout[f"p{k}_committed"] for k in range(num_players))
-
-
-@lru_cache(maxsize=8)
-def _turns_column(card_set: str | None) -> int:
-    return observation_layout(card_set)["turns"].start
 
 
 @lru_cache(maxsize=8)
@@ -89,10 +78,7 @@ def potentials(obs: np.ndarray, kind: str, num_players: int, teams: bool = False
                  + w["completed"] * _per_player(obs, starts, _COMPLETED, SIZE_SCALE))
         running = obs[:, _terminal_column(card_set)] == 0
         phi = phi + np.where(running, _side_diff(value, teams), 0.0)
-    elif kind == "race":  # the rows hold min(turns / seats, TURN_CLIP) / TURN_CLIP: turns, unrounded
-        turns = np.rint(obs[:, _turns_column(card_set)].astype(np.float64) * (TURN_CLIP * num_players))
-        phi = phi - RACE_COST * turns / num_players
     return phi
 
 
-__all__ = ["POTENTIALS", "PROGRESS_WEIGHTS", "RACE_COST", "potentials"]
+__all__ = ["POTENTIALS", "PROGRESS_WEIGHTS", "potentials"]

@@ -21,7 +21,7 @@ def test_fantastiqa_is_batched_and_a_batched_game():
     assert isinstance(make_batch("fantastiqa", 3, batched=False), ScalarBatch)
     b.reset(np.arange(3))
     assert isinstance(b, BatchedGame)
-    assert b.rule_options["goal"] == "short" and b.POTENTIALS == ("score_diff", "progress", "race")
+    assert b.rule_options["goal"] == "short" and b.POTENTIALS == ("score_diff", "progress")
     with pytest.raises(ValueError, match="potentials are"):
         b.potential(np.zeros(3, dtype=np.int64), "seat_diff")
 
@@ -87,8 +87,7 @@ def _public_progress(s, p) -> float:
 @pytest.mark.parametrize("num_players,options", [(2, {}), (3, {}), (4, {"teams": True})])
 def test_potentials_equal_the_spec_and_the_public_state(num_players, options):
     """score_diff == the game spec's potential; progress == score_diff + the public progress of the own
-    side minus the best opposing side's while the game runs, score_diff once it is over; race ==
-    score_diff less 0.1 a round; at every seat."""
+    side minus the best opposing side's while the game runs, score_diff once it is over; at every seat."""
     spec = get_game("fantastiqa")
     n = 3
     b = FantastiqaBatch(n, num_players, **options)
@@ -99,15 +98,12 @@ def test_potentials_equal_the_spec_and_the_public_state(num_players, options):
         seats = np.full(n, t % num_players)
         score = b.potential(seats, "score_diff")
         progress = b.potential(seats, "progress")
-        race = b.potential(seats, "race")
         for i in range(n):
             s, p = b.state(i), int(seats[i])
             assert score[i] == spec.potential(s, p)
             side = lambda q: sum(_public_progress(s, r) for r in s.team(q))  # noqa: E731
             ahead = side(p) - max(side(q) for q in range(num_players) if s.is_opponent(p, q))
             assert progress[i] == pytest.approx(score[i] + (0.0 if s.is_terminal() else ahead), abs=1e-9)
-            # race: less 0.1 a round, paid for good (the finished games too)
-            assert race[i] == pytest.approx(score[i] - 0.1 * s.turns / num_players, abs=1e-9)
             moved |= score[i] != 0
         ended |= b.terminated.any()
         if b.terminated.all():
