@@ -27,7 +27,6 @@ from fantastiqa_rl.free_actions import rules as free
 from fantastiqa_rl.options import CANCEL_BUDGET
 from fantastiqa_rl.powers import rules as powers
 from fantastiqa_rl.quests import rules as quests
-from fantastiqa_rl.setup import rules as setup
 from fantastiqa_rl.statues import rules as statues
 from fantastiqa_rl.turn_flow import rules as turn_flow
 
@@ -120,6 +119,6 @@ MAIN_BLOCKS = (free.mark, not_in_main, powers.play_card, free.commit, free.withd
 # their kernels), resolved here, below MAIN's handlers that it names
 from fantastiqa_rl.decisions import DECISIONS, resolve  # noqa: E402
 
-HANDLERS = {A.PHASES.index(name): (resolve(d.legal), resolve(d.apply)) for name, d in DECISIONS.items()}
+HANDLERS = {PHASES.index(name): (resolve(d.legal), resolve(d.apply)) for name, d in DECISIONS.items()}
 LEGAL = _by_phase({ph: h[0] for ph, h in HANDLERS.items()})
 APPLY = _by_phase({ph: h[1] for ph, h in HANDLERS.items()})
