@@ -9,7 +9,7 @@ Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state and a seat (`abbey_held(s, p)`,
   `abbey_top(s)`, `why_no_explore(s, p)`, `start_exploring(s, p)`, `legal_abbey_match(s, p)`,
   `apply_abbey_match(s, p, a)`, ...) and ABBEY_CAP, re-exported below;
-  `fantastiqa_rl.rules.HANDLERS` pairs the decisions ABBEY_MATCH and ABBEY_CHOICE with them.
+  `fantastiqa_rl.decisions`' table pairs the decisions ABBEY_MATCH and ABBEY_CHOICE with them.
   `FantastiqaState.abbey_held` and `abbey_top` (public queries the bots, views and text use) are
   these functions.
 - No kernels: the Abbey is not ported to the batched engine (`fantastiqa_rl.decisions` says why;

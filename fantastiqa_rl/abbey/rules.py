@@ -1,7 +1,7 @@
 """The Abandoned Abbey expansion (option abbey=True, Q-B1..Q-B5) on the scalar core, as plain
 functions of a `FantastiqaState` `s` and a seat `p` (the state's fields `abbey_deck`,
 `abbey_returned`, `abbey_aside`, `abbey_reward` and per seat `abbey`; see
-`fantastiqa_rl.serialization`). `fantastiqa_rl.rules.HANDLERS` pairs ABBEY_MATCH and ABBEY_CHOICE
+`fantastiqa_rl.serialization`). `fantastiqa_rl.decisions`' table pairs ABBEY_MATCH and ABBEY_CHOICE
 with their `legal_*` / `apply_*` here; `rules.legal_main` asks `why_no_explore` (as does
 `fantastiqa_rl.text`) and `start_exploring` is MAIN's EXPLORE block (`rules.MAIN_BLOCKS`); the public queries
 `abbey_held` and `abbey_top` are also `FantastiqaState`'s methods of those names. Not ported to the

@@ -10,7 +10,7 @@ Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state (`creature_req(s, space)`,
   `pay_moves(s, p, visited, prev)`, `start_adventure(s, p)`, `legal_adv_move` / `apply_adv_move`,
   `legal_adv_pay` / `apply_adv_pay`, `legal_move_dest` / `apply_move_dest`, `move_to`);
-  `fantastiqa_rl.rules` calls them (`HANDLERS`, `MAIN_FIXED`'s ADVENTURE, `rules.legal_main`) and
+  `fantastiqa_rl.rules` calls them (`decisions.py`'s table, `MAIN_FIXED`'s ADVENTURE, `rules.legal_main`) and
   `FantastiqaState.payable_steps` asks `pay_moves`. Shared and left out: `queries.moves` (also the
   powers' FLY and the free actions' CARPET), `free_actions.rules.use_carpet` (MAIN's CARPET),
   `powers.rules.playable_kinds`, and paying card by card (`payment.legal_pay`, `pay_step`, also

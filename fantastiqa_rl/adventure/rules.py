@@ -3,7 +3,7 @@ creature a step pays for (`creature_req`), the steps the hand can pay (`pay_move
 adventure (`start_adventure`, MAIN's ADVENTURE in `rules.MAIN_FIXED`), the ADV_MOVE, ADV_PAY and
 MOVE_DEST decisions (`legal_adv_move`, `apply_adv_move`, `legal_adv_pay`, `apply_adv_pay`,
 `legal_move_dest`, `apply_move_dest`) and a move (`move_to`). `fantastiqa_rl.rules` calls them
-(`HANDLERS`, `MAIN_FIXED`, `rules.legal_main`); `FantastiqaState.payable_steps` asks `pay_moves`.
+(`decisions.py`'s table, `MAIN_FIXED`, `rules.legal_main`); `FantastiqaState.payable_steps` asks `pay_moves`.
 Shared with other topics: the moves a FLY, carpet or step may use (`queries.moves`), a carpet used
 (`free_actions.rules.use_carpet`, MAIN's CARPET), the cards not yet played for their power
 (`powers.rules.playable_kinds`), and paying card by card (`payment.legal_pay`, `pay_step`, also

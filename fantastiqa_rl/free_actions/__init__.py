@@ -11,7 +11,7 @@ Where each part lives:
   `commit_targets(s, p, k)`, `open_free_menu(s, p)`, `use_carpet(s, p)`, `reshuffle(s, p)`,
   `mark(s, p, j)`, `commit(s, p, k)`, `withdraw(s, p, k)`, `legal_commit_target` /
   `apply_commit_target`, `legal_withdraw_from` / `apply_withdraw_from`); `fantastiqa_rl.rules` pairs
-  them with the decisions (`HANDLERS`, `MAIN_FIXED`, `MAIN_BLOCKS`; `legal_main` asks `has_free`),
+  them with the decisions (`decisions.py`'s table, `MAIN_FIXED`, `MAIN_BLOCKS`; `legal_main` asks `has_free`),
   `adventure.rules.apply_adv_move` calls `use_carpet`, `FantastiqaState.free_options` asks
   `legal_free`. Left out: which powers may be played and what they do (`powers.rules.power_ok`,
   `play_card`) and FREE_MENU's transition, MAIN's (`rules.apply_free_menu`).

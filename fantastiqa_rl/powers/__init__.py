@@ -11,7 +11,7 @@ Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state and a seat (`power_ok(s, p, k)`,
   `play_card(s, p, k)`, `run_effects(s, p)`, `legal_glass(s, p)`, `apply_glass(s, p, a)`, ...), the
   TARGET_SEAT reasons and `held_in_play` / `kind_held_in_play` (Q-T2), re-exported below;
-  `fantastiqa_rl.rules.HANDLERS` pairs the decisions TARGET_SEAT, GLASS, BELL, BREW_CARD and
+  `fantastiqa_rl.decisions`' table pairs the decisions TARGET_SEAT, GLASS, BELL, BREW_CARD and
   WARDROBE with them.
 - `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state`: the
   query `opponents_here`, the mask rows (`_target_seat_row`, `_effect_row`, dispatched by

@@ -2,7 +2,7 @@
 `FantastiqaState` `s` and a seat `p`: which powers can be played (`power_ok`), what they do
 (`play_card`, `run_effects`), and the decisions they open (TARGET_SEAT for DRAGON, the Peaceful
 Dragon and Bitter Brew; GLASS, BELL, BREW_CARD, WARDROBE for artifact effects).
-`fantastiqa_rl.rules.HANDLERS` pairs each of those decisions with its `legal_*` / `apply_*` here;
+`fantastiqa_rl.decisions`' table pairs each of those decisions with its `legal_*` / `apply_*` here;
 `free_actions.rules.legal_free` asks `power_ok` and `playable_kinds`; `play_card` is MAIN's HAND block
 (`rules.MAIN_BLOCKS`) and `adventure.rules.apply_adv_move`'s FLY step, `adventure.rules.apply_move_dest`
 calls `run_effects`. Their batched ports are

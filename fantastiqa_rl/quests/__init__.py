@@ -11,8 +11,8 @@ cards to it (Q-F2: MARK, COMMIT_TARGET, WITHDRAW_FROM) are free actions
 Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state (`completable(s, p)`,
   `quest_req(s, q)`, `start_quest(s, p, q)`, `legal_quest_pay(s, p)`, `apply_quest_pay(s, p, a)`,
-  `complete_quest(s, p)`); `fantastiqa_rl.rules` calls them (`legal_main`, `MAIN_BLOCKS`,
-  `HANDLERS`). Paying card by card is shared with ADV_PAY: `payment.legal_pay`, `pay_step`.
+  `complete_quest(s, p)`); `fantastiqa_rl.rules` calls them (`legal_main`, `MAIN_BLOCKS`;
+  `decisions.py`'s table names the QUEST_PAY pair). Paying card by card is shared with ADV_PAY: `payment.legal_pay`, `pay_step`.
 - `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state`
   (`completable`, `start_quest`, `quest_pay`, `complete_quest`), called by `vector_steps.main`,
   dispatched by `vector_steps.apply` (QUEST_PAY) and asked by `vector_kernels._main_row` and

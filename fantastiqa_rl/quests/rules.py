@@ -3,7 +3,7 @@ which quests the mover may complete now (`completable`; Q-Q1, Q-Q2) and the requ
 (`quest_req`), MAIN's QUEST block (`start_quest`: pay first), the QUEST_PAY decision
 (`legal_quest_pay`, `apply_quest_pay`) and the completion itself (`complete_quest`; Q-Q3, with the
 goal check of Q-E1). `fantastiqa_rl.rules` calls them: `rules.legal_main` (`completable`),
-`rules.MAIN_BLOCKS` (`start_quest`) and `rules.HANDLERS` (QUEST_PAY). Paying card by card is shared
+`rules.MAIN_BLOCKS` (`start_quest`) and `decisions.py`'s table (QUEST_PAY). Paying card by card is shared
 with the adventure's ADV_PAY (`payment.legal_pay`, `pay_step`).
 Their batched ports are `fantastiqa_rl.quests.kernels`.
 """

@@ -8,7 +8,7 @@ The deal itself and the setup's end are the turn flow's (`turn_flow.rules.setup`
 Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state (`legal_setup_quest(s, p)`,
   `apply_setup_quest(s, p, a)`, and the same pairs for SETUP_ARTIFACT and SETUP_PLACE);
-  `fantastiqa_rl.rules.HANDLERS` pairs the decisions with them.
+  `fantastiqa_rl.decisions`' table pairs the decisions with them.
 - `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state` (the
   mask row `_setup_row`, dispatched by `vector_kernels.legal`; the step `setup`, dispatched by
   `vector_steps.apply`, which leaves the last seat's SETUP_PLACE to the scalar core). Imported on its

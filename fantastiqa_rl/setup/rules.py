@@ -1,7 +1,7 @@
 """The setup decisions on the scalar core (Q-S4, Q-S5), as plain functions of a `FantastiqaState` `s`:
 each seat, from the last, picks a starting quest (SETUP_QUEST), a starting artifact
 (SETUP_ARTIFACT) and a starting region (SETUP_PLACE); the first seat's place ends the setup
-(`turn_flow.rules.finish_setup`). `fantastiqa_rl.rules.HANDLERS` pairs the decisions with them. The
+(`turn_flow.rules.finish_setup`). `fantastiqa_rl.decisions`' table pairs the decisions with them. The
 deal before them is `turn_flow.rules.setup`. Their batched ports are `fantastiqa_rl.setup.kernels`.
 """
 from __future__ import annotations

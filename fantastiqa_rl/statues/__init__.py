@@ -6,8 +6,8 @@ RELEASE_MAX cards for a gem each (RELEASE), or teleport to the twin statue for T
 
 Where each part lives:
 - `rules.py`: the scalar rules, plain functions of the state and a seat (`statue_options(s, p)`,
-  `legal_buy(s, p)`, `apply_buy(s, p, a)`, ...) and the constants below; `fantastiqa_rl.rules.HANDLERS`
-  pairs the decisions STATUE_OPTION, BUY, CHEST and RELEASE with them.
+  `legal_buy(s, p)`, `apply_buy(s, p, a)`, ...) and the constants below; `fantastiqa_rl.decisions`'
+  table pairs the decisions STATUE_OPTION, BUY, CHEST and RELEASE with them.
 - `kernels.py`: their batched numba ports over the packed rows of `fantastiqa_rl.vector_state`: the
   query `statue_options`, the mask rows (`_statue_option_row`, `_buy_row`, `_chest_row`,
   `_release_row`, dispatched by `vector_kernels.legal`) and the steps (`statue_option`, `buy`,

@@ -1,6 +1,6 @@
 """The statues' rules on the scalar core (Q-V1..Q-V3), as plain functions of a `FantastiqaState` `s`
 and a seat `p`: the options at a statue, drawing and buying (BUY) or keeping quests (CHEST),
-releasing cards (RELEASE) and teleporting. `fantastiqa_rl.rules.HANDLERS` pairs each decision with
+releasing cards (RELEASE) and teleporting. `fantastiqa_rl.decisions`' table pairs each decision with
 its `legal_*` / `apply_*` here; `rules.legal_main` (VISIT_STATUE) and `powers.rules.power_ok` (KEY) ask
 `statue_options`; MAIN's VISIT_STATUE is `start_statue_visit` (`rules.MAIN_FIXED`). Their batched
 ports are `fantastiqa_rl.statues.kernels`.

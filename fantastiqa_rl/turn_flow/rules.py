@@ -5,7 +5,7 @@ replenished (`start_turn`, `reset_turn`, `replenish`, `raven`; Q-R1..Q-R4), the 
 drawing with Q-X1's reshuffle: the state's `_draw`, shared with the powers' effects and the Abbey), and the end of the game (`goal_reached`, `end_by_score`, `end`;
 Q-E1..Q-E5, Q-TM2). `FantastiqaState.new` calls `setup`; `fantastiqa_rl.rules` calls
 `finish_setup` (the last SETUP_PLACE), `end_turn` (MAIN's DONE, `rules.MAIN_FIXED`), the END_DISCARD
-pair (`rules.HANDLERS`), `goal_reached` and `end` (a completed quest); the Abbey calls them too.
+pair (`decisions.py`'s table), `goal_reached` and `end` (a completed quest); the Abbey calls them too.
 Their batched ports are `fantastiqa_rl.turn_flow.kernels`.
 """
 from __future__ import annotations
