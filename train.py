@@ -217,9 +217,11 @@ PRESETS = {
         # gamma 0.997: a bought card pays off turns later (0.99 never bought one; runs G3 / G5, seeds 0 / 1: 0.112 / 0.076
         # vs greedy where 0.99 gave 0.072 / 0.057 (F4 / F5), 0.994 / 0.999 vs random; 0.999 was worse: docs/benchmarks.md)
         reward="score_diff", gamma=0.997, gae_lambda=0.95,
+        # 4 epochs, not 8: 1.7x the steps in 25 min, 0.158 / 0.054 / 0.156 vs greedy on seeds 0-2 (runs H3-H5) where 8
+        # gave 0.112 / 0.076 (G3 / G5), >= 0.99 vs random on each (docs/benchmarks.md).
         # 256 games x 64 steps, 8 epochs from lr 1e-3: 0.812 vs random after 15 min where 2 epochs from 3e-4 moved the
         # untrained net nowhere (0.591 at 512 x 16 and at 256 x 64; approx_kl ~1e-4 an update): docs/benchmarks.md, S1/S2
-        n_envs=256, n_steps=64, batch_size=2048, n_epochs=8, torch_threads=2,
+        n_envs=256, n_steps=64, batch_size=2048, n_epochs=4, torch_threads=2,
         learning_rate=1e-3, anneal_lr=True,
         # random and its own snapshots: from scratch greedy wins ~every game, random is the opponent it learns to beat
         # first (runs F4 / F5 at gamma 0.99, 25 min, seeds 0 / 1: 0.991 / 1.000 vs random, 0.07 / 0.06 vs greedy; F2 with
@@ -255,7 +257,7 @@ PRESETS["fantastiqa-cards-greedy"] = dict(
     PRESETS["fantastiqa-cards"],
     options="view=cards,action_features=greedy,card_sets=standin;standin;" + ";".join(f"generated:{k}" for k in range(14)),
     n_envs=256, n_steps=64, value_warmup_steps=300_000, gamma=0.99,  # its runs' horizon (the from-scratch one is longer)
-    n_epochs=2, learning_rate=3e-4,  # its runs E1-E3 (the from-scratch preset's 8 epochs from 1e-3 are not tried here)
+    n_epochs=2, learning_rate=3e-4,  # its runs E1-E3 (the from-scratch preset's 4 epochs from 1e-3 are not tried here)
     pool_random=0.25, pool_greedy=1.0, snapshot_prob=0.1,  # mostly greedy, the bot to beat (runs A1-A4, fantastiqa_2p_cards_v3)
     time_limit_min=25.0, bc_teacher="greedy", bc_samples=50_000, bc_epochs=4, bc_explore=0.25,
     # fantastiqa_2p_cards_v3's recipe (run A3, with --seed 4): a small anchor kept the curve from falling far, and where
@@ -268,7 +270,7 @@ PRESET_HELP = {
     "fantastiqa": "Fantastiqa 2p on the learner core over the greedy block: a warm start (~35 s on quiet cores; a first run adds the compiles), 22 min of PPO, then 1000 + 1000 games (<= 30 min)",
     "fantastiqa-short": "Fantastiqa 2p in a few minutes: the fantastiqa preset with a 20,000-decision warm start, 3 min of PPO, 200 games vs greedy at step 0 and 400 at the end (~4-5 min on 2 cores; a first run adds the compiles)",
     "fae-search": "Fae 2p from fae_2p_v2 against the batched MCTS at its default budget, 55 min, the rate annealed (how fae_2p_v4 began: docs/baselines.md)",
-    "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 256 games x 64 steps, 8 epochs from lr 1e-3, against random and its snapshots, 25 min, then 1000 + 1000 games",
+    "fantastiqa-cards": "Fantastiqa 2p from scratch on the card view (any card file), no imitation, no greedy block: 256 games x 64 steps, 4 epochs from lr 1e-3, against random and its snapshots, 25 min, then 1000 + 1000 games",
     "fantastiqa-cards-greedy": "the card view over 16 card files with the greedy block (any card file's greedy bot), 256 games x 64 steps, the value head trained alone for the first 300,000 steps, the anchor 0.01: 25 min, the best policy on 2 validation files kept (policy_best.npz), then 400 games vs greedy there",
     "tiny": "seconds, for tests and the notebook: learns nothing useful, exercises everything",
 }
