@@ -218,7 +218,8 @@ PRESETS = {
         # vs greedy where 0.99 gave 0.072 / 0.057 (F4 / F5), 0.994 / 0.999 vs random; 0.999 was worse: docs/benchmarks.md)
         reward="score_diff", gamma=0.997, gae_lambda=0.95,
         # 4 epochs, not 8: 1.7x the steps in 25 min, 0.158 / 0.054 / 0.156 vs greedy on seeds 0-2 (runs H3-H5) where 8
-        # gave 0.112 / 0.076 (G3 / G5), >= 0.99 vs random on each (docs/benchmarks.md).
+        # gave 0.112 / 0.076 (G3 / G5), >= 0.99 vs random on each; 2 epochs (I1) 0.092 and lr 2e-3 (I4) 0.064 on seed 0
+        # (docs/benchmarks.md).
         # 256 games x 64 steps at lr 1e-3 (first at 8 epochs: 0.812 vs random after 15 min where 2 epochs from 3e-4 moved the
         # untrained net nowhere: 0.591 at 512 x 16 and at 256 x 64; approx_kl ~1e-4 an update): docs/benchmarks.md, S1/S2
         n_envs=256, n_steps=64, batch_size=2048, n_epochs=4, torch_threads=2,
